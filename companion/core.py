@@ -206,7 +206,10 @@ class Game:
 
     @property
     def round(self) -> int:
-        return (self.turn - 1) // len(self.players) + 1
+        """The round in play (after the last turn of the last round it stays the last)."""
+        current = (self.turn - 1) // len(self.players) + 1
+        limit = self.max_rounds
+        return current if limit is None else min(current, limit)
 
     @property
     def round_text(self) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from companion.layout import Layout, load_layout

@@ -16,7 +16,7 @@ from typing import Any
 
 from companion.core import Game, IllegalMove
 from companion.gamelog import FINISHED, MOVE, UNDO, GameLog
-from companion.infer import Inference, Observation, changed_fields, infer_move
+from companion.infer import FieldView, Inference, Observation, changed_fields, infer_move
 from companion.moves import Move, SetAside, Throw, move_to_dict
 
 
@@ -46,6 +46,7 @@ class Session:
         self.listeners: list[Listener] = []
         self.flag: Inference | None = None
         self.pending_choice: tuple[Move, ...] = ()
+        self.last_observation: Observation | None = None
         self._seq = 0
         self._lock = threading.RLock()
 
@@ -58,6 +59,7 @@ class Session:
     def observe(self, obs: Observation) -> Inference:
         """A stable, unoccluded view of the board."""
         with self._lock:
+            self.last_observation = obs
             if self.flag is not None:
                 if not changed_fields(self.game, obs):
                     self.flag = None
@@ -80,6 +82,18 @@ class Session:
             elif result.kind == "pending":
                 self._emit("waiting", {"message": result.reason})
             return result
+
+    def correct(self, changes: dict[str, FieldView]) -> Inference:
+        """A person sets fields by hand: the board as last seen, with these fields replaced."""
+        with self._lock:
+            unknown = sorted(set(changes) - set(self.game.layout.fields))
+            if unknown:
+                raise ValueError(f"no field {unknown[0]!r} on this board")
+            base = self.last_observation or Observation.of_game(self.game)
+            obs = Observation({**base.fields, **changes})
+            self.flag = None
+            self._emit("correction", {"fields": sorted(changes)})
+            return self.observe(obs)
 
     def throw_settled(self, dice: tuple[int, ...]) -> bool:
         """A throw the dice reader saw settle; False if the rules refuse it."""

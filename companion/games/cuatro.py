@@ -258,12 +258,16 @@ class Cuatro(DiceGame):
             self.tops[player][i] = len(tower)
             if self._won_at(player, i):
                 return
-        self.fits = frozenset()
-        self._end_turn()
-        if self.turn > self.rounds * len(self.players):
+        if self.turn == self.rounds * len(self.players):
             self._finish_by_score(
                 f"{self.rounds} rounds played: highest sum of the heights of top roofs"
             )
+        else:
+            self._end_turn()
+
+    def _end_turn(self) -> None:
+        self.fits = frozenset()
+        super()._end_turn()
 
     def _won_at(self, player: str, i: int) -> bool:
         """Finish the game if the roof just put on field ``i`` wins it at once."""

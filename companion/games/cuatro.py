@@ -4,7 +4,11 @@ A turn is up to five throws; only the last throw counts. The fewer throws a play
 needed, the higher the tower they may build on (``max_throws - throws`` roofs at most),
 and a tower of five is final. Four own top roofs in a row, or an own roof anywhere in
 each of the three Yatzy towers, wins at once; otherwise after 15 rounds the heights of
-each player's top roofs are summed.
+each player's top roofs are summed (equal highest sums win jointly).
+
+Every turn uses up exactly one roof, placed or (after a 5th throw that fits nowhere)
+set aside, so with 15 roofs each all players run out together at the end of round 15:
+no one is ever left without a roof while others still play.
 
 Which combinations a throw makes is worked out once per multiset of dice and cached,
 so random play-outs stay fast.
@@ -72,18 +76,24 @@ class _Board:
         self.symbols: tuple[str, ...] = tuple(
             self._symbol(layout, name) for name in self.names
         )
-        self.fields_of: dict[str, tuple[int, ...]] = {
-            symbol: tuple(i for i, s in enumerate(self.symbols) if s == symbol)
-            for symbol in SYMBOL_WORDS
-        }
-        self.yatzy_fields = self.fields_of["Y"]
+        self.yatzy_fields = tuple(i for i, s in enumerate(self.symbols) if s == "Y")
         if len(self.yatzy_fields) != 3:
             raise LayoutError(
                 f"{layout.source}: Cuatro needs 3 Yatzy fields, the layout has "
                 f"{len(self.yatzy_fields)}"
             )
         self.places = tuple(Place(name) for name in self.names)
+        self._fitting: dict[frozenset[str], tuple[int, ...]] = {}
         self.rows_through = self._rows_of_four(layout)
+
+    def fields_fitting(self, symbols: frozenset[str]) -> tuple[int, ...]:
+        """Fields whose symbol is one of ``symbols``, in board order (so that seeded random
+        play does not depend on how Python happens to order a set)."""
+        fields = self._fitting.get(symbols)
+        if fields is None:
+            fields = tuple(i for i, s in enumerate(self.symbols) if s in symbols)
+            self._fitting[symbols] = fields
+        return fields
 
     @staticmethod
     def _symbol(layout: Layout, name: str) -> str:
@@ -224,12 +234,7 @@ class Cuatro(DiceGame):
         limit = self.height_limit()
         towers = self.towers
         places = self.board.places
-        return [
-            places[i]
-            for symbol in self.fits
-            for i in self.board.fields_of[symbol]
-            if len(towers[i]) <= limit
-        ]
+        return [places[i] for i in self.board.fields_fitting(self.fits) if len(towers[i]) <= limit]
 
     def legal_moves(self) -> list[Move]:
         if self.is_over or not self.throws:

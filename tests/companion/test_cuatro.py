@@ -161,6 +161,14 @@ def test_rule_need_not_announce_combination():
     assert {symbol(game, m.field) for m in game.legal_moves()} == {"FH", "3K", "P2", "P5"}
 
 
+def test_legal_moves_in_board_order_so_seeded_play_repeats():
+    game = game_for()
+    throw(game, FITS["FH"])
+    fields = [m.field for m in game.legal_moves()]
+    board = [f for f in game.layout.fields if symbol(game, f) in {"FH", "3K", "P2", "P5"}]
+    assert fields == board
+
+
 def test_rule_last_throw_counts():
     game = game_for()
     throw(game, FITS["Y"])

@@ -189,6 +189,16 @@ def test_rule_no_placement_after_fifth_throw_costs_roof():
     assert game.current_player == "blue" and game.throw_count == 0
 
 
+def test_rule_fifth_throw_fitting_only_occupied_fields_costs_roof():
+    game = game_for()
+    build(game, "E0", ["red"])  # the only pair-of-1s field
+    throw(game, NOTHING, 4)
+    throw(game, FITS["P1"])
+    assert game.legal_moves() == [SetAside()]
+    game.apply(SetAside())
+    assert game.stone_counts()["blue"].removed == 1
+
+
 def test_rule_set_aside_only_after_fifth_throw_that_fits_nothing():
     game = game_for()
     throw(game, NOTHING, 3)
@@ -445,6 +455,7 @@ def test_random_play_to_the_end(seed, players):
             legal = set(game.legal_moves())
             for field in fields:
                 assert (game.check(Place(field)) is None) == (Place(field) in legal)
+            assert (game.check(SetAside()) is None) == (SetAside() in legal)
     assert game.outcome.winners
     if game.outcome.reason.startswith("15 rounds"):
         assert all(c.in_supply == 0 for c in game.stone_counts().values())

@@ -110,6 +110,10 @@ class _Board:
         through: list[list[tuple[int, ...]]] = [[] for _ in self.names]
         for name in self.names:
             start = layout.fields[name]
+            if start.row is None or start.col is None:
+                raise LayoutError(
+                    f"{layout.source}: Cuatro needs a grid; field {name} has no row/col"
+                )
             for dr, dc in DIRECTIONS:
                 row = []
                 for k in range(ROW_LENGTH):

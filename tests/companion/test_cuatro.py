@@ -420,6 +420,17 @@ def test_layout_with_unknown_symbol_is_refused():
         new_game("cuatro", ("red", "blue"), layout=parse_layout(data, "mine.json"))
 
 
+def test_layout_without_grid_is_refused():
+    data = json.loads((LAYOUT_DIR / "cuatro.json").read_text(encoding="utf-8"))
+    layout = parse_layout(data, "mine.json")
+    fields = [{"name": f.name, "centre_mm": [f.x_mm, f.y_mm], "symbol": f.attrs["symbol"]}
+              for f in layout.fields.values()]
+    del data["grid"], data["cells"]
+    data["fields"] = fields
+    with pytest.raises(LayoutError, match="Cuatro needs a grid; field A0 has no row/col"):
+        new_game("cuatro", ("red", "blue"), layout=parse_layout(data, "mine.json"))
+
+
 def test_undo_and_copy_keep_games_apart():
     game = game_for()
     turn(game, "A5")

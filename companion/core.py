@@ -309,6 +309,10 @@ class Game:
         self._finish([p for p in self.players if scores[p].total == best], reason)
 
 
+def _times(n: int) -> str:
+    return "once" if n == 1 else f"{n} times"
+
+
 class DiceGame(Game):
     """Shared bookkeeping of the dice games: throws of five dice, counted per turn."""
 
@@ -333,7 +337,7 @@ class DiceGame(Game):
         if len(self.throws) >= self.max_throws:
             return (
                 f"you may throw at most {self.max_throws} times; "
-                f"{self.current_player} has thrown {len(self.throws)} times"
+                f"{self.current_player} has thrown {_times(len(self.throws))}"
             )
         return None
 

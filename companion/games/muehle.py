@@ -157,7 +157,8 @@ class Muehle(Game):
             after = own | 1 << dst
         elif isinstance(move, Step):
             if self._in_hand[p]:
-                return (f"{player} still has {self._in_hand[p]} stone(s) to place; "
+                left = self._in_hand[p]
+                return (f"{player} still has {left} stone{'s' if left != 1 else ''} to place; "
                         "stones are moved only after all are placed")
             src, dst = self._point(move.src), self._point(move.dst)
             if isinstance(src, str):
@@ -249,7 +250,7 @@ class Muehle(Game):
         p = self.current
         own, theirs = self._stones[p], self._stones[1 - p]
         free = board.all_points & ~(own | theirs)
-        targets = list(_bits(board.capturable(theirs))) if theirs else []
+        targets = list(_bits(board.capturable(theirs)))
         closes_mill = board.closes_mill
         choices: list[Choice] = []
         if self._in_hand[p]:

@@ -30,6 +30,10 @@ def _bits(mask: int) -> Iterator[int]:
         mask ^= low
 
 
+def _stones(n: int) -> str:
+    return f"{n} stone{'' if n == 1 else 's'}"
+
+
 @dataclass(frozen=True)
 class MillBoard:
     """The layout's points and lines as bitmasks: built once per game, never changed."""
@@ -136,7 +140,9 @@ class Muehle(Game):
         """The index of point ``name``, or the broken rule as text."""
         i = self.board.index.get(name)
         if i is None:
-            return f"{name!r} is not a point of the board (points are named a1 to g7)"
+            names = self.board.names
+            return (f"{name!r} is not a point of the board "
+                    f"(points are named {min(names)} to {max(names)})")
         return i
 
     def _check(self, move: Move) -> str | None:
@@ -157,8 +163,7 @@ class Muehle(Game):
             after = own | 1 << dst
         elif isinstance(move, Step):
             if self._in_hand[p]:
-                left = self._in_hand[p]
-                return (f"{player} still has {left} stone{'s' if left != 1 else ''} to place; "
+                return (f"{player} still has {_stones(self._in_hand[p])} to place; "
                         "stones are moved only after all are placed")
             src, dst = self._point(move.src), self._point(move.dst)
             if isinstance(src, str):
@@ -212,20 +217,20 @@ class Muehle(Game):
 
     def _judge(self, irreversible: bool) -> None:
         """End the game if the move just made decided it."""
-        mover, q = 1 - self.current, self.current
-        for loser in (q, mover):
+        mover, to_move = 1 - self.current, self.current
+        for loser in (to_move, mover):
             left = self._stones[loser].bit_count()
             if not self._in_hand[loser] and left < 3:
                 winner = self.players[1 - loser]
-                self._finish([winner], f"{self.players[loser]} has only {left} stones left")
+                self._finish([winner], f"{self.players[loser]} has only {_stones(left)} left")
                 return
-        if not self._can_move(q):
-            self._finish([self.players[mover]], f"{self.players[q]} cannot move any stone")
+        if not self._can_move(to_move):
+            self._finish([self.players[mover]], f"{self.players[to_move]} cannot move any stone")
             return
         if self.options["threefold_repetition"]:
             if irreversible:
                 self._seen.clear()
-            key = (self._stones[0], self._stones[1], q)
+            key = (self._stones[0], self._stones[1], to_move)
             seen = self._seen[key] = self._seen.get(key, 0) + 1
             if seen >= 3:
                 self._finish([], "draw: the same position for the third time")

@@ -121,6 +121,8 @@ class Game:
     #: Pieces stack into towers (Just 4 Fun stones, Cuatro roofs).
     stacking: ClassVar[bool] = False
     uses_dice: ClassVar[bool] = False
+    #: Options random play adds unless the user sets them (games that can wander for ever).
+    random_play_options: ClassVar[Mapping[str, Any]] = {}
 
     def __init__(
         self,

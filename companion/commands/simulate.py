@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         cls = find_game(args.game)
         # a game whose random play can wander for ever names options that end it
-        options = {**getattr(cls, "random_play_options", {}), **parse_options(args.option)}
+        options = {**cls.random_play_options, **parse_options(args.option)}
         game = cls(args.players.split(","), options)
     except ValueError as exc:
         raise CommandError(str(exc)) from None

@@ -116,7 +116,7 @@ class Muehle(Game):
         "no_capture_limit": 0,
     }
     #: random games can wander for ever; `companion simulate` adds these unless told otherwise
-    random_play_options: ClassVar[dict[str, Any]] = {"no_capture_limit": 50}
+    random_play_options = {"no_capture_limit": 50}
 
     def setup(self) -> None:
         self.board = MillBoard.from_layout(self.layout)

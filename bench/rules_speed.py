@@ -13,15 +13,11 @@ import time
 from companion.core import GAMES, find_game
 from companion.playout import play_random
 
-#: Mühle's random games only end with a draw rule; the others ignore this.
-DRAW_RULES = {"muehle": {"no_capture_limit": 50, "threefold_repetition": True}}
-
-
 def games_per_second(name: str, players: int, seconds: float) -> tuple[float, float]:
     """(games per second, median turns per game) over ``seconds`` of play."""
     cls = find_game(name)
     names = ["red", "blue", "green", "yellow"][:players]
-    options = DRAW_RULES.get(name, {})
+    options = dict(cls.random_play_options)  # Mühle's random games end only by a draw rule
     rng = random.Random(1)
     layout = cls(names, options).layout  # loaded once, as a session would
     turns = []

@@ -19,7 +19,11 @@ CASES = [
 
 
 def options_for(name):
-    return {"no_capture_limit": 50, "threefold_repetition": True} if name == "muehle" else {}
+    """Random play's options (Mühle adds a draw rule so random games end)."""
+    options = dict(GAMES[name].random_play_options)
+    if name == "muehle":
+        options["threefold_repetition"] = True
+    return options
 
 
 @pytest.mark.parametrize(("name", "players"), CASES)

@@ -117,10 +117,6 @@ class JustFourFun(Game):
 
     # -- rules ----------------------------------------------------------------
 
-    def cards_needed(self, field: str) -> int:
-        """Cards it takes to put a stone on ``field``: one more than the stones there."""
-        return len(self.towers[self.board.index[field]]) + 1
-
     def _check(self, move: Move) -> str | None:
         if isinstance(move, SetAside):
             return None  # the hand is hidden: the other players verify it at the table
@@ -281,4 +277,5 @@ class JustFourFun(Game):
         }
 
     def status(self) -> dict[str, Any]:
+        """Adds how many fields in a row win (4, or 5 in the variant) for the display."""
         return {**super().status(), "row_length": self.row_length}

@@ -196,6 +196,7 @@ def test_rule_row_counts_top_stones_only():
 
 def test_rule_variant_five_in_a_row():
     game = game_for(five_in_a_row=True)
+    assert game.status()["row_length"] == 5 and game_for().status()["row_length"] == 4
     occupy(game, {"red": ["A2", "B2", "C2", "D2"], "blue": ["A6", "B6", "C6", "D6"]})
     assert not game.is_over
     game.apply(Place("E2"))

@@ -280,6 +280,18 @@ def test_rule_area_tie_broken_by_stones():
     )
 
 
+def test_of_two_equal_largest_areas_the_one_with_more_stones_counts():
+    # Our reading (provisional in the layout): the text does not say which area then counts.
+    game = game_for()
+    build(game, "E6", ["blue", "red"])
+    occupy(game, {"red": ["A1", "A2", "F6"]})
+    assert game.scores()["red"].lines[:2] == (
+        ScoreLine("largest connected area: 2 fields (E6, F6)", 2),
+        ScoreLine("tie-break, not added: 3 stones in that area", 0),
+    )
+    assert any("two largest areas" in note for note in game.layout.provisional)
+
+
 def test_rule_still_tied_joint_winners():
     game = game_for("red", "blue", "green")
     occupy(game, {"red": ["A1", "A2", "A3"], "blue": ["D4", "D5", "E5"], "green": ["F1"]})

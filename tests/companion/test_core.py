@@ -145,7 +145,7 @@ def test_provisional_facts_are_marked():
 
 def test_a_users_layout_file_is_loaded_by_path(tmp_path):
     data = json.loads(Path(load_layout("cuatro").source).read_text())
-    data["cells"][0][0] = "Y"
+    data["cells"][0][0], data["cells"][1][4] = "Y", "FH"  # swap a Yatzy field
     path = tmp_path / "my_cuatro.json"
     path.write_text(json.dumps(data))
     game = new_game("cuatro", ["red", "blue"], layout=str(path))

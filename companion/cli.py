@@ -44,3 +44,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. `companion simulate | head`
+        sys.stderr.close()
+        return 0

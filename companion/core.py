@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from companion.layout import Layout, load_layout
@@ -121,6 +121,8 @@ class Game:
     #: Pieces stack into towers (Just 4 Fun stones, Cuatro roofs).
     stacking: ClassVar[bool] = False
     uses_dice: ClassVar[bool] = False
+    #: Options random play adds unless the user sets them (games that can wander for ever).
+    random_play_options: ClassVar[Mapping[str, Any]] = {}
 
     def __init__(
         self,
@@ -206,7 +208,10 @@ class Game:
 
     @property
     def round(self) -> int:
-        return (self.turn - 1) // len(self.players) + 1
+        """The round in play (after the last turn of the last round it stays the last)."""
+        current = (self.turn - 1) // len(self.players) + 1
+        limit = self.max_rounds
+        return current if limit is None else min(current, limit)
 
     @property
     def round_text(self) -> str:
@@ -306,6 +311,10 @@ class Game:
         self._finish([p for p in self.players if scores[p].total == best], reason)
 
 
+def _times(n: int) -> str:
+    return "once" if n == 1 else f"{n} times"
+
+
 class DiceGame(Game):
     """Shared bookkeeping of the dice games: throws of five dice, counted per turn."""
 
@@ -330,7 +339,7 @@ class DiceGame(Game):
         if len(self.throws) >= self.max_throws:
             return (
                 f"you may throw at most {self.max_throws} times; "
-                f"{self.current_player} has thrown {len(self.throws)} times"
+                f"{self.current_player} has thrown {_times(len(self.throws))}"
             )
         return None
 

@@ -131,7 +131,9 @@ def parse_layout(data: Any, source: str = "<layout>") -> Layout:
             dictionary=str(markers["dictionary"]),
             size_mm=float(markers["size_mm"]),
             ids=tuple(int(i) for i in markers["ids"]),
-            centres_mm=tuple(_pair(c, f"{where}: markers.centres_mm") for c in markers["centres_mm"]),
+            centres_mm=tuple(
+                _pair(c, f"{where}: markers.centres_mm") for c in markers["centres_mm"]
+            ),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise LayoutError(f"{where}: markers: {exc}") from None
@@ -205,7 +207,10 @@ def _parse_fields(data: Mapping[str, Any], where: str) -> dict[str, Field]:
                 cell = None if cells is None else cells[r][c]
                 if cell is None and cells is not None:
                     continue  # a hole in the grid (e.g. a score track)
-                attrs = dict(cell) if isinstance(cell, Mapping) else ({cell_key: cell} if cell else {})
+                if isinstance(cell, Mapping):
+                    attrs = dict(cell)
+                else:
+                    attrs = {cell_key: cell} if cell else {}
                 name = pattern.format(col=col_name, row=row_name)
                 fields[name] = Field(name, x0 + c * dx, y0 + r * dy, size, r, c, attrs)
     for i, item in enumerate(data.get("fields", [])):

@@ -124,7 +124,7 @@ def move_from_dict(data: Any, where: str = "move") -> Move:
         return Throw(tuple(dice))
     if "place" in data:
         cards = data.get("cards")
-        if cards is not None and (not isinstance(cards, int) or isinstance(cards, bool) or cards < 1):
+        if cards is not None and (type(cards) is not int or cards < 1):
             raise BadMove(f"{where}.cards: expected a positive number of cards, got {cards!r}")
         return Place(
             _text(data, "place", where),
@@ -137,7 +137,9 @@ def move_from_dict(data: Any, where: str = "move") -> Move:
             if key not in data:
                 raise BadMove(f"{where}.{key}: a step needs both 'from' and 'to'")
         return Step(
-            _text(data, "from", where), _text(data, "to", where), _optional_text(data, "capture", where)
+            _text(data, "from", where),
+            _text(data, "to", where),
+            _optional_text(data, "capture", where),
         )
     if data.get("set_aside") is True:
         return SetAside()

@@ -18,7 +18,8 @@ def describe_position(game: Game) -> str:
 
 def final_report(game: Game) -> str:
     """The end of a game as a person reads it: outcome, then each score line by line."""
-    lines = [f"{game.title}: {game.outcome if game.is_over else 'not finished, ' + game.round_text}"]
+    state = game.outcome if game.is_over else f"not finished, {game.round_text}"
+    lines = [f"{game.title}: {state}"]
     for player, score in game.scores().items():
         lines.append(f"  {player}: {score.total} points")
         lines.extend(f"      {line.points:+4}  {line.label}" for line in score.lines)

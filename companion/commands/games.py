@@ -16,5 +16,6 @@ def run(args: argparse.Namespace) -> int:
     find_game("cuatro")  # imports and registers every game
     for name, cls in sorted(GAMES.items()):
         options = ", ".join(f"{k}={v!r}" for k, v in cls.default_options.items()) or "none"
-        print(f"{name:10} {cls.title:20} {cls.min_players}-{cls.max_players} players, options: {options}")
+        players = f"{cls.min_players}-{cls.max_players} players"
+        print(f"{name:10} {cls.title:20} {players}, options: {options}")
     return 0

@@ -43,7 +43,10 @@ def parse_options(pairs: list[str]) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        game = find_game(args.game)(args.players.split(","), parse_options(args.option))
+        cls = find_game(args.game)
+        # a game whose random play can wander for ever names options that end it
+        options = {**cls.random_play_options, **parse_options(args.option)}
+        game = cls(args.players.split(","), options)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     seed = args.seed if args.seed is not None else random.randrange(2**32)

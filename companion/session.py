@@ -1,0 +1,166 @@
+"""A game at the table: observations and button presses in, accepted moves and flags out.
+
+The session owns the rules core's game and the game log. It is fed stable board
+observations (see :mod:`companion.stability`), settled dice throws and buttons, and
+emits events to its listeners (LED panel, web page, terminal) only after the log has
+committed them, so what the players were told is never lost.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.core import Game, IllegalMove
+from companion.gamelog import FINISHED, MOVE, UNDO, GameLog
+from companion.infer import FieldView, Inference, Observation, changed_fields, infer_move
+from companion.moves import Move, SetAside, Throw, move_to_dict
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something the players should know; ``data`` is JSON-ready."""
+
+    kind: str
+    data: dict[str, Any]
+    seq: int = 0
+    time: float = field(default_factory=time.time)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "seq": self.seq, "time": self.time, **self.data}
+
+
+Listener = Callable[[Event], None]
+
+
+class Session:
+    """One game in progress, with its log and its listeners."""
+
+    def __init__(self, game: Game, log: GameLog | None = None, game_id: int | None = None):
+        self.game = game
+        self.log = log
+        self.game_id = game_id if game_id is not None or log is None else log.start(game)
+        self.listeners: list[Listener] = []
+        self.flag: Inference | None = None
+        self.pending_choice: tuple[Move, ...] = ()
+        self.last_observation: Observation | None = None
+        self._seq = 0
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        flag = f", flagged: {self.flag.reason}" if self.flag else ""
+        return f"<Session {self.game!r}{flag}>"
+
+    # -- inputs -------------------------------------------------------------------
+
+    def observe(self, obs: Observation) -> Inference:
+        """A stable, unoccluded view of the board."""
+        with self._lock:
+            self.last_observation = obs
+            if self.flag is not None:
+                if not changed_fields(self.game, obs):
+                    self.flag = None
+                    self._emit("cleared", {"message": "the board is back to the last legal state"})
+                return Inference("same") if self.flag is None else self.flag
+            result = infer_move(self.game, obs)
+            if result.kind == "move":
+                self.play(result.move)
+            elif result.kind == "ambiguous":
+                self.pending_choice = result.candidates
+                self._emit("confirm", {
+                    "message": "the camera is unsure: press confirm to accept "
+                    f"{result.candidates[0]}, or correct it on the web page",
+                    "candidates": [move_to_dict(m) for m in result.candidates],
+                })
+            elif result.kind in ("illegal", "unexplained"):
+                self.flag = result
+                self._emit("illegal", {"rule": result.reason, "fields": list(result.changed),
+                                       "player": self.game.current_player})
+            elif result.kind == "pending":
+                self._emit("waiting", {"message": result.reason})
+            return result
+
+    def correct(self, changes: dict[str, FieldView]) -> Inference:
+        """A person sets fields by hand: the board as last seen, with these fields replaced."""
+        with self._lock:
+            unknown = sorted(set(changes) - set(self.game.layout.fields))
+            if unknown:
+                raise ValueError(f"no field {unknown[0]!r} on this board")
+            base = self.last_observation or Observation.of_game(self.game)
+            obs = Observation({**base.fields, **changes})
+            self.flag = None
+            self._emit("correction", {"fields": sorted(changes)})
+            return self.observe(obs)
+
+    def throw_settled(self, dice: tuple[int, ...]) -> bool:
+        """A throw the dice reader saw settle; False if the rules refuse it."""
+        return self.play(Throw(tuple(dice)))
+
+    def confirm(self) -> bool:
+        """The confirm button: accept the first of two equally good readings."""
+        with self._lock:
+            if not self.pending_choice:
+                return False
+            move, self.pending_choice = self.pending_choice[0], ()
+            return self.play(move)
+
+    def cannot_play(self) -> bool:
+        """Long press of confirm: the "I cannot play" turn."""
+        return self.play(SetAside())
+
+    def play(self, move: Move) -> bool:
+        """Apply ``move`` for the current player: log it, then tell the listeners."""
+        with self._lock:
+            player = self.game.current_player if not self.game.is_over else ""
+            try:
+                self.game.apply(move)
+            except IllegalMove as exc:
+                if not isinstance(move, Throw):  # a refused throw needs no board reset
+                    self.flag = Inference("illegal", move, (), exc.rule)
+                self._emit("illegal", {"rule": str(exc), "player": player,
+                                       "move": move_to_dict(move)})
+                return False
+            self.pending_choice = ()
+            self.flag = None
+            self._log(MOVE, {**move_to_dict(move), "player": player})
+            self._emit("move", {"player": player, "move": move_to_dict(move), "text": str(move),
+                                "status": self.game.status()})
+            if self.game.is_over:
+                self._log(FINISHED, {"outcome": str(self.game.outcome)})
+                self._emit("game_over", {"winners": list(self.game.outcome.winners),
+                                         "outcome": str(self.game.outcome),
+                                         "status": self.game.status()})
+            return True
+
+    def undo(self) -> Move | None:
+        """Take back the last accepted move (the board must then be set back)."""
+        with self._lock:
+            if not self.game.moves:
+                return None
+            move = self.game.undo()
+            self.flag = None
+            self._log(UNDO, {"move": move_to_dict(move)})
+            self._emit("undo", {"move": move_to_dict(move), "text": str(move),
+                                "status": self.game.status()})
+            return move
+
+    # -- outputs ------------------------------------------------------------------
+
+    def _log(self, kind: str, payload: dict[str, Any]) -> None:
+        if self.log is not None and self.game_id is not None:
+            self.log.append(self.game_id, kind, payload)
+
+    def _emit(self, kind: str, data: dict[str, Any]) -> None:
+        self._seq += 1
+        event = Event(kind, data, self._seq)
+        for listener in list(self.listeners):
+            listener(event)
+
+    @classmethod
+    def resume(cls, log: GameLog) -> Session:
+        """Continue the latest unfinished game in ``log`` after a crash or power cut."""
+        logged = log.latest(unfinished_only=True)
+        return cls(log.restore(logged.id), log, logged.id)

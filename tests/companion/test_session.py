@@ -1,0 +1,169 @@
+"""The referee's loop without a camera: observations in, accepted moves and flags out."""
+
+import random
+
+from companion import Place, Step, new_game
+from companion.gamelog import GameLog
+from companion.infer import FieldView, Observation, infer_move
+from companion.session import Session
+from companion.stability import StabilityConfig, StabilityFilter
+
+
+def seen_after(game, *moves, changes=None):
+    """The observation of ``game`` after ``moves`` (on a copy), with optional overrides."""
+    after = game.copy()
+    for move in moves:
+        after.apply(move)
+    fields = dict(Observation.of_game(after).fields)
+    fields.update(changes or {})
+    return Observation(fields)
+
+
+def recorder(session):
+    events = []
+    session.listeners.append(events.append)
+    return events
+
+
+def test_a_placement_seen_by_the_camera_is_accepted_and_logged(tmp_path):
+    game = new_game("just4fun", ["red", "blue"])
+    with GameLog(tmp_path / "log.sqlite") as log:
+        session = Session(game, log)
+        events = recorder(session)
+        result = session.observe(seen_after(game, Place("C3")))
+        assert result.kind == "move" and result.move == Place("C3")
+        assert game.stacks() == {"C3": ("red",)}
+        assert game.current_player == "blue"
+        assert [e.kind for e in events] == ["move"]
+        assert log.moves(session.game_id) == [Place("C3")]
+
+
+def test_nothing_changed_is_no_move():
+    game = new_game("cuatro", ["red", "blue"])
+    assert infer_move(game, Observation.of_game(game)).kind == "same"
+
+
+def test_tower_height_off_by_one_takes_the_legal_reading():
+    game = new_game("just4fun", ["red", "blue"])
+    view = seen_after(game, Place("A1"), changes={"A1": FieldView("red", 2, 0.5)})
+    result = infer_move(game, view)
+    assert result.kind == "move" and result.move == Place("A1")
+
+
+def test_placement_before_throwing_is_flagged_until_taken_back():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    events = recorder(session)
+    wrong = Observation({**Observation.of_game(game).fields, "A0": FieldView("red", 1)})
+    result = session.observe(wrong)
+    assert result.kind == "illegal"
+    assert "throw" in result.reason
+    assert events[-1].kind == "illegal"
+    assert session.observe(wrong).kind == "illegal"  # still waiting for the reset
+    session.observe(Observation.of_game(game))
+    assert events[-1].kind == "cleared" and session.flag is None
+    assert game.moves == []
+
+
+def test_a_piece_of_the_wrong_player_is_flagged():
+    game = new_game("just4fun", ["red", "blue"])
+    view = Observation({**Observation.of_game(game).fields, "B2": FieldView("blue", 1)})
+    result = Session(game).observe(view)
+    assert result.kind == "illegal" and "red's turn" in result.reason
+
+
+def test_two_stones_at_once_are_unexplained_not_guessed():
+    game = new_game("just4fun", ["red", "blue"])
+    fields = {**Observation.of_game(game).fields, "B2": FieldView("red", 1),
+              "C5": FieldView("red", 1)}
+    result = Session(game).observe(Observation(fields))
+    assert result.kind == "unexplained" and "B2" in result.reason and "C5" in result.reason
+    assert game.moves == []
+
+
+def test_a_shrinking_tower_is_unexplained():
+    game = new_game("just4fun", ["red", "blue"])
+    game.apply(Place("A1"))
+    view = seen_after(game, changes={"A1": FieldView(None, 0)})
+    result = infer_move(game, view)
+    assert result.kind == "unexplained" and "shrank" in result.reason
+
+
+def test_muehle_capture_waits_for_the_stone_to_be_taken():
+    game = new_game("muehle", ["white", "black"])
+    for move in [Place("a1"), Place("b2"), Place("d1"), Place("b4")]:
+        game.apply(move)
+    session = Session(game)
+    closed = seen_after(game, Place("g1", capture="b2"), changes={"b2": FieldView("black", 1)})
+    assert session.observe(closed).kind == "pending"
+    taken = seen_after(game, Place("g1", capture="b2"))
+    result = session.observe(taken)
+    assert result.kind == "move" and result.move == Place("g1", capture="b2")
+
+
+def test_muehle_step_to_a_non_neighbour_is_flagged():
+    game = new_game("muehle", ["white", "black"])
+    rng = random.Random(2)
+    while game.stone_counts()["black"].in_supply:
+        game.apply(rng.choice(game.legal_moves()))
+    if game.is_over:
+        return
+    stacks = game.stacks()
+    player = game.current_player
+    src = next(f for f, owners in stacks.items() if owners == (player,))
+    dst = next(f for f in game.layout.fields if f not in stacks
+               and Step(src, f) not in game.legal_moves()
+               and all(getattr(m, "dst", None) != f or m.src != src for m in game.legal_moves()))
+    fields = dict(Observation.of_game(game).fields)
+    fields[src] = FieldView(None, 0)
+    fields[dst] = FieldView(player, 1)
+    result = infer_move(game, Observation(fields))
+    assert result.kind == "illegal" and result.move == Step(src, dst)
+
+
+def test_throws_are_counted_and_a_sixth_is_refused():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    events = recorder(session)
+    for _ in range(5):
+        assert session.throw_settled((1, 2, 4, 4, 6))
+    assert not session.throw_settled((1, 2, 4, 4, 6))
+    assert events[-1].kind == "illegal" and "at most 5" in events[-1].data["rule"]
+    assert game.throw_count == 5
+
+
+def test_undo_takes_back_and_is_logged(tmp_path):
+    with GameLog(tmp_path / "log.sqlite") as log:
+        session = Session(new_game("just4fun", ["red", "blue"]), log)
+        session.play(Place("A1"))
+        session.play(Place("B1"))
+        assert session.undo() == Place("B1")
+        assert log.moves(session.game_id) == [Place("A1")]
+
+
+def test_resume_after_a_crash_continues_the_game(tmp_path):
+    path = tmp_path / "log.sqlite"
+    log = GameLog(path)
+    session = Session(new_game("cuatro", ["red", "blue", "green"]), log)
+    rng = random.Random(9)
+    for _ in range(25):
+        session.play(session.game.random_move(rng))
+    expected = session.game.status()
+    del session, log  # no close: as if the power went off
+    with GameLog(path) as reopened:
+        resumed = Session.resume(reopened)
+        assert resumed.game.status() == expected
+        assert reopened.export(resumed.game_id)["moves"] == resumed.game.to_record()["moves"]
+
+
+def test_stability_filter_waits_for_a_steady_unoccluded_view():
+    game = new_game("cuatro", ["red", "blue"])
+    view = Observation.of_game(game)
+    stable = StabilityFilter(StabilityConfig(min_frames=3, min_seconds=0.3))
+    assert stable.feed(view, 0.0) is None
+    assert stable.feed(view, 0.1) is None
+    assert stable.feed(Observation(view.fields, occluded=True), 0.2) is None
+    assert stable.feed(view, 0.3) is None
+    assert stable.feed(view, 0.4) is None
+    assert stable.feed(view, 0.7) is view
+    assert stable.feed(view, 0.8) is None  # reported once

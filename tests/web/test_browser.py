@@ -1,0 +1,119 @@
+"""The game page in a real headless Chromium, as a player's phone shows it."""
+
+import os
+import shutil
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+from companion import Place, new_game
+from companion.infer import FieldView, Observation
+from companion.session import Session
+from companion.table import Table
+from web.app import create_app
+
+PIN = "2468"
+SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--no-first-run"]
+
+if CHROMIUM is None:
+    if os.environ.get("CI"):
+        pytest.fail("Debian's chromium is needed for the browser tests", pytrace=False)
+    pytest.skip("no chromium here (apt-get install chromium)", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def served():
+    from waitress.server import create_server
+
+    table = Table(Session(new_game("just4fun", ["red", "blue"])))
+    port = free_port()
+    server = create_server(create_app(table, PIN), host="127.0.0.1", port=port, threads=8)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    yield table, f"http://127.0.0.1:{port}"
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+def test_scores_round_and_banner_follow_the_game_live(served, browser):
+    table, url = served
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page.goto(url)
+    expect = sync_api.expect
+    expect(page.locator("#round")).to_have_text("round 1 of 20")
+    expect(page.locator("#turn")).to_have_text("red to play")
+    table.session.play(Place("A1"))
+    table.session.play(Place("B2"))
+    table.session.play(Place("A2"))
+    expect(page.locator("#turn")).to_have_text("blue to play")
+    expect(page.locator('.score[data-player="red"] .total')).to_have_text("2")
+    expect(page.locator("#round")).to_have_text("round 2 of 20")
+    expect(page.locator('[data-field="A2"] .piece')).to_have_count(1)
+    # an illegal move: a red stone appears while it is blue's turn
+    wrong = Observation({**Observation.of_game(table.session.game).fields,
+                         "F6": FieldView("red", 1)})
+    table.session.observe(wrong)
+    expect(page.locator("#banner")).to_be_visible()
+    expect(page.locator("#banner")).to_contain_text("blue's turn")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "game-illegal.png"), full_page=True)
+    table.session.observe(Observation.of_game(table.session.game))  # the stone is taken back
+    expect(page.locator("#banner")).to_be_hidden()
+    page.screenshot(path=str(SHOTS / "game.png"), full_page=True)
+
+
+def test_a_correction_needs_the_pin(served, browser):
+    table, url = served
+    page = browser.new_page()
+    page.goto(url)
+    page.on("dialog", lambda dialog: dialog.accept("red"))
+    page.locator('[data-field="C3"]').click()
+    expect = sync_api.expect
+    expect(page.locator("#action-result")).to_contain_text("enter the PIN")
+    page.fill("#pin", "1111")
+    page.locator('[data-field="C3"]').click()
+    expect(page.locator("#action-result")).to_contain_text("PIN")
+    assert table.session.game.moves == []
+    page.fill("#pin", PIN)
+    page.locator('[data-field="C3"]').click()
+    expect(page.locator('[data-field="C3"] .piece')).to_have_count(1)
+    assert table.session.game.moves == [Place("C3")]
+
+
+def test_layout_fits_a_phone_and_shows_the_end_screen(served, browser):
+    table, url = served
+    page = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    page.goto(url)
+    expect = sync_api.expect
+    expect(page.locator("#round")).to_have_text("round 1 of 20")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page is {width} px wide on a 390 px phone"
+    board = page.locator("#board").bounding_box()
+    assert board["width"] <= 390 and board["width"] > 300
+    page.screenshot(path=str(SHOTS / "phone.png"), full_page=True)
+    for field in ["A1", "A2", "B1", "B2", "C1", "C2", "D1"]:  # red: A1 B1 C1 D1 in a row
+        table.session.play(Place(field))
+    expect(page.locator("#end")).to_be_visible()
+    expect(page.locator("#end-title")).to_contain_text("red wins")
+    expect(page.locator("#record")).to_have_attribute("href", "/api/record.json")
+    page.screenshot(path=str(SHOTS / "end.png"), full_page=True)

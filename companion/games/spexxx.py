@@ -95,10 +95,11 @@ class Board:
             all_dice_zones = set(extra["all_dice_zones"])
         except KeyError as exc:
             raise LayoutError(f"{layout.source}: Spexxx layouts need {exc}") from None
-        grid_fields = sorted(
-            (f for f in layout.fields.values() if f.row is not None and f.col is not None),
-            key=lambda f: (f.row, f.col),
-        )
+        for field in layout.fields.values():
+            if field.row is None or field.col is None:
+                raise LayoutError(f"{layout.source}: Spexxx needs a grid; cell {field.name} has "
+                                  "no row/col")
+        grid_fields = sorted(layout.fields.values(), key=lambda f: (f.row, f.col))
         cells = []
         for index, field in enumerate(grid_fields):
             match = CELL_NAME.match(field.name)
@@ -166,6 +167,7 @@ class Board:
                 yield d, i, length
 
     def walk(self, direction: int, start: int, length: int) -> list[int]:
+        """The ``length`` cells from ``start`` along a direction (used for words and sums)."""
         cells, i = [], start
         for _ in range(length):
             cells.append(i)

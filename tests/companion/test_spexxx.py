@@ -457,6 +457,16 @@ def test_layout_with_bad_cell_name_is_refused():
         new_game("spexxx", ("red", "blue"), layout=parse_layout(data, "mine.json"))
 
 
+def test_layout_without_grid_is_refused():
+    data = json.loads((LAYOUT_DIR / "spexxx.json").read_text(encoding="utf-8"))
+    layout = parse_layout(data, "mine.json")
+    data["fields"] = [{"name": f.name, "centre_mm": [f.x_mm, f.y_mm], **f.attrs}
+                      for f in layout.fields.values()]
+    del data["grid"], data["cells"]
+    with pytest.raises(LayoutError, match="Spexxx needs a grid; cell 1x1\\+1x1 has no row/col"):
+        new_game("spexxx", ("red", "blue"), layout=parse_layout(data, "mine.json"))
+
+
 def test_points_grow_with_rarity_as_the_odds_script_suggests():
     path = Path(__file__).resolve().parents[2] / "bench" / "spexxx_odds.py"
     spec = importlib.util.spec_from_file_location("spexxx_odds", path)

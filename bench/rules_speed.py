@@ -13,6 +13,7 @@ import time
 from companion.core import GAMES, find_game
 from companion.playout import play_random
 
+
 def games_per_second(name: str, players: int, seconds: float) -> tuple[float, float]:
     """(games per second, median turns per game) over ``seconds`` of play."""
     cls = find_game(name)

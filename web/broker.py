@@ -7,6 +7,7 @@ keep up loses its queue and reconnects, asking for what it missed with
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import threading
@@ -86,7 +87,5 @@ def _force(client: queue.Queue, item: object) -> None:
             client.put_nowait(item)
             return
         except queue.Full:
-            try:
+            with contextlib.suppress(queue.Empty):
                 client.get_nowait()
-            except queue.Empty:
-                pass

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from gpiozero import LED, RGBLED, Button, Factory, LEDBarGraph, TonalBuzzer
+from gpiozero import LED, RGBLED, DigitalInputDevice, Factory, LEDBarGraph, TonalBuzzer
 
 from hardware.buttons import ButtonEvent, ButtonTracker
 from hardware.config import PanelConfig, load_config
@@ -92,10 +92,12 @@ class Panel:
             self._buzzer = self._add(TonalBuzzer(config.buzzer_pin, pin_factory=pin_factory))
             self._buttons = {}
             for name in BUTTONS:
-                button = self._add(Button(config.button_pins[name], pull_up=True,
-                                          pin_factory=pin_factory))
-                button.when_pressed = self._edge_handler(name, pressed=True)
-                button.when_released = self._edge_handler(name, pressed=False)
+                # Not gpiozero's Button: its hold thread and bounce_time are what the trackers
+                # replace, and the thread makes every close() wait.
+                button = self._add(DigitalInputDevice(config.button_pins[name], pull_up=True,
+                                                      pin_factory=pin_factory))
+                button.when_activated = self._edge_handler(name, pressed=True)
+                button.when_deactivated = self._edge_handler(name, pressed=False)
                 self._buttons[name] = button
         except Exception as exc:
             self.close()

@@ -207,11 +207,22 @@ class Panel:
         return self._buttons[button].pin
 
     def virtual_state(self) -> dict[str, Any]:
-        """What every LED, the buzzer and the buttons are doing now, as JSON-ready data."""
+        """What every LED, the buzzer and the buttons are doing now, as JSON-ready data.
+
+        ``leds`` is the flat view a page draws (name -> lit, or an [r, g, b] colour for the
+        status LED); the other keys give the same with pins, names and blinking.
+        """
         if self.closed:
             return {"simulated": self.simulated, "closed": True}
         tone = self._buzzer.tone
+        rgb = list(self._status_led.value)
+        leds: dict[str, Any] = {f"seat {i + 1}": bool(led.value)
+                                for i, led in enumerate(self._seats)}
+        leds["status"] = rgb if any(rgb) else 0  # a colour, or dark
+        leds |= {f"throw {i + 1}": bool(led.value) for i, led in enumerate(self._bar)}
+        leds["buzzer"] = tone is not None
         return {
+            "leds": leds,
             "simulated": self.simulated,
             "closed": False,
             "turn": self._seat,
@@ -219,7 +230,7 @@ class Panel:
                       for i, (pin, led) in enumerate(zip(self.config.seat_pins, self._seats,
                                                          strict=True))],
             "status": {"name": self._status, "colour": COLOUR_NAMES[self._status],
-                       "rgb": list(self._status_led.value),
+                       "rgb": rgb,
                        "blinking": self._winners is not None, "reason": self._reason},
             "throws": {"count": self._throws, "lit": [bool(led.value) for led in self._bar]},
             "buzzer": {"playing": tone is not None,

@@ -254,6 +254,16 @@ def test_virtual_press_and_hold_in_real_time():
         assert panel.virtual_state()["buttons"]["confirm"] is False
 
 
+def test_a_web_click_is_press_then_release_at_once():
+    """The page presses and releases in one go: inside the bounce window, caught up by poll."""
+    with Panel(CONFIG, simulate=True) as panel:
+        for button in ("confirm", "undo", "menu"):
+            panel.press(button)
+            panel.release(button)
+            assert panel.get_event(timeout=0.5).kind == button
+            assert panel.get_event(timeout=0.1) is None
+
+
 def test_virtual_buttons_only_in_simulate_mode(panel, factory):
     with pytest.raises(ValueError, match="no button 'start': use confirm, undo, menu"):
         panel.press("start")
@@ -274,6 +284,14 @@ def test_repr_and_virtual_state_follow_the_panel(panel):
     assert state["throws"]["lit"] == [True, True, False, False, False]
     assert state["buzzer"] == {"playing": False, "note": None, "frequency": None}
     assert state["simulated"] is True
+    assert state["leds"] == {
+        "seat 1": False, "seat 2": False, "seat 3": False, "seat 4": True,
+        "status": pytest.approx([1, 0.35, 0]),
+        "throw 1": True, "throw 2": True, "throw 3": False, "throw 4": False, "throw 5": False,
+        "buzzer": False,
+    }
+    panel.show_status("off")
+    assert panel.virtual_state()["leds"]["status"] == 0
 
 
 def test_close_releases_every_pin(factory):

@@ -59,6 +59,7 @@ class Panel:
                  simulate: bool | None = None, clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], Any] = time.sleep, background: bool = True) -> None:
         self.config = config = config if config is not None else load_config()
+        self._owns_factory = pin_factory is None  # then close() releases the GPIO chip too
         if pin_factory is None:
             pin_factory = make_pin_factory(config.simulate if simulate is None else simulate)
         self.pin_factory = pin_factory
@@ -302,6 +303,8 @@ class Panel:
         self._stop_tune()
         for device in reversed(self._devices):
             device.close()
+        if self._owns_factory:
+            self.pin_factory.close()
         self.closed = True
 
     def __enter__(self) -> Panel:

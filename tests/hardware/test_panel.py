@@ -294,6 +294,16 @@ def test_repr_and_virtual_state_follow_the_panel(panel):
     assert panel.virtual_state()["leds"]["status"] == 0
 
 
+def test_a_panel_closes_the_factory_it_made_but_not_one_it_was_given(factory, monkeypatch):
+    closed = []
+    monkeypatch.setattr(MockFactory, "close", lambda self: closed.append(self))
+    with Panel(CONFIG, simulate=True) as own:
+        pass
+    with Panel(CONFIG, factory):
+        pass
+    assert closed == [own.pin_factory]
+
+
 def test_close_releases_every_pin(factory):
     with Panel(CONFIG, factory) as panel:
         panel.show_turn(0)

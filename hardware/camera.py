@@ -197,7 +197,13 @@ class VideoCaptureSource(FrameSource):
         self._index = 0
 
     def open(self) -> None:
-        capture = cv2.VideoCapture(self.device)
+        # OpenCV logs a warning per backend it tried; our error below says it in one line.
+        level = cv2.utils.logging.getLogLevel()
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+        try:
+            capture = cv2.VideoCapture(self.device)
+        finally:
+            cv2.utils.logging.setLogLevel(level)
         if not capture.isOpened():
             capture.release()
             if isinstance(self.device, int):

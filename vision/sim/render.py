@@ -24,7 +24,16 @@ from vision.sim.board import (
 )
 from vision.sim.camera import CameraPose
 from vision.sim.scene import Hand, Scene
-from vision.sim.solids import Face, Solid, die, fill, flat_card, piece, shade
+from vision.sim.solids import (
+    Band,
+    Face,
+    Solid,
+    die,
+    fill,
+    flat_card,
+    piece,
+    shade,
+)
 
 #: A field counts as occluded when a hand covers more than this share of its tower or base.
 OCCLUSION_SHARE = 0.10
@@ -85,9 +94,8 @@ def render(scene: Scene, pose: CameraPose, rng: np.random.Generator | None = Non
     draw_board(canvas, scene, view)
     solids, towers = build_solids(scene, view, rng)
     hand_polys = hand_polygons(scene.hand) if scene.hand is not None else []
-    cast_shadows(canvas, scene, view, solids, hand_polys)
-    for solid in sorted(solids, key=view.depth_key):
-        draw_solid(canvas, solid, view, scene.lighting.direction)
+    cast_shadows(canvas, scene, view, solids, towers, hand_polys)
+    draw_solids(canvas, solids, view, scene.lighting.direction)
     hand_mask = np.zeros(canvas.shape[:2], np.uint8)
     if scene.hand is not None:
         draw_hand(canvas, hand_mask, scene.hand, hand_polys, view, rng)
@@ -154,10 +162,13 @@ def _distortion_maps(pose: CameraPose, margin: int) -> tuple[np.ndarray, np.ndar
     src = pose.undistort_pixels(np.column_stack([xx.ravel(), yy.ravel()])) + margin
     sx = src[:, 0].reshape(xx.shape).astype(np.float32)
     sy = src[:, 1].reshape(xx.shape).astype(np.float32)
-    # Upsample so that coarse node k lands exactly on pixel k * step.
-    size = (len(gx) - 1) * step + 1, (len(gy) - 1) * step + 1
-    map_x = cv2.resize(sx, size, interpolation=cv2.INTER_LINEAR)[:h, :w]
-    map_y = cv2.resize(sy, size, interpolation=cv2.INTER_LINEAR)[:h, :w]
+    # Upsample so that coarse node k lands exactly on pixel k * step (cv2.resize would align
+    # pixel areas instead, shifting everything by a fraction of a step).
+    inverse = np.array([[1.0 / step, 0, 0], [0, 1.0 / step, 0]])
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    map_x = cv2.warpAffine(sx, inverse, (w, h), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+    map_y = cv2.warpAffine(sy, inverse, (w, h), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+    map_x, map_y = cv2.convertMaps(map_x, map_y, cv2.CV_16SC2)
     if len(_MAP_CACHE) > 8:
         _MAP_CACHE.clear()
     _MAP_CACHE[key] = (map_x, map_y)
@@ -165,37 +176,47 @@ def _distortion_maps(pose: CameraPose, margin: int) -> tuple[np.ndarray, np.ndar
 
 
 # -- table and board --------------------------------------------------------------------------
+TABLE_PALETTES = {
+    "wood": ([70, 120, 170], [60, 105, 150], [95, 140, 185]),
+    "dark_wood": ([35, 55, 85], [30, 45, 65], [45, 70, 110]),
+    "cloth": ([60, 110, 40], [90, 60, 30], [50, 50, 130], [70, 70, 70]),
+    "mottled": ([150, 160, 170], [110, 130, 150], [180, 180, 175]),
+    "plain": ([215, 215, 210], [190, 200, 205], [120, 120, 125], [235, 235, 235]),
+}
+TEXTURE_SCALE = 4  # textures are made at 1/4 size: fine detail comes from the sensor noise
+
+
 def table_texture(kind: str, size: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
-    """A table top: wood grain, felt/cloth, a mottled surface or a plain one, from low-res
-    noise scaled up (cheap) plus the frame-wide sensor noise added later."""
+    """A table top: wood grain, felt/cloth, a mottled surface or a plain one."""
     w, h = size
+    sw, sh = w // TEXTURE_SCALE + 1, h // TEXTURE_SCALE + 1
+    palette = TABLE_PALETTES[kind]
+    base = np.array(palette[int(rng.integers(len(palette)))], np.float32)
+    base *= rng.uniform(0.85, 1.12)
+    blobs = rng.normal(0, 1, (max(2, sh // 30), max(2, sw // 30))).astype(np.float32)
+    shade_map = 1.0 + {"wood": 0.06, "dark_wood": 0.06, "cloth": 0.05, "mottled": 0.14,
+                       "plain": 0.03}[kind] * cv2.resize(blobs, (sw, sh),
+                                                        interpolation=cv2.INTER_CUBIC)
     if kind in ("wood", "dark_wood"):
-        base = np.array([70, 120, 170] if kind == "wood" else [35, 55, 85], float)
-        base = base * rng.uniform(0.8, 1.15)
-        angle = rng.uniform(0, 180)
-        streak = rng.normal(0, 1, (8, 160)).astype(np.float32)
-        streak = cv2.GaussianBlur(streak, (0, 0), 1.2)
-        grain = cv2.resize(streak, (w * 2, h * 2), interpolation=cv2.INTER_CUBIC)
-        rot = cv2.getRotationMatrix2D((w, h), angle, 1.0)
-        grain = cv2.warpAffine(grain, rot, (w * 2, h * 2), borderMode=cv2.BORDER_REFLECT)
-        grain = grain[h // 2:h // 2 + h, w // 2:w // 2 + w]
-        rings = np.sin(grain * 3.0)
-        shade_map = 1.0 + 0.12 * grain + 0.06 * rings
-    else:
-        palette = {
-            "cloth": [[60, 110, 40], [90, 60, 30], [50, 50, 130], [70, 70, 70]],
-            "mottled": [[150, 160, 170], [110, 130, 150], [180, 180, 175]],
-            "plain": [[215, 215, 210], [190, 200, 205], [120, 120, 125], [235, 235, 235]],
-        }[kind]
-        base = np.array(palette[int(rng.integers(len(palette)))], float) * rng.uniform(0.85, 1.1)
-        blobs = rng.normal(0, 1, (max(2, h // 120), max(2, w // 120))).astype(np.float32)
-        shade_map = 1.0 + {"cloth": 0.05, "mottled": 0.12, "plain": 0.03}[kind] * cv2.resize(
-            blobs, (w, h), interpolation=cv2.INTER_CUBIC)
-    img = shade_map[..., None].astype(np.float32) * base.astype(np.float32)
-    if kind == "cloth":  # fine weave
-        weave = rng.normal(0, 6, (h // 2 + 1, w // 2 + 1)).astype(np.float32)
-        img += cv2.resize(weave, (w, h), interpolation=cv2.INTER_NEAREST)[..., None]
-    return np.clip(img, 0, 255).astype(np.uint8)
+        # Grain: smooth 1D noise across the boards, streaked along them.
+        angle = rng.uniform(0, math.pi)
+        yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
+        across = xx * math.cos(angle) + yy * math.sin(angle)
+        along = -xx * math.sin(angle) + yy * math.cos(angle)
+        span = int(sw + sh) + 2
+        profile = cv2.GaussianBlur(rng.normal(0, 1, (1, span * 2)).astype(np.float32),
+                                   (0, 0), 1.5).ravel()
+        wobble = 3.0 * np.sin(along / rng.uniform(20, 60) + rng.uniform(0, 6))
+        t = np.clip(across + wobble + span / 2, 0, span * 2 - 2)
+        grain = np.interp(t.ravel(), np.arange(span * 2), profile).reshape(sh, sw)
+        shade_map += 0.12 * grain + 0.05 * np.sin(t * rng.uniform(0.3, 0.8))
+        # Plank joints now and then.
+        if rng.random() < 0.6:
+            pitch = rng.uniform(40, 80)
+            joint = np.abs(((across + span) % pitch) - pitch / 2) > pitch / 2 - 0.6
+            shade_map[joint] *= 0.6
+    img = np.clip(shade_map[..., None] * base, 0, 255).astype(np.uint8)
+    return cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def _warp_into(canvas: np.ndarray, texture: np.ndarray, tex_to_canvas: np.ndarray) -> None:
@@ -249,7 +270,8 @@ def _jitter(bgr: tuple[int, int, int], rng: np.random.Generator, amount: float) 
 
 def build_solids(scene: Scene, view: _View, rng: np.random.Generator
                  ) -> tuple[list[Solid], dict[str, np.ndarray]]:
-    """All 3D things, and for each occupied field the outline points of its tower."""
+    """All 3D things, and for each occupied field the points of its tower (for shadows and
+    for occlusion truth)."""
     layout = scene.layout
     spec = layout.piece
     solids: list[Solid] = []
@@ -287,38 +309,68 @@ def build_solids(scene: Scene, view: _View, rng: np.random.Generator
     return solids, towers
 
 
-def draw_solid(canvas: np.ndarray, solid: Solid, view: _View, light: np.ndarray) -> None:
-    faces = solid.faces
-    sizes = [len(f.verts) for f in faces]
-    px = view.px(np.concatenate([f.verts for f in faces]))
-    if solid.silhouette_colour is not None:
-        hull = cv2.convexHull(px.astype(np.float32)).reshape(-1, 2)
-        fill(canvas, hull, solid.silhouette_colour)
-    visible = []
-    start = 0
-    for f, n in zip(faces, sizes, strict=True):
-        face_px = px[start:start + n]
-        start += n
-        if (view.camera - f.verts.mean(axis=0)) @ f.normal <= 0:
-            visible.append(False)
-            continue
-        visible.append(True)
-        fill(canvas, face_px, shade(f, light, AMBIENT))
-        if f.pips:
-            lit = shade(Face(f.verts, f.normal, f.pip_colour, gloss=0.05), light, AMBIENT)
-            for pip in f.pips:
-                fill(canvas, view.px(pip), lit)
-    for ring in solid.rims:
-        ring_px = view.px(ring)
-        seam = (0.25 * faces[0].colour).tolist()
-        n = len(ring)
-        for i in range(n):
-            # A seam segment shows when the side face just above or below it shows.
-            if i < len(visible) and not visible[i]:
+def draw_solids(canvas: np.ndarray, solids: list[Solid], view: _View, light: np.ndarray) -> None:
+    """All solids in painter's order (far to near). The round sides of every piece are
+    projected and shaded in one numpy batch first, so the per-solid loop only draws."""
+    prepared = _prepare_bands(solids, view, light)
+    camera = view.camera
+    order = sorted(range(len(solids)), key=lambda k: view.depth_key(solids[k]))
+    for k in order:
+        solid = solids[k]
+        if solid.silhouette_colour is not None:
+            hull = cv2.convexHull(view.px(solid.points).astype(np.float32)).reshape(-1, 2)
+            fill(canvas, hull, solid.silhouette_colour)
+        for quads, visible, colours, seam in prepared.get(k, ()):
+            idx = np.flatnonzero(visible)
+            if len(idx) == 0:
                 continue
-            a, b = ring_px[i], ring_px[(i + 1) % n]
-            cv2.line(canvas, tuple(np.round(a * 16).astype(int)),
-                     tuple(np.round(b * 16).astype(int)), seam, 1, cv2.LINE_AA, 4)
+            # An anti-aliased underlay gives a smooth outline; the quads inside it shade it.
+            hull = cv2.convexHull(quads[idx].reshape(-1, 2))
+            cv2.fillConvexPoly(canvas, hull, np.mean([colours[j] for j in idx], axis=0).tolist(),
+                               cv2.LINE_AA, 4)
+            for j in idx:
+                cv2.fillConvexPoly(canvas, quads[j], colours[j], cv2.LINE_8, 4)
+            if seam is not None:
+                cv2.polylines(canvas, list(quads[idx, :2]), False, seam, 1, cv2.LINE_AA, 4)
+        for f in solid.faces:
+            if (camera - f.verts.mean(axis=0)) @ f.normal <= 0:
+                continue
+            fill(canvas, view.px(f.verts), shade(f, light, AMBIENT))
+            if f.pips:
+                lit = shade(Face(f.verts, f.normal, f.pip_colour, gloss=0.05), light, AMBIENT)
+                pips = view.px(np.concatenate(f.pips)).reshape(len(f.pips), -1, 2)
+                for pip in pips:
+                    fill(canvas, pip, lit)
+
+
+def _prepare_bands(solids: list[Solid], view: _View, light: np.ndarray) -> dict[int, list]:
+    """Per solid: for each band the quads (fixed point), which face the camera, their shaded
+    colours and the seam colour (or None)."""
+    groups: dict[int, list[tuple[int, Band]]] = {}
+    for k, solid in enumerate(solids):
+        for band in solid.bands:
+            groups.setdefault(len(band.bottom), []).append((k, band))
+    prepared: dict[int, list] = {}
+    for n, items in groups.items():
+        bottoms = np.stack([b.bottom for _, b in items])
+        tops = np.stack([b.top for _, b in items])
+        normals = np.stack([b.normals for _, b in items])
+        base = np.stack([b.colour for _, b in items])
+        gloss = np.array([b.gloss for _, b in items])
+        count = len(items)
+        px = view.px(np.concatenate([bottoms, tops]).reshape(-1, 3)).reshape(2, count, n, 2)
+        pb, pt = px[0], px[1]
+        nxt = np.roll(np.arange(n), -1)
+        mids = (bottoms + tops[:, nxt]) / 2
+        visible = np.sum((view.camera - mids) * normals, axis=2) > 0
+        lam = np.maximum(0.0, normals @ light)[..., None]
+        colours = np.clip(base[:, None, :] * (AMBIENT + (1.0 - AMBIENT) * lam)
+                          + 255.0 * gloss[:, None, None] * lam ** 8 * 0.3, 0, 255).tolist()
+        quads = np.round(np.stack([pb, pb[:, nxt], pt[:, nxt], pt], axis=2) * 16).astype(np.int32)
+        for row, (k, band) in enumerate(items):
+            seam = (0.3 * band.colour).tolist() if band.seam_below else None
+            prepared.setdefault(k, []).append((quads[row], visible[row], colours[row], seam))
+    return prepared
 
 
 def _shadow_points(points: np.ndarray, light: np.ndarray) -> np.ndarray:
@@ -329,24 +381,20 @@ def _shadow_points(points: np.ndarray, light: np.ndarray) -> np.ndarray:
 
 
 def cast_shadows(canvas: np.ndarray, scene: Scene, view: _View, solids: list[Solid],
-                 hand_polys: list[np.ndarray]) -> None:
+                 towers: dict[str, np.ndarray], hand_polys: list[np.ndarray]) -> None:
     """Darken the table and board under the soft shadows of pieces, dice and the hand."""
     light = scene.lighting.direction
     strength = scene.lighting.shadow_strength
     ch, cw = canvas.shape[:2]
     s = SHADOW_SCALE
     mask = np.zeros((ch // s + 1, cw // s + 1), np.float32)
-    for solid in solids:
-        if not solid.casts_shadow:
-            continue
-        pts = solid.points
+    dice = [d.points for d in solids if d.casts_shadow and d.silhouette_colour is not None]
+    casters = list(towers.values()) + dice
+    for pts in casters:
         shadow = view.px(_shadow_points(pts, light)) / s
         hull = cv2.convexHull(shadow.astype(np.float32)).reshape(-1, 2)
         cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), strength, cv2.LINE_AA, 4)
-    for solid in solids:  # contact shadow: darkest right where a thing touches the table
-        if not solid.casts_shadow:
-            continue
-        pts = solid.points
+    for pts in casters:  # contact shadow: darkest right where a thing touches the table
         base = pts[pts[:, 2] < 0.5]
         if len(base) >= 3:
             hull = cv2.convexHull((view.px(base) / s).astype(np.float32)).reshape(-1, 2)
@@ -360,8 +408,17 @@ def cast_shadows(canvas: np.ndarray, scene: Scene, view: _View, solids: list[Sol
             cv2.fillPoly(hand_mask, [np.round(shadow * 16).astype(np.int32)], strength * 0.8,
                          cv2.LINE_AA, 4)
         mask = np.maximum(mask, cv2.GaussianBlur(hand_mask, (0, 0), 6.0))
-    factor = 1.0 - cv2.resize(mask, (cw, ch), interpolation=cv2.INTER_LINEAR)
-    canvas[:] = cv2.multiply(canvas, cv2.merge([factor] * 3), dtype=cv2.CV_8U)
+    ys, xs = np.nonzero(mask > 0.004)
+    if len(xs) == 0:
+        return
+    # Only the box around the shadows is touched.
+    x0, x1 = int(xs.min()) * s, min(cw, (int(xs.max()) + 1) * s)
+    y0, y1 = int(ys.min()) * s, min(ch, (int(ys.max()) + 1) * s)
+    full = cv2.resize(mask, (mask.shape[1] * s, mask.shape[0] * s),
+                      interpolation=cv2.INTER_LINEAR)[y0:y1, x0:x1]
+    factor = np.clip(255.0 * (1.0 - full), 0, 255).astype(np.uint8)
+    canvas[y0:y1, x0:x1] = cv2.multiply(canvas[y0:y1, x0:x1],
+                                        cv2.cvtColor(factor, cv2.COLOR_GRAY2BGR), scale=1 / 255)
 
 
 # -- hand -------------------------------------------------------------------------------------
@@ -462,19 +519,30 @@ def make_truth(scene: Scene, view: _View, towers: dict[str, np.ndarray],
                hand_mask: np.ndarray) -> Truth:
     layout = scene.layout
     any_hand = bool(hand_mask.any())
+    names = list(layout.fields)
+    flat = np.array([[layout.fields[n].x_mm, layout.fields[n].y_mm, 0.0] for n in names])
+    centres = view.to_frame(view.px(flat))
+    if any_hand:
+        ys, xs = np.nonzero(hand_mask)
+        hand_box = (xs.min(), ys.min(), xs.max(), ys.max())
     fields = {}
-    for name, f in layout.fields.items():
+    for name, centre in zip(names, centres, strict=True):
+        f = layout.fields[name]
         colours = tuple(scene.stacks.get(name, ()))
-        if name in towers:
-            region = view.px(towers[name])
-        else:
-            half = f.size_mm / 2.0
-            region = view.px(np.array([[f.x_mm - half, f.y_mm - half, 0],
-                                       [f.x_mm + half, f.y_mm - half, 0],
-                                       [f.x_mm + half, f.y_mm + half, 0],
-                                       [f.x_mm - half, f.y_mm + half, 0]]))
-        occluded = any_hand and _covered_share(hand_mask, region) > OCCLUSION_SHARE
-        centre = view.to_frame(view.px(np.array([[f.x_mm, f.y_mm, 0.0]])))[0]
+        occluded = False
+        if any_hand:
+            if name in towers:
+                region = view.px(towers[name])
+            else:
+                half = f.size_mm / 2.0
+                region = view.px(np.array([[f.x_mm - half, f.y_mm - half, 0],
+                                           [f.x_mm + half, f.y_mm - half, 0],
+                                           [f.x_mm + half, f.y_mm + half, 0],
+                                           [f.x_mm - half, f.y_mm + half, 0]]))
+            lo, hi = region.min(axis=0), region.max(axis=0)
+            near = (lo[0] <= hand_box[2] and hi[0] >= hand_box[0]
+                    and lo[1] <= hand_box[3] and hi[1] >= hand_box[1])
+            occluded = near and _covered_share(hand_mask, region) > OCCLUSION_SHARE
         fields[name] = FieldTruth(name, bool(colours), colours[-1] if colours else None,
                                   len(colours), colours, bool(occluded),
                                   (float(centre[0]), float(centre[1])))
@@ -516,6 +584,20 @@ def make_truth(scene: Scene, view: _View, towers: dict[str, np.ndarray],
 
 
 # -- camera response --------------------------------------------------------------------------
+_NOISE_TILE: dict[str, np.ndarray] = {}
+
+
+def _noise_tile() -> np.ndarray:
+    """A fixed block of unit Gaussian noise (x16, int16). Frames take it from a random offset:
+    drawing fresh noise for every pixel would cost more than the rest of the frame."""
+    if "tile" not in _NOISE_TILE:
+        tile = np.empty((1400, 1800, 3), np.int16)
+        cv2.setRNGSeed(1234)
+        cv2.randn(tile, 0, 16)
+        _NOISE_TILE["tile"] = tile
+    return _NOISE_TILE["tile"]
+
+
 def photometric(frame: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:
     """Exposure, white balance, uneven light, vignetting, glare, blur, noise and JPEG."""
     light = scene.lighting
@@ -533,22 +615,24 @@ def photometric(frame: np.ndarray, scene: Scene, rng: np.random.Generator) -> np
         d2 = (uu - gu) ** 2 + ((vv - gv) * h / w) ** 2
         glare += strength * np.exp(-d2 / (2 * radius ** 2))
     glare = np.clip(glare, 0, 0.95)
-    wb = np.array(light.white_balance, np.float32)
-    gain3 = (gain[..., None] * wb).astype(np.float32)
-    gain_full = cv2.resize(gain3, (w, h), interpolation=cv2.INTER_LINEAR)
-    img = frame.astype(np.float32)
-    img *= gain_full
+    # Glare washes colours out: out = in * gain * (1 - g) + 255 * g, all in 8-bit arithmetic.
+    wb = np.array(light.white_balance)
+    gain3 = gain[..., None] * wb * (1.0 - glare[..., None])
+    gain_u8 = np.clip(gain3 * 128.0, 0, 255).astype(np.uint8)
+    out = cv2.multiply(frame, cv2.resize(gain_u8, (w, h), interpolation=cv2.INTER_LINEAR),
+                       scale=1.0 / 128.0)
     if light.glare:
-        g = cv2.resize(glare.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-        img += (255.0 - img) * g[..., None]
+        add = cv2.resize(np.clip(glare * 255.0, 0, 255).astype(np.uint8), (w, h),
+                         interpolation=cv2.INTER_LINEAR)
+        out = cv2.add(out, cv2.cvtColor(add, cv2.COLOR_GRAY2BGR))
     if scene.blur_sigma > 0.05:
-        img = cv2.GaussianBlur(img, (0, 0), scene.blur_sigma)
+        out = cv2.GaussianBlur(out, (0, 0), scene.blur_sigma)
     if scene.noise_sigma > 0:
-        noise = np.empty_like(img)
-        cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))
-        cv2.randn(noise, 0.0, float(scene.noise_sigma))
-        img += noise
-    out = np.clip(img, 0, 255).astype(np.uint8)
+        tile = _noise_tile()
+        oy = int(rng.integers(0, tile.shape[0] - h + 1))
+        ox = int(rng.integers(0, tile.shape[1] - w + 1))
+        out = cv2.addWeighted(out, 1.0, tile[oy:oy + h, ox:ox + w], scene.noise_sigma / 16.0,
+                              0.0, dtype=cv2.CV_8U)
     if scene.jpeg_quality is not None:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(scene.jpeg_quality)])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)

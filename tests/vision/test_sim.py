@@ -208,3 +208,19 @@ def test_bad_scenes_are_refused_in_plain_words(layouts):
         Scene(layout, stacks={"a1": ["red"]})
     with pytest.raises(ValueError, match="1 to 6"):
         Die(0, 0, 7)
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+def test_die_top_face_shows_its_value(value, layouts):
+    layout = layouts["cuatro"]
+    die = Die(450, 150, value, angle_deg=33.0 * value, size_mm=18)
+    scene = clean(Scene(layout, dice=[die], table="plain"))
+    pose = CameraPose(height_mm=400, tilt_deg=0, k1=0.0, image_size=SMALL, target_mm=(450, 150))
+    out = render(scene, pose, np.random.default_rng(0))
+    x0, y0, x1, y1 = (int(round(v)) for v in out.truth.dice[0].bbox)
+    top = cv2.cvtColor(out.frame[y0:y1 + 1, x0:x1 + 1], cv2.COLOR_BGR2GRAY)
+    pad = max(2, (x1 - x0) // 10)  # stay off the rounded dark edge of the face
+    dark = (top[pad:-pad, pad:-pad] < 80).astype(np.uint8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(dark)
+    pips = sum(1 for s in stats[1:] if s[cv2.CC_STAT_AREA] >= 4)
+    assert pips == value

@@ -222,7 +222,9 @@ def random_pose(
                 else:
                     lo = mid
             lo = hi
-        return replace(base, height_mm=float(rng.uniform(lo, HEIGHT_RANGE_MM[1])))
+        # Closer views are more common: people mount the camera just high enough.
+        height = lo + (HEIGHT_RANGE_MM[1] - lo) * float(rng.random()) ** 2
+        return replace(base, height_mm=height)
     raise PoseError(
         f"no camera pose up to {HEIGHT_RANGE_MM[1]:.0f} mm sees the whole {layout.title} board"
     )

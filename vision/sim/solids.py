@@ -198,7 +198,7 @@ def die(x: float, y: float, value: int, angle_deg: float, size: float, body: np.
 
         verts = on_face(_SQUARE)
         hull_pts.append(on_face(_SQUARE_HULL))
-        pip_polys = [on_face(_PIP * 0.095 + np.array(p) * 0.26) for p in PIP_LAYOUT[v]]
+        pip_polys = [on_face(_PIP * 0.085 + np.array(p) * 0.27) for p in PIP_LAYOUT[v]]
         faces.append(Face(verts, n, body, pip_polys, pips, gloss=0.3, value=v))
     lift = -min(p[:, 2].min() for p in hull_pts)
     offset = np.array([x, y, lift])

@@ -23,7 +23,8 @@ from vision.sim.board import (
     mm_to_texture,
 )
 from vision.sim.camera import CameraPose
-from vision.sim.scene import Hand, Scene
+from vision.sim.hand import draw_hand, hand_parts
+from vision.sim.scene import Scene
 from vision.sim.solids import (
     Band,
     Face,
@@ -93,12 +94,14 @@ def render(scene: Scene, pose: CameraPose, rng: np.random.Generator | None = Non
     canvas = table_texture(scene.table, view.canvas_size, rng)
     draw_board(canvas, scene, view)
     solids, towers = build_solids(scene, view, rng)
-    hand_polys = hand_polygons(scene.hand) if scene.hand is not None else []
-    cast_shadows(canvas, scene, view, solids, towers, hand_polys)
+    hand = hand_parts(scene.hand) if scene.hand is not None else []
+    cast_shadows(canvas, scene, view, solids, towers, [p.polygon for p in hand])
     draw_solids(canvas, solids, view, scene.lighting.direction)
     hand_mask = np.zeros(canvas.shape[:2], np.uint8)
     if scene.hand is not None:
-        draw_hand(canvas, hand_mask, scene.hand, hand_polys, view, rng)
+        parts_px = [(p, view.px(p.polygon), None if p.nail is None else view.px(p.nail))
+                    for p in hand]
+        draw_hand(canvas, hand_mask, scene.hand, parts_px, rng)
     truth = make_truth(scene, view, towers, hand_mask)
     frame = view.distort(canvas)
     frame = photometric(frame, scene, rng)
@@ -193,10 +196,12 @@ def table_texture(kind: str, size: tuple[int, int], rng: np.random.Generator) ->
     palette = TABLE_PALETTES[kind]
     base = np.array(palette[int(rng.integers(len(palette)))], np.float32)
     base *= rng.uniform(0.85, 1.12)
-    blobs = rng.normal(0, 1, (max(2, sh // 30), max(2, sw // 30))).astype(np.float32)
-    shade_map = 1.0 + {"wood": 0.06, "dark_wood": 0.06, "cloth": 0.05, "mottled": 0.14,
-                       "plain": 0.03}[kind] * cv2.resize(blobs, (sw, sh),
-                                                        interpolation=cv2.INTER_CUBIC)
+    shade_map = np.ones((sh, sw), np.float32)
+    strength = {"wood": 0.05, "dark_wood": 0.05, "cloth": 0.04, "mottled": 0.07, "plain": 0.02}
+    for cell, weight in ((30, 1.0), (6, 0.6)):  # two octaves of smooth noise
+        blobs = rng.normal(0, 1, (max(2, sh // cell), max(2, sw // cell))).astype(np.float32)
+        shade_map += strength[kind] * weight * cv2.resize(blobs, (sw, sh),
+                                                          interpolation=cv2.INTER_CUBIC)
     if kind in ("wood", "dark_wood"):
         # Grain: smooth 1D noise across the boards, streaked along them.
         angle = rng.uniform(0, math.pi)
@@ -419,81 +424,6 @@ def cast_shadows(canvas: np.ndarray, scene: Scene, view: _View, solids: list[Sol
     factor = np.clip(255.0 * (1.0 - full), 0, 255).astype(np.uint8)
     canvas[y0:y1, x0:x1] = cv2.multiply(canvas[y0:y1, x0:x1],
                                         cv2.cvtColor(factor, cv2.COLOR_GRAY2BGR), scale=1 / 255)
-
-
-# -- hand -------------------------------------------------------------------------------------
-def hand_polygons(hand: Hand) -> list[np.ndarray]:
-    """Convex pieces of a hand and forearm in (x, y, h): forearm, palm, four fingers, thumb."""
-    ex, ey = hand.entry_mm
-    tx, ty = hand.tip_mm
-    d = np.array([tx - ex, ty - ey], float)
-    d /= np.linalg.norm(d)
-    n = np.array([-d[1], d[0]])
-    tip = np.array([tx, ty])
-    finger_len = 75.0
-    palm_len, palm_w = 95.0, 85.0
-    knuckles = tip - d * finger_len
-    palm_c = knuckles - d * palm_len / 2
-    wrist = palm_c - d * palm_len / 2
-    polys = []
-    elbow = np.array([ex, ey], float)
-    arm = np.stack([wrist + n * 32, wrist - n * 32, elbow - n * 50, elbow + n * 50])
-    polys.append(arm)
-    a = np.linspace(0, 2 * math.pi, 20, endpoint=False)
-    palm = palm_c + np.outer(np.cos(a) * palm_len / 2, d) + np.outer(np.sin(a) * palm_w / 2, n)
-    polys.append(palm)
-    spread = 0.08 + 0.25 * hand.spread
-    for k, off in enumerate((-1.5, -0.5, 0.5, 1.5)):
-        ang = off * spread / 1.5
-        fd = d * math.cos(ang) + n * math.sin(ang)
-        fn = np.array([-fd[1], fd[0]])
-        base = knuckles + n * off * 19
-        length = finger_len * (0.8, 0.97, 1.0, 0.9)[k]
-        end = base + fd * length
-        half = 8.5
-        ring = [base + fn * half, base - fn * half]
-        for t in np.linspace(-math.pi / 2, math.pi / 2, 7):
-            ring.append(end + fd * math.cos(t) * half - fn * math.sin(t) * half)
-        polys.append(np.stack(ring))
-    thumb_dir = -d * 0.2 + n * 1.0
-    thumb_dir /= np.linalg.norm(thumb_dir)
-    tb = palm_c + n * palm_w * 0.35 + d * 10
-    te = tb + thumb_dir * 55
-    polys.append(np.stack([tb + d * 12, tb - d * 12, te - d * 8, te + d * 8]))
-    return [np.column_stack([p, np.full(len(p), hand.height_mm)]) for p in polys]
-
-
-def draw_hand(canvas: np.ndarray, hand_mask: np.ndarray, hand: Hand, polys: list[np.ndarray],
-              view: _View, rng: np.random.Generator) -> None:
-    ch, cw = canvas.shape[:2]
-    pix = [view.px(p) for p in polys]
-    allpx = np.concatenate(pix)
-    x0, y0 = np.clip(np.floor(allpx.min(axis=0)).astype(int) - 4, 0, [cw, ch])
-    x1, y1 = np.clip(np.ceil(allpx.max(axis=0)).astype(int) + 4, 0, [cw, ch])
-    if x1 <= x0 or y1 <= y0:
-        return
-    origin = np.array([x0, y0], float)
-    roi_mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    colour = np.zeros((y1 - y0, x1 - x0, 3), np.uint8)
-    skin = np.array(hand.skin_bgr, float)
-    for i, p in enumerate(pix):
-        pts = np.round((p - origin) * 16).astype(np.int32)
-        col = skin if (i != 0 or hand.sleeve_bgr is None) else np.array(hand.sleeve_bgr, float)
-        cv2.fillPoly(roi_mask, [pts], 255, cv2.LINE_AA, 4)
-        cv2.fillPoly(colour, [pts], col.tolist(), cv2.LINE_AA, 4)
-    # Round shapes look round when their edges fall off: shade by distance to the outline.
-    binary = (roi_mask > 127).astype(np.uint8)
-    dist = cv2.distanceTransform(binary, cv2.DIST_L2, 3)
-    scale = max(4.0, float(np.percentile(dist[binary > 0], 90)) if binary.any() else 4.0)
-    light = 0.55 + 0.5 * np.clip(dist / scale, 0, 1) ** 0.5
-    light = cv2.GaussianBlur(light.astype(np.float32), (0, 0), 2.0)
-    tex = rng.normal(1.0, 0.02, (max(1, (y1 - y0) // 6), max(1, (x1 - x0) // 6)))
-    tex = cv2.resize(tex.astype(np.float32), (x1 - x0, y1 - y0), interpolation=cv2.INTER_CUBIC)
-    shaded = colour.astype(np.float32) * (light * tex)[..., None]
-    alpha = roi_mask.astype(np.float32)[..., None] / 255.0
-    roi = canvas[y0:y1, x0:x1].astype(np.float32)
-    canvas[y0:y1, x0:x1] = np.clip(roi * (1 - alpha) + shaded * alpha, 0, 255).astype(np.uint8)
-    hand_mask[y0:y1, x0:x1] = np.where(binary > 0, 255, 0).astype(np.uint8)
 
 
 # -- truth ------------------------------------------------------------------------------------

@@ -56,8 +56,10 @@ class Hand:
     tip_mm: tuple[float, float]
     height_mm: float = 90.0
     skin_bgr: tuple[int, int, int] = (140, 170, 220)
-    spread: float = 0.5
+    spread: float = 0.5  # 0 = fingers together, 1 = spread wide
     sleeve_bgr: tuple[int, int, int] | None = None
+    left: bool = False
+    curl: float = 0.3  # 0 = flat fingers, 1 = curled as if picking up a piece
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,7 @@ def random_lighting(rng: np.random.Generator, hard: bool = True) -> Lighting:
     if rng.random() < (0.45 if hard else 0.1):
         for _ in range(int(rng.integers(1, 3))):
             glare.append((float(rng.uniform(0.1, 0.9)), float(rng.uniform(0.1, 0.9)),
-                          float(rng.uniform(0.04, 0.18)), float(rng.uniform(0.25, 0.8))))
+                          float(rng.uniform(0.02, 0.09)), float(rng.uniform(0.3, 0.9))))
     warm = rng.uniform(-0.18, 0.18) * spread
     return Lighting(
         exposure=float(np.exp(rng.uniform(-0.45, 0.35) * spread)),
@@ -202,7 +204,8 @@ def random_hand(layout: Layout, rng: np.random.Generator) -> Hand:
     if rng.random() < 0.5:
         sleeve = tuple(int(v) for v in rng.integers(20, 220, size=3))
     return Hand(entry, tip, float(rng.uniform(40.0, 160.0)), skin,
-                float(rng.uniform(0.0, 1.0)), sleeve)
+                float(rng.uniform(0.0, 1.0)), sleeve, bool(rng.random() < 0.3),
+                float(rng.uniform(0.0, 0.9)))
 
 
 def random_scene(

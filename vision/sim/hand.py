@@ -106,6 +106,8 @@ def draw_hand(canvas: np.ndarray, hand_mask: np.ndarray, hand: Hand,
               rng: np.random.Generator) -> None:
     """Paint the hand onto the canvas and mark it in ``hand_mask`` (255 = hand)."""
     ch, cw = canvas.shape[:2]
+    if not parts_px:
+        return
     allpx = np.concatenate([p for _, p, _ in parts_px])
     x0, y0 = np.clip(np.floor(allpx.min(axis=0)).astype(int) - 4, 0, [cw, ch])
     x1, y1 = np.clip(np.ceil(allpx.max(axis=0)).astype(int) + 4, 0, [cw, ch])
@@ -125,7 +127,7 @@ def draw_hand(canvas: np.ndarray, hand_mask: np.ndarray, hand: Hand,
         cv2.fillPoly(colour, [pts], col.tolist(), cv2.LINE_AA, 4)
         if part.kind in ("finger", "thumb"):
             cv2.polylines(colour, [pts], True, crease, 1, cv2.LINE_AA, 4)
-            if nail_px is not None:
+            if nail_px is not None and len(nail_px) >= 3:
                 cv2.fillPoly(colour, [np.round((nail_px - origin) * 16).astype(np.int32)],
                              nail_col, cv2.LINE_AA, 4)
     # Roundness: light falls off towards the outline (worked out at 1/4 size: it is smooth).

@@ -99,8 +99,9 @@ def render(scene: Scene, pose: CameraPose, rng: np.random.Generator | None = Non
     draw_solids(canvas, solids, view, scene.lighting.direction)
     hand_mask = np.zeros(canvas.shape[:2], np.uint8)
     if scene.hand is not None:
-        parts_px = [(p, view.px(p.polygon), None if p.nail is None else view.px(p.nail))
-                    for p in hand]
+        parts_px = [(p, view.px_polygon(p.polygon),
+                     None if p.nail is None else view.px_polygon(p.nail)) for p in hand]
+        parts_px = [(p, px, nail) for p, px, nail in parts_px if len(px) >= 3]
         draw_hand(canvas, hand_mask, scene.hand, parts_px, rng)
     truth = make_truth(scene, view, towers, hand_mask)
     frame = view.distort(canvas)
@@ -134,6 +135,26 @@ class _View:
         z = np.maximum(cam[:, 2:3], 1e-6)
         return (cam[:, :2] / z) * self._K[0, 0] + self._K[:2, 2] + self.margin
 
+    def px_polygon(self, polygon_mm: np.ndarray, near_mm: float = 20.0) -> np.ndarray:
+        """Canvas pixels of a polygon, cut where it passes behind the camera (a forearm
+        reaching in from the photographer's side does). May return fewer than 3 points."""
+        pts = np.asarray(polygon_mm, float).reshape(-1, 3) * np.array([1.0, 1.0, -1.0])
+        cam = pts @ self._R.T + self._t
+        inside = cam[:, 2] >= near_mm
+        if not inside.all():
+            kept = []
+            for i in range(len(cam)):
+                a, b = cam[i], cam[(i + 1) % len(cam)]
+                if a[2] >= near_mm:
+                    kept.append(a)
+                if (a[2] >= near_mm) != (b[2] >= near_mm):
+                    t = (near_mm - a[2]) / (b[2] - a[2])
+                    kept.append(a + t * (b - a))
+            cam = np.array(kept).reshape(-1, 3)
+        if len(cam) == 0:
+            return np.zeros((0, 2))
+        return (cam[:, :2] / cam[:, 2:3]) * self._K[0, 0] + self._K[:2, 2] + self.margin
+
     def to_frame(self, canvas_px: np.ndarray) -> np.ndarray:
         return self.pose.distort_pixels(canvas_px - self.margin)
 
@@ -158,20 +179,21 @@ def _distortion_maps(pose: CameraPose, margin: int) -> tuple[np.ndarray, np.ndar
     if key in _MAP_CACHE:
         return _MAP_CACHE[key]
     w, h = pose.image_size
-    step = 8
-    gx = np.arange(0, w + step, step, dtype=float)
-    gy = np.arange(0, h + step, step, dtype=float)
+    step = 16
+    nx, ny = -(-w // step), -(-h // step)
+    # Nodes sit where cv2.resize puts source pixel centres, one extra node on every side, so
+    # plain bilinear resizing interpolates them exactly (and never extrapolates).
+    gx = (np.arange(-1, nx + 1) + 0.5) * step - 0.5
+    gy = (np.arange(-1, ny + 1) + 0.5) * step - 0.5
     xx, yy = np.meshgrid(gx, gy)
     src = pose.undistort_pixels(np.column_stack([xx.ravel(), yy.ravel()])) + margin
-    sx = src[:, 0].reshape(xx.shape).astype(np.float32)
-    sy = src[:, 1].reshape(xx.shape).astype(np.float32)
-    # Upsample so that coarse node k lands exactly on pixel k * step (cv2.resize would align
-    # pixel areas instead, shifting everything by a fraction of a step).
-    inverse = np.array([[1.0 / step, 0, 0], [0, 1.0 / step, 0]])
-    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
-    map_x = cv2.warpAffine(sx, inverse, (w, h), flags=flags, borderMode=cv2.BORDER_REPLICATE)
-    map_y = cv2.warpAffine(sy, inverse, (w, h), flags=flags, borderMode=cv2.BORDER_REPLICATE)
-    map_x, map_y = cv2.convertMaps(map_x, map_y, cv2.CV_16SC2)
+    size = ((nx + 2) * step, (ny + 2) * step)
+    maps = []
+    for column in (0, 1):
+        coarse = src[:, column].reshape(xx.shape).astype(np.float32)
+        maps.append(cv2.resize(coarse, size, interpolation=cv2.INTER_LINEAR)[
+            step:step + h, step:step + w])
+    map_x, map_y = cv2.convertMaps(maps[0], maps[1], cv2.CV_16SC2)
     if len(_MAP_CACHE) > 8:
         _MAP_CACHE.clear()
     _MAP_CACHE[key] = (map_x, map_y)
@@ -409,7 +431,9 @@ def cast_shadows(canvas: np.ndarray, scene: Scene, view: _View, solids: list[Sol
     if hand_polys:
         hand_mask = np.zeros_like(mask)
         for poly in hand_polys:
-            shadow = view.px(_shadow_points(poly, light)) / s
+            shadow = view.px_polygon(_shadow_points(poly, light)) / s
+            if len(shadow) < 3:
+                continue
             cv2.fillPoly(hand_mask, [np.round(shadow * 16).astype(np.int32)], strength * 0.8,
                          cv2.LINE_AA, 4)
         mask = np.maximum(mask, cv2.GaussianBlur(hand_mask, (0, 0), 6.0))
@@ -518,13 +542,13 @@ _NOISE_TILE: dict[str, np.ndarray] = {}
 
 
 def _noise_tile() -> np.ndarray:
-    """A fixed block of unit Gaussian noise (x16, int16). Frames take it from a random offset:
-    drawing fresh noise for every pixel would cost more than the rest of the frame."""
+    """A fixed block of Gaussian noise, sigma 16 around 128 (uint8). Frames take it from a
+    random offset: drawing fresh noise for every pixel would cost more than the whole frame."""
     if "tile" not in _NOISE_TILE:
         tile = np.empty((1400, 1800, 3), np.int16)
         cv2.setRNGSeed(1234)
-        cv2.randn(tile, 0, 16)
-        _NOISE_TILE["tile"] = tile
+        cv2.randn(tile, 128, 16)
+        _NOISE_TILE["tile"] = np.clip(tile, 0, 255).astype(np.uint8)
     return _NOISE_TILE["tile"]
 
 
@@ -561,8 +585,8 @@ def photometric(frame: np.ndarray, scene: Scene, rng: np.random.Generator) -> np
         tile = _noise_tile()
         oy = int(rng.integers(0, tile.shape[0] - h + 1))
         ox = int(rng.integers(0, tile.shape[1] - w + 1))
-        out = cv2.addWeighted(out, 1.0, tile[oy:oy + h, ox:ox + w], scene.noise_sigma / 16.0,
-                              0.0, dtype=cv2.CV_8U)
+        gain = scene.noise_sigma / 16.0
+        out = cv2.addWeighted(out, 1.0, tile[oy:oy + h, ox:ox + w], gain, -128.0 * gain)
     if scene.jpeg_quality is not None:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(scene.jpeg_quality)])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)

@@ -110,12 +110,28 @@ def piece_pitch(shape: str, height: float) -> float:
     return roof_pitch(height) if shape == "roof" else height
 
 
+_PIECE_TEMPLATES: dict[tuple[str, float, float], Solid] = {}
+
+
 def piece(shape: str, x: float, y: float, level: int, diameter: float, height: float,
           colour: np.ndarray) -> Solid:
-    """The ``level``-th piece (0 = bottom) of a tower of the layout's piece shape."""
-    z0 = level * piece_pitch(shape, height)
-    make = roof if shape == "roof" else disc
-    return make(x, y, z0, diameter / 2.0, height, colour)
+    """The ``level``-th piece (0 = bottom) of a tower of the layout's piece shape.
+
+    All pieces of a game share one shape, so it is built once at the origin and moved."""
+    key = (shape, diameter, height)
+    template = _PIECE_TEMPLATES.get(key)
+    if template is None:
+        make = roof if shape == "roof" else disc
+        segments = 16 if diameter < 20 else 24  # small stones are only a few pixels wide
+        template = make(0.0, 0.0, 0.0, diameter / 2.0, height, np.zeros(3), segments)
+        _PIECE_TEMPLATES[key] = template
+    off = np.array([x, y, level * piece_pitch(shape, height)])
+    return Solid(
+        [Face(f.verts + off, f.normal, colour, gloss=f.gloss) for f in template.faces],
+        [Band(b.bottom + off, b.top + off, b.normals, colour, b.gloss, b.seam_below)
+         for b in template.bands],
+        ground_xy=(x, y),
+    )
 
 
 # -- dice ---------------------------------------------------------------------------------

@@ -27,7 +27,6 @@ from vision.sim.hand import draw_hand, hand_parts
 from vision.sim.scene import Scene
 from vision.sim.solids import (
     Band,
-    Face,
     Solid,
     die,
     fill,
@@ -340,7 +339,7 @@ def draw_solids(canvas: np.ndarray, solids: list[Solid], view: _View, light: np.
     """All solids in painter's order (far to near). The round sides of every piece are
     projected and shaded in one numpy batch first, so the per-solid loop only draws."""
     prepared = _prepare_bands(solids, view, light)
-    camera = view.camera
+    faces = _prepare_faces(solids, view, light)
     order = sorted(range(len(solids)), key=lambda k: view.depth_key(solids[k]))
     for k in order:
         solid = solids[k]
@@ -359,15 +358,53 @@ def draw_solids(canvas: np.ndarray, solids: list[Solid], view: _View, light: np.
                 cv2.fillConvexPoly(canvas, quads[j], colours[j], cv2.LINE_8, 4)
             if seam is not None:
                 cv2.polylines(canvas, list(quads[idx, :2]), False, seam, 1, cv2.LINE_AA, 4)
+        for face_px, colour, pips, pip_colour in faces.get(k, ()):
+            cv2.fillConvexPoly(canvas, face_px, colour, cv2.LINE_AA, 4)
+            for pip in pips:
+                cv2.fillConvexPoly(canvas, pip, pip_colour, cv2.LINE_AA, 4)
+
+
+def _prepare_faces(solids: list[Solid], view: _View, light: np.ndarray) -> dict[int, list]:
+    """Per solid: its camera-facing flat faces as (fixed-point polygon, colour, pip polygons,
+    pip colour), projected and shaded in one batch."""
+    owners, faces = [], []
+    for k, solid in enumerate(solids):
         for f in solid.faces:
-            if (camera - f.verts.mean(axis=0)) @ f.normal <= 0:
-                continue
-            fill(canvas, view.px(f.verts), shade(f, light, AMBIENT))
-            if f.pips:
-                lit = shade(Face(f.verts, f.normal, f.pip_colour, gloss=0.05), light, AMBIENT)
-                pips = view.px(np.concatenate(f.pips)).reshape(len(f.pips), -1, 2)
-                for pip in pips:
-                    fill(canvas, pip, lit)
+            owners.append(k)
+            faces.append(f)
+    if not faces:
+        return {}
+    sizes = np.array([len(f.verts) for f in faces])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    verts = np.concatenate([f.verts for f in faces])
+    centroids = np.add.reduceat(verts, starts, axis=0) / sizes[:, None]
+    normals = np.stack([f.normal for f in faces])
+    visible = np.sum((view.camera - centroids) * normals, axis=1) > 0
+    base = np.stack([f.colour for f in faces])
+    gloss = np.array([f.gloss for f in faces])[:, None]
+    colours = shade(base, normals, light, AMBIENT, gloss).tolist()
+    polys = np.split(np.round(view.px(verts) * 16).astype(np.int32), np.cumsum(sizes)[:-1])
+    pip_faces = [i for i in np.flatnonzero(visible) if faces[i].pips]
+    pip_polys: dict[int, list[np.ndarray]] = {}
+    if pip_faces:
+        pts = np.concatenate([p for i in pip_faces for p in faces[i].pips])
+        flat = np.round(view.px(pts) * 16).astype(np.int32)
+        cursor = 0
+        for i in pip_faces:
+            out = []
+            for p in faces[i].pips:
+                out.append(flat[cursor:cursor + len(p)])
+                cursor += len(p)
+            pip_polys[i] = out
+    prepared: dict[int, list] = {}
+    for i in np.flatnonzero(visible):
+        f = faces[i]
+        pip_colour = None
+        if f.pips:
+            pip_colour = shade(f.pip_colour, f.normal, light, AMBIENT, 0.05).tolist()
+        prepared.setdefault(owners[i], []).append(
+            (polys[i], colours[i], pip_polys.get(i, []), pip_colour))
+    return prepared
 
 
 def _prepare_bands(solids: list[Solid], view: _View, light: np.ndarray) -> dict[int, list]:
@@ -390,9 +427,7 @@ def _prepare_bands(solids: list[Solid], view: _View, light: np.ndarray) -> dict[
         nxt = np.roll(np.arange(n), -1)
         mids = (bottoms + tops[:, nxt]) / 2
         visible = np.sum((view.camera - mids) * normals, axis=2) > 0
-        lam = np.maximum(0.0, normals @ light)[..., None]
-        colours = np.clip(base[:, None, :] * (AMBIENT + (1.0 - AMBIENT) * lam)
-                          + 255.0 * gloss[:, None, None] * lam ** 8 * 0.3, 0, 255).tolist()
+        colours = shade(base[:, None, :], normals, light, AMBIENT, gloss[:, None, None]).tolist()
         quads = np.round(np.stack([pb, pb[:, nxt], pt[:, nxt], pt], axis=2) * 16).astype(np.int32)
         for row, (k, band) in enumerate(items):
             seam = (0.3 * band.colour).tolist() if band.seam_below else None
@@ -417,16 +452,23 @@ def cast_shadows(canvas: np.ndarray, scene: Scene, view: _View, solids: list[Sol
     mask = np.zeros((ch // s + 1, cw // s + 1), np.float32)
     dice = [d.points for d in solids if d.casts_shadow and d.silhouette_colour is not None]
     casters = list(towers.values()) + dice
-    for pts in casters:
-        shadow = view.px(_shadow_points(pts, light)) / s
-        hull = cv2.convexHull(shadow.astype(np.float32)).reshape(-1, 2)
-        cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), strength, cv2.LINE_AA, 4)
-    for pts in casters:  # contact shadow: darkest right where a thing touches the table
-        base = pts[pts[:, 2] < 0.5]
-        if len(base) >= 3:
-            hull = cv2.convexHull((view.px(base) / s).astype(np.float32)).reshape(-1, 2)
-            cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32),
-                               min(0.85, strength + 0.3), cv2.LINE_AA, 4)
+    if casters:
+        sizes = np.cumsum([len(p) for p in casters])[:-1]
+        everything = np.concatenate(casters)
+        shadows = np.split(view.px(_shadow_points(everything, light)) / s, sizes)
+        grounds = np.split(view.px(everything) / s, sizes)
+        touching = np.split(everything[:, 2] < 0.5, sizes)
+        contact = min(0.85, strength + 0.3)
+        for shadow in shadows:
+            hull = cv2.convexHull(shadow.astype(np.float32)).reshape(-1, 2)
+            cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), strength,
+                               cv2.LINE_AA, 4)
+        # Contact shadow: darkest right where a thing touches the table.
+        for ground, touch in zip(grounds, touching, strict=True):
+            if touch.sum() >= 3:
+                hull = cv2.convexHull(ground[touch].astype(np.float32)).reshape(-1, 2)
+                cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), contact,
+                                   cv2.LINE_AA, 4)
     mask = cv2.GaussianBlur(mask, (0, 0), 1.2)
     if hand_polys:
         hand_mask = np.zeros_like(mask)

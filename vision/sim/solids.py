@@ -238,19 +238,12 @@ def flat_card(x: float, y: float, half_w: float, half_h: float, angle_deg: float
     return Solid([Face(top, UP.copy(), colour, gloss=0.1)], ground_xy=(x, y))
 
 
-def shade(face: Face, light: np.ndarray, ambient: float) -> np.ndarray:
-    """Lambert shading plus a touch of sheen on glossy faces."""
-    lambert = max(0.0, float(face.normal @ light))
-    return np.clip(face.colour * (ambient + (1.0 - ambient) * lambert)
-                   + 255.0 * face.gloss * lambert ** 8 * 0.3, 0, 255)
-
-
-def shade_many(colour: np.ndarray, normals: np.ndarray, light: np.ndarray, ambient: float,
-               gloss: float) -> np.ndarray:
-    """Vectorised :func:`shade` for many faces of one colour: (N, 3) BGR."""
-    lambert = np.maximum(0.0, normals @ light)[:, None]
-    return np.clip(colour * (ambient + (1.0 - ambient) * lambert)
-                   + 255.0 * gloss * lambert ** 8 * 0.3, 0, 255)
+def shade(colour: np.ndarray, normals: np.ndarray, light: np.ndarray, ambient: float,
+          gloss: np.ndarray | float) -> np.ndarray:
+    """Lambert shading plus a touch of sheen on glossy faces, for many faces at once:
+    ``colour`` (..., 3) base BGR, ``normals`` (..., 3), ``gloss`` broadcastable to (..., 1)."""
+    lam = np.maximum(0.0, normals @ light)[..., None]
+    return np.clip(colour * (ambient + (1.0 - ambient) * lam) + 76.5 * gloss * lam ** 8, 0, 255)
 
 
 def fill(img: np.ndarray, px: np.ndarray, colour) -> None:

@@ -120,10 +120,10 @@ def test_truth_matches_scene_and_pixels(layouts):
     assert not truth.fields["B1"].occupied and truth.fields["B1"].top is None
     assert sum(f.occupied for f in truth.fields.values()) == 3
     assert all(f.visible for f in truth.fields.values())
-    # The pixel at each field centre shows the top piece's colour, or the bare board.
+    # The pixel at each tower's top shows the top piece's colour, or the bare board.
     frame = out.frame.astype(int)
     for name, colour in (("A0", "#c62828"), ("C2", "#f9c80e"), ("B1", "#e8dcc0")):
-        x, y = (int(round(v)) for v in truth.fields[name].centre_px)
+        x, y = (int(round(v)) for v in truth.fields[name].top_px)
         hexcol = colour.lstrip("#")
         expected = np.array([int(hexcol[4:6], 16), int(hexcol[2:4], 16), int(hexcol[0:2], 16)])
         patch = frame[y - 2:y + 3, x - 2:x + 3].reshape(-1, 3).mean(axis=0)
@@ -224,3 +224,17 @@ def test_die_top_face_shows_its_value(value, layouts):
     count, _, stats, _ = cv2.connectedComponentsWithStats(dark)
     pips = sum(1 for s in stats[1:] if s[cv2.CC_STAT_AREA] >= 4)
     assert pips == value
+
+
+def test_tower_top_truth_in_an_oblique_view(layouts):
+    layout = layouts["just4fun"]
+    scene = clean(Scene(layout, stacks={"C3": ["red", "red", "red", "red", "blue"]},
+                        table="plain"))
+    pose = CameraPose(height_mm=450, tilt_deg=38, yaw_deg=20, k1=-0.03, image_size=SMALL,
+                      target_mm=(145, 145))
+    out = render(scene, pose, np.random.default_rng(8))
+    f = out.truth.fields["C3"]
+    assert np.hypot(f.top_px[0] - f.centre_px[0], f.top_px[1] - f.centre_px[1]) > 10
+    x, y = (int(round(v)) for v in f.top_px)
+    b, g, r = out.frame[y - 1:y + 2, x - 1:x + 2].reshape(-1, 3).mean(axis=0)
+    assert b > r + 40  # blue on top, although four red stones lie under it

@@ -42,6 +42,7 @@ HIDDEN_SHARE = 0.01
 BOARD_THICKNESS_MM = 3.0
 AMBIENT = 0.5
 SHADOW_SCALE = 4  # shadows are drawn at 1/4 resolution and blurred: they are soft anyway
+LAMP_SPREAD_MM = 45.0  # how far from the lamp's mirror point glossy tops still shine
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,8 @@ class FieldTruth:
     height: int
     colours: tuple[str, ...]
     occluded: bool
-    centre_px: tuple[float, float]
+    centre_px: tuple[float, float]  # the field's centre on the board
+    top_px: tuple[float, float]  # the middle of the tower's top (= centre_px when empty)
 
     @property
     def visible(self) -> bool:
@@ -304,9 +306,11 @@ def build_solids(scene: Scene, view: _View, rng: np.random.Generator
     towers: dict[str, np.ndarray] = {}
     for name, colours in scene.stacks.items():
         f = layout.fields[name]
-        # Pieces are placed by hand: a little off centre, each a little off the one below.
-        x = f.x_mm + rng.normal(0, spec.diameter_mm * 0.04)
-        y = f.y_mm + rng.normal(0, spec.diameter_mm * 0.04)
+        # Pieces are placed by hand: off centre (but on their field), each a little off the
+        # one below.
+        slack = max(0.1 * spec.diameter_mm, 0.45 * (f.size_mm - spec.diameter_mm))
+        x = f.x_mm + float(np.clip(rng.normal(0, 0.06 * spec.diameter_mm), -slack, slack))
+        y = f.y_mm + float(np.clip(rng.normal(0, 0.06 * spec.diameter_mm), -slack, slack))
         pts = []
         for level, colour in enumerate(colours):
             px = x + rng.normal(0, spec.diameter_mm * 0.015)
@@ -382,7 +386,17 @@ def _prepare_faces(solids: list[Solid], view: _View, light: np.ndarray) -> dict[
     visible = np.sum((view.camera - centroids) * normals, axis=1) > 0
     base = np.stack([f.colour for f in faces])
     gloss = np.array([f.gloss for f in faces])[:, None]
-    colours = shade(base, normals, light, AMBIENT, gloss).tolist()
+    colours = shade(base, normals, light, AMBIENT, gloss)
+    # Glossy flat tops mirror the lamp: those near where its reflection reaches the camera
+    # wash out towards white (a hard case for reading a stone's colour).
+    flat = normals[:, 2] > 0.99
+    if flat.any() and light[2] > 0.05:
+        reach = (view.camera[2] - centroids[flat, 2]) / light[2]
+        mirror = view.camera[:2] + reach[:, None] * light[:2]
+        d2 = np.sum((centroids[flat, :2] - mirror) ** 2, axis=1)
+        sheen = np.minimum(0.7, 1.6 * gloss[flat, 0] * np.exp(-d2 / (2 * LAMP_SPREAD_MM ** 2)))
+        colours[flat] += (255.0 - colours[flat]) * sheen[:, None]
+    colours = colours.tolist()
     polys = np.split(np.round(view.px(verts) * 16).astype(np.int32), np.cumsum(sizes)[:-1])
     pip_faces = [i for i in np.flatnonzero(visible) if faces[i].pips]
     pip_polys: dict[int, list[np.ndarray]] = {}
@@ -518,11 +532,17 @@ def make_truth(scene: Scene, view: _View, towers: dict[str, np.ndarray],
     names = list(layout.fields)
     flat = np.array([[layout.fields[n].x_mm, layout.fields[n].y_mm, 0.0] for n in names])
     centres = view.to_frame(view.px(flat))
+    tops_mm = flat.copy()
+    for i, name in enumerate(names):
+        if name in towers:
+            pts = towers[name]
+            tops_mm[i] = pts[pts[:, 2] >= pts[:, 2].max() - 1e-6].mean(axis=0)
+    tops = view.to_frame(view.px(tops_mm))
     if any_hand:
         ys, xs = np.nonzero(hand_mask)
         hand_box = (xs.min(), ys.min(), xs.max(), ys.max())
     fields = {}
-    for name, centre in zip(names, centres, strict=True):
+    for name, centre, top in zip(names, centres, tops, strict=True):
         f = layout.fields[name]
         colours = tuple(scene.stacks.get(name, ()))
         occluded = False
@@ -541,7 +561,8 @@ def make_truth(scene: Scene, view: _View, towers: dict[str, np.ndarray],
             occluded = near and _covered_share(hand_mask, region) > OCCLUSION_SHARE
         fields[name] = FieldTruth(name, bool(colours), colours[-1] if colours else None,
                                   len(colours), colours, bool(occluded),
-                                  (float(centre[0]), float(centre[1])))
+                                  (float(centre[0]), float(centre[1])),
+                                  (float(top[0]), float(top[1])))
     spec = layout.markers
     corners = []
     visible = []

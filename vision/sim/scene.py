@@ -17,6 +17,7 @@ from companion.layout import Layout
 VISION_MAX_STACK = 5
 DIE_SIZE_MM = 16.0
 TABLE_KINDS = ("wood", "dark_wood", "cloth", "mottled", "plain")
+TABLE_WEIGHTS = (0.35, 0.15, 0.15, 0.15, 0.2)  # kitchen and club tables are mostly wood
 SKIN_TONES_BGR = (
     (170, 195, 235), (140, 170, 220), (110, 145, 200), (80, 115, 165), (60, 85, 125),
     (150, 180, 225),
@@ -131,7 +132,7 @@ def random_lighting(rng: np.random.Generator, hard: bool = True) -> Lighting:
         for _ in range(int(rng.integers(1, 3))):
             glare.append((float(rng.uniform(0.1, 0.9)), float(rng.uniform(0.1, 0.9)),
                           float(rng.uniform(0.02, 0.09)), float(rng.uniform(0.3, 0.9))))
-    warm = rng.uniform(-0.18, 0.18) * spread
+    warm = rng.uniform(-0.12, 0.12) * spread
     return Lighting(
         exposure=float(np.exp(rng.uniform(-0.45, 0.35) * spread)),
         white_balance=(float(1.0 - warm + rng.uniform(-0.04, 0.04)),
@@ -246,7 +247,7 @@ def random_scene(
         dice=random_dice(layout, rng, dice),
         hand=hand,
         lighting=random_lighting(rng, hard),
-        table=TABLE_KINDS[int(rng.integers(len(TABLE_KINDS)))],
+        table=str(rng.choice(TABLE_KINDS, p=TABLE_WEIGHTS)),
         noise_sigma=float(rng.uniform(1.0, 6.0) if hard else rng.uniform(0.5, 2.0)),
         blur_sigma=float(rng.uniform(0.0, 1.4) if hard else rng.uniform(0.0, 0.6)),
         jpeg_quality=int(rng.integers(55, 96)) if hard else 92,

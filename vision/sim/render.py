@@ -335,6 +335,11 @@ def build_solids(scene: Scene, view: _View, rng: np.random.Generator
                          half + 6 + rng.uniform(0, 15), rng.uniform(-15, 15), colour)
         card.casts_shadow = False
         solids.append(card)
+    for c in scene.clutter:
+        card = flat_card(c.x_mm, c.y_mm, c.width_mm / 2, c.length_mm / 2, c.angle_deg,
+                         _jitter(hex_to_bgr(c.colour), rng, 0.04), thickness=0.4)
+        card.casts_shadow = False
+        solids.append(card)
     # Tower order stays bottom-up after the (stable) painter's sort: same ground point.
     return solids, towers
 
@@ -601,6 +606,17 @@ def make_truth(scene: Scene, view: _View, towers: dict[str, np.ndarray],
 
 
 # -- camera response --------------------------------------------------------------------------
+def _motion_kernel(length: float, angle_deg: float) -> np.ndarray:
+    size = int(math.ceil(length)) | 1
+    kernel = np.zeros((size, size), np.float32)
+    c = size // 2
+    a = math.radians(angle_deg)
+    dx, dy = math.cos(a) * (length - 1) / 2, math.sin(a) * (length - 1) / 2
+    cv2.line(kernel, (int(round((c - dx) * 16)), int(round((c - dy) * 16))),
+             (int(round((c + dx) * 16)), int(round((c + dy) * 16))), 1.0, 1, cv2.LINE_AA, 4)
+    return kernel / kernel.sum()
+
+
 _NOISE_TILE: dict[str, np.ndarray] = {}
 
 
@@ -644,6 +660,8 @@ def photometric(frame: np.ndarray, scene: Scene, rng: np.random.Generator) -> np
         out = cv2.add(out, cv2.cvtColor(add, cv2.COLOR_GRAY2BGR))
     if scene.blur_sigma > 0.05:
         out = cv2.GaussianBlur(out, (0, 0), scene.blur_sigma)
+    if scene.motion_blur_px >= 1.0:
+        out = cv2.filter2D(out, -1, _motion_kernel(scene.motion_blur_px, scene.motion_blur_deg))
     if scene.noise_sigma > 0:
         tile = _noise_tile()
         oy = int(rng.integers(0, tile.shape[0] - h + 1))

@@ -64,6 +64,19 @@ class Hand:
 
 
 @dataclass(frozen=True)
+class Card:
+    """Something flat on the table (a playing card, a score pad, a coaster): clutter that
+    must not be mistaken for a board or a marker. ``colour`` is #rrggbb."""
+
+    x_mm: float
+    y_mm: float
+    width_mm: float
+    length_mm: float
+    angle_deg: float
+    colour: str = "#f0f0f0"
+
+
+@dataclass(frozen=True)
 class Lighting:
     """Room light and camera response.
 
@@ -103,6 +116,9 @@ class Scene:
     blur_sigma: float = 0.6
     jpeg_quality: int | None = 90
     markers_hidden: frozenset[int] = frozenset()
+    clutter: tuple[Card, ...] = ()
+    motion_blur_px: float = 0.0  # length of a camera-shake smear
+    motion_blur_deg: float = 0.0
 
     def __post_init__(self) -> None:
         for name, colours in self.stacks.items():
@@ -128,7 +144,7 @@ def playable_fields(layout: Layout) -> list[str]:
 def random_lighting(rng: np.random.Generator, hard: bool = True) -> Lighting:
     spread = 1.0 if hard else 0.4
     glare = []
-    if rng.random() < (0.45 if hard else 0.1):
+    if rng.random() < (0.25 if hard else 0.05):
         for _ in range(int(rng.integers(1, 3))):
             glare.append((float(rng.uniform(0.1, 0.9)), float(rng.uniform(0.1, 0.9)),
                           float(rng.uniform(0.02, 0.09)), float(rng.uniform(0.3, 0.9))))
@@ -209,6 +225,35 @@ def random_hand(layout: Layout, rng: np.random.Generator) -> Hand:
                 float(rng.uniform(0.0, 0.9)))
 
 
+CARD_COLOURS = ("#f4f4f0", "#fafafa", "#d6322b", "#2a5bd7", "#f2c200", "#222222", "#3c9a3c")
+
+
+def random_clutter(layout: Layout, rng: np.random.Generator, count: int) -> tuple[Card, ...]:
+    """Cards and pads around the board, clear of the board and of the marker cards."""
+    w, h = layout.board_size_mm
+    half = layout.markers.size_mm / 2.0 + 12.0
+    cards: list[Card] = []
+    for _ in range(count * 40):
+        if len(cards) == count:
+            break
+        cw, cl = (59.0, 91.0) if rng.random() < 0.7 else (100.0, 140.0)
+        x = float(rng.uniform(-250, w + 250))
+        y = float(rng.uniform(-250, h + 250))
+        reach = math.hypot(cw, cl) / 2 + 4
+        if -reach < x < w + reach and -reach < y < h + reach:
+            continue  # on or touching the board
+        if any(abs(x - mx) < half + reach and abs(y - my) < half + reach
+               for mx, my in layout.markers.centres_mm):
+            continue
+        if layout.dice_area_mm is not None:
+            x0, y0, x1, y1 = layout.dice_area_mm
+            if x0 - reach < x < x1 + reach and y0 - reach < y < y1 + reach:
+                continue
+        cards.append(Card(x, y, cw, cl, float(rng.uniform(0, 180)),
+                          CARD_COLOURS[int(rng.integers(len(CARD_COLOURS)))]))
+    return tuple(cards)
+
+
 def random_scene(
     layout: Layout,
     rng: np.random.Generator,
@@ -252,4 +297,7 @@ def random_scene(
         blur_sigma=float(rng.uniform(0.0, 1.4) if hard else rng.uniform(0.0, 0.6)),
         jpeg_quality=int(rng.integers(55, 96)) if hard else 92,
         markers_hidden=frozenset(hidden),
+        clutter=random_clutter(layout, rng, int(rng.integers(0, 4))) if hard else (),
+        motion_blur_px=float(rng.uniform(2, 9)) if hard and rng.random() < 0.12 else 0.0,
+        motion_blur_deg=float(rng.uniform(0, 180)),
     )

@@ -24,7 +24,7 @@ from vision.sim.board import (
 )
 from vision.sim.camera import CameraPose
 from vision.sim.hand import draw_hand, hand_parts
-from vision.sim.scene import Scene
+from vision.sim.scene import Cable, Scene
 from vision.sim.solids import (
     Band,
     Solid,
@@ -94,6 +94,8 @@ def render(scene: Scene, pose: CameraPose, rng: np.random.Generator | None = Non
     view = _View(pose)
     canvas = table_texture(scene.table, view.canvas_size, rng)
     draw_board(canvas, scene, view)
+    for cable in scene.cables:
+        draw_cable(canvas, cable, view)
     solids, towers = build_solids(scene, view, rng)
     hand = hand_parts(scene.hand) if scene.hand is not None else []
     cast_shadows(canvas, scene, view, solids, towers, [p.polygon for p in hand])
@@ -203,7 +205,7 @@ def _distortion_maps(pose: CameraPose, margin: int) -> tuple[np.ndarray, np.ndar
 
 # -- table and board --------------------------------------------------------------------------
 TABLE_PALETTES = {
-    "wood": ([70, 120, 170], [60, 105, 150], [95, 140, 185]),
+    "wood": ([70, 120, 170], [60, 105, 150], [95, 140, 185], [175, 205, 222]),
     "dark_wood": ([35, 55, 85], [30, 45, 65], [45, 70, 110]),
     "cloth": ([60, 110, 40], [90, 60, 30], [50, 50, 130], [70, 70, 70]),
     "mottled": ([150, 160, 170], [110, 130, 150], [180, 180, 175]),
@@ -287,6 +289,30 @@ def draw_board(canvas: np.ndarray, scene: Scene, view: _View) -> None:
         card = marker_card(marker_id, spec.size_mm, spec.dictionary)
         to_tex = mm_to_texture((cx - half, cy - half))
         _warp_into(canvas, card, view.canvas_homography @ np.linalg.inv(to_tex))
+
+
+def draw_cable(canvas: np.ndarray, cable: Cable, view: _View) -> None:
+    """A round cable: dark body, a faint highlight along its top. Parts behind the camera
+    are left out."""
+    pts = np.array(cable.points_mm, float)
+    ground = np.column_stack([pts, np.full(len(pts), cable.width_mm / 2)])
+    front = view.pose.in_front(ground) & (view.pose.to_camera(ground)[:, 2] > 50.0)
+    if front.sum() < 2:
+        return
+    px = view.px(ground)
+    # Width in pixels: project a sideways step where the cable is.
+    side = view.px(ground[front] + np.array([0.0, cable.width_mm, 0.0]))
+    width = max(1, int(round(float(np.median(np.linalg.norm(side - px[front], axis=1))))))
+    body = np.array(hex_to_bgr(cable.colour), float)
+    shine = np.clip(body * 0.8 + 60, 0, 255).tolist()
+    runs = np.split(np.arange(len(pts)), np.flatnonzero(np.diff(front.astype(int))) + 1)
+    for run in runs:
+        if not front[run[0]] or len(run) < 2:
+            continue
+        line = np.round(px[run] * 16).astype(np.int32)
+        cv2.polylines(canvas, [line], False, (body * 0.8).tolist(), width, cv2.LINE_AA, 4)
+        top = np.round((px[run] + (0, -width * 0.2)) * 16).astype(np.int32)
+        cv2.polylines(canvas, [top], False, shine, max(1, width // 4), cv2.LINE_AA, 4)
 
 
 # -- solids -----------------------------------------------------------------------------------

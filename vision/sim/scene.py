@@ -77,6 +77,15 @@ class Card:
 
 
 @dataclass(frozen=True)
+class Cable:
+    """A cable lying on the table (the camera's own, a phone charger): a long dark curve."""
+
+    points_mm: tuple[tuple[float, float], ...]
+    width_mm: float = 5.0
+    colour: str = "#1a1a1a"
+
+
+@dataclass(frozen=True)
 class Lighting:
     """Room light and camera response.
 
@@ -117,6 +126,7 @@ class Scene:
     jpeg_quality: int | None = 90
     markers_hidden: frozenset[int] = frozenset()
     clutter: tuple[Card, ...] = ()
+    cables: tuple[Cable, ...] = ()
     motion_blur_px: float = 0.0  # length of a camera-shake smear
     motion_blur_deg: float = 0.0
 
@@ -254,6 +264,37 @@ def random_clutter(layout: Layout, rng: np.random.Generator, count: int) -> tupl
     return tuple(cards)
 
 
+def random_cable(layout: Layout, rng: np.random.Generator, tries: int = 30) -> Cable | None:
+    """A cable sweeping in from outside the view and out again, clear of the board, the
+    markers and the dice area (or None if no such curve was found)."""
+    w, h = layout.board_size_mm
+    keep_out = [(-45.0, -45.0, w + 45.0, h + 45.0)]
+    if layout.dice_area_mm is not None:
+        x0, y0, x1, y1 = layout.dice_area_mm
+        keep_out.append((x0 - 15, y0 - 15, x1 + 15, y1 + 15))
+    centre = np.array([w / 2, h / 2])
+    for _ in range(tries):
+        a = rng.uniform(0, 2 * math.pi)
+        b = a + rng.uniform(0.4, 1.4) * rng.choice([-1, 1])
+        far = max(w, h) * 1.8
+        p0 = centre + far * np.array([math.cos(a), math.sin(a)])
+        p2 = centre + far * np.array([math.cos(b), math.sin(b)])
+        mid = (a + b) / 2
+        p1 = centre + max(w, h) * rng.uniform(0.75, 1.1) * np.array([math.cos(mid), math.sin(mid)])
+        t = np.linspace(0, 1, 48)[:, None]
+        curve = (1 - t) ** 2 * p0 + 2 * (1 - t) * t * p1 + t ** 2 * p2
+        clear = all(
+            not np.any((curve[:, 0] > x0) & (curve[:, 0] < x1) & (curve[:, 1] > y0)
+                       & (curve[:, 1] < y1))
+            for x0, y0, x1, y1 in keep_out
+        )
+        if clear:
+            colour = "#1a1a1a" if rng.random() < 0.7 else "#e8e8e8"
+            return Cable(tuple((float(x), float(y)) for x, y in curve),
+                         float(rng.uniform(3.5, 7.0)), colour)
+    return None
+
+
 def random_scene(
     layout: Layout,
     rng: np.random.Generator,
@@ -298,6 +339,8 @@ def random_scene(
         jpeg_quality=int(rng.integers(55, 96)) if hard else 92,
         markers_hidden=frozenset(hidden),
         clutter=random_clutter(layout, rng, int(rng.integers(0, 4))) if hard else (),
+        cables=tuple(c for c in [random_cable(layout, rng)] if c is not None)
+        if hard and rng.random() < 0.25 else (),
         motion_blur_px=float(rng.uniform(2, 9)) if hard and rng.random() < 0.12 else 0.0,
         motion_blur_deg=float(rng.uniform(0, 180)),
     )

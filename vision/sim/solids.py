@@ -183,8 +183,9 @@ def _rounded_square(corner: float, half: float, steps: int = 3) -> np.ndarray:
     return np.array(pts)
 
 
-_SQUARE = _rounded_square(0.16, 0.5)
-_SQUARE_HULL = _rounded_square(0.2, 0.515)
+# Real dice have well-rounded edges: the flat face stops short of the cube's outline.
+_SQUARE = _rounded_square(0.2, 0.48)
+_SQUARE_HULL = _rounded_square(0.26, 0.51)
 _PIP = np.column_stack([np.cos(np.linspace(0, 2 * math.pi, 12, endpoint=False)),
                         np.sin(np.linspace(0, 2 * math.pi, 12, endpoint=False))])
 
@@ -214,7 +215,7 @@ def die(x: float, y: float, value: int, angle_deg: float, size: float, body: np.
 
         verts = on_face(_SQUARE)
         hull_pts.append(on_face(_SQUARE_HULL))
-        pip_polys = [on_face(_PIP * 0.085 + np.array(p) * 0.27) for p in PIP_LAYOUT[v]]
+        pip_polys = [on_face(_PIP * 0.078 + np.array(p) * 0.26) for p in PIP_LAYOUT[v]]
         faces.append(Face(verts, n, body, pip_polys, pips, gloss=0.3, value=v))
     lift = -min(p[:, 2].min() for p in hull_pts)
     offset = np.array([x, y, lift])
@@ -224,7 +225,7 @@ def die(x: float, y: float, value: int, angle_deg: float, size: float, body: np.
     hull = np.concatenate(hull_pts) + offset
     # The hull face never shows: it only gives the dark rounded silhouette and the shadow.
     hull_face = Face(hull, -UP, body * 0.5)
-    return Solid(faces + [hull_face], ground_xy=(x, y), silhouette_colour=body * 0.55)
+    return Solid(faces + [hull_face], ground_xy=(x, y), silhouette_colour=body * 0.7)
 
 
 def flat_card(x: float, y: float, half_w: float, half_h: float, angle_deg: float,

@@ -238,3 +238,18 @@ def test_tower_top_truth_in_an_oblique_view(layouts):
     x, y = (int(round(v)) for v in f.top_px)
     b, g, r = out.frame[y - 1:y + 2, x - 1:x + 2].reshape(-1, 3).mean(axis=0)
     assert b > r + 40  # blue on top, although four red stones lie under it
+
+
+def test_pieces_that_stay_put_look_the_same_in_the_next_frame(layouts):
+    layout = layouts["just4fun"]
+    pose = CameraPose(height_mm=600, tilt_deg=20, image_size=SMALL, target_mm=(145, 145))
+    before = clean(Scene(layout, stacks={"B2": ["red", "blue"]}, seed=42))
+    after = clean(Scene(layout, stacks={"B2": ["red", "blue"], "E5": ["green"]}, seed=42))
+    a = render(before, pose, np.random.default_rng(1))
+    b = render(after, pose, np.random.default_rng(2))
+    x, y = (int(round(v)) for v in a.truth.fields["B2"].top_px)
+    patch = np.s_[y - 20:y + 20, x - 20:x + 20]
+    assert np.abs(a.frame[patch].astype(int) - b.frame[patch].astype(int)).mean() < 1.0
+    x, y = (int(round(v)) for v in b.truth.fields["E5"].top_px)
+    patch = np.s_[y - 5:y + 5, x - 5:x + 5]
+    assert np.abs(a.frame[patch].astype(int) - b.frame[patch].astype(int)).mean() > 30

@@ -43,6 +43,7 @@ BOARD_THICKNESS_MM = 3.0
 AMBIENT = 0.5
 SHADOW_SCALE = 4  # shadows are drawn at 1/4 resolution and blurred: they are soft anyway
 LAMP_SPREAD_MM = 45.0  # how far from the lamp's mirror point glossy tops still shine
+MAX_LEVELS = 8  # per-level placement jitter repeats above this (towers are never that tall)
 
 
 @dataclass(frozen=True)
@@ -89,10 +90,15 @@ class Rendered:
 
 
 def render(scene: Scene, pose: CameraPose, rng: np.random.Generator | None = None) -> Rendered:
-    """Draw ``scene`` as ``pose`` sees it. Same scene, pose and seed give the same frame."""
+    """Draw ``scene`` as ``pose`` sees it. Same scene, pose and seed give the same frame.
+
+    The table, where pieces lie on their fields and their exact shades follow ``scene.seed``;
+    ``rng`` drives what changes from frame to frame (sensor noise, hand skin, cover cards).
+    So a game filmed frame by frame keeps one scene seed and passes a fresh ``rng`` each time.
+    """
     rng = np.random.default_rng(0) if rng is None else rng
     view = _View(pose)
-    canvas = table_texture(scene.table, view.canvas_size, rng)
+    canvas = table_texture(scene.table, view.canvas_size, np.random.default_rng(scene.seed))
     draw_board(canvas, scene, view)
     for cable in scene.cables:
         draw_cable(canvas, cable, view)
@@ -330,18 +336,27 @@ def build_solids(scene: Scene, view: _View, rng: np.random.Generator
     spec = layout.piece
     solids: list[Solid] = []
     towers: dict[str, np.ndarray] = {}
+    # How each piece lies and its exact shade come from the scene's own seed, per field and
+    # level, so a piece that stays put looks the same in every frame of a game.
+    stable = np.random.default_rng(scene.seed)
+    n_fields = len(layout.fields)
+    index = {name: i for i, name in enumerate(layout.fields)}
+    field_shift = stable.normal(0, 0.06 * spec.diameter_mm, (n_fields, 2))
+    level_shift = stable.normal(0, 0.015 * spec.diameter_mm, (n_fields, MAX_LEVELS, 2))
+    tint = stable.uniform(0.94, 1.06, (n_fields, MAX_LEVELS, 3))
+    tint *= stable.uniform(0.92, 1.08, (n_fields, MAX_LEVELS, 1))
     for name, colours in scene.stacks.items():
         f = layout.fields[name]
+        i = index[name]
         # Pieces are placed by hand: off centre (but on their field), each a little off the
         # one below.
         slack = max(0.1 * spec.diameter_mm, 0.45 * (f.size_mm - spec.diameter_mm))
-        x = f.x_mm + float(np.clip(rng.normal(0, 0.06 * spec.diameter_mm), -slack, slack))
-        y = f.y_mm + float(np.clip(rng.normal(0, 0.06 * spec.diameter_mm), -slack, slack))
+        x, y = np.array([f.x_mm, f.y_mm]) + np.clip(field_shift[i], -slack, slack)
         pts = []
         for level, colour in enumerate(colours):
-            px = x + rng.normal(0, spec.diameter_mm * 0.015)
-            py = y + rng.normal(0, spec.diameter_mm * 0.015)
-            bgr = _jitter(hex_to_bgr(layout.piece_colours[colour]), rng, 0.06)
+            px, py = (x, y) + level_shift[i, level % MAX_LEVELS]
+            bgr = np.clip(np.array(hex_to_bgr(layout.piece_colours[colour]), float)
+                          * tint[i, level % MAX_LEVELS], 0, 255)
             solid = piece(spec.shape, px, py, level, spec.diameter_mm, spec.height_mm, bgr)
             solid.ground_xy = (x, y)
             solids.append(solid)
@@ -349,8 +364,8 @@ def build_solids(scene: Scene, view: _View, rng: np.random.Generator
         towers[name] = np.concatenate(pts)
     for d in scene.dice:
         solids.append(die(d.x_mm, d.y_mm, d.value, d.angle_deg, d.size_mm,
-                          _jitter(hex_to_bgr(d.body), rng, 0.03),
-                          _jitter(hex_to_bgr(d.pips), rng, 0.05), d.leaning))
+                          _jitter(hex_to_bgr(d.body), stable, 0.03),
+                          _jitter(hex_to_bgr(d.pips), stable, 0.05), d.leaning))
     spec_m = layout.markers
     for index in sorted(scene.markers_hidden):
         cx, cy = spec_m.centres_mm[index]

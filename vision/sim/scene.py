@@ -129,6 +129,7 @@ class Scene:
     cables: tuple[Cable, ...] = ()
     motion_blur_px: float = 0.0  # length of a camera-shake smear
     motion_blur_deg: float = 0.0
+    seed: int = 0  # fixes the table's texture and how each piece lies (see render.render)
 
     def __post_init__(self) -> None:
         for name, colours in self.stacks.items():
@@ -343,4 +344,5 @@ def random_scene(
         if hard and rng.random() < 0.25 else (),
         motion_blur_px=float(rng.uniform(2, 9)) if hard and rng.random() < 0.12 else 0.0,
         motion_blur_deg=float(rng.uniform(0, 180)),
+        seed=int(rng.integers(0, 2**31 - 1)),
     )

@@ -253,3 +253,18 @@ def test_pieces_that_stay_put_look_the_same_in_the_next_frame(layouts):
     x, y = (int(round(v)) for v in b.truth.fields["E5"].top_px)
     patch = np.s_[y - 5:y + 5, x - 5:x + 5]
     assert np.abs(a.frame[patch].astype(int) - b.frame[patch].astype(int)).mean() > 30
+
+
+def test_seen_share_tells_when_a_nearer_tower_hides_a_piece(layouts):
+    layout = layouts["just4fun"]
+    stacks = {"C4": ["red"] * 5, "C3": ["blue"], "F1": ["green"], "A4": ["blue"] * 5}
+    scene = clean(Scene(layout, stacks=stacks))
+    # Camera on the player's side, low and steep: C4 stands between it and C3.
+    pose = CameraPose(height_mm=420, tilt_deg=40, yaw_deg=0, k1=0.0, image_size=SMALL,
+                      target_mm=(145, 145))
+    fields = render(scene, pose, np.random.default_rng(0)).truth.fields
+    assert fields["C3"].seen_share < 0.9
+    assert fields["C4"].seen_share > 0.99 and fields["F1"].seen_share > 0.99
+    assert fields["A3"].seen_share < 0.99  # the empty field behind a tower is partly hidden
+    assert fields["F6"].seen_share > 0.99
+    assert all(f.visible for f in fields.values())  # no hand: nothing counts as occluded

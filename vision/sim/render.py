@@ -56,6 +56,8 @@ class FieldTruth:
     occluded: bool
     centre_px: tuple[float, float]  # the field's centre on the board
     top_px: tuple[float, float]  # the middle of the tower's top (= centre_px when empty)
+    seen_share: float = 1.0  # how much of the top piece (or the empty square) really shows
+
 
     @property
     def visible(self) -> bool:
@@ -102,7 +104,7 @@ def render(scene: Scene, pose: CameraPose, rng: np.random.Generator | None = Non
     draw_board(canvas, scene, view)
     for cable in scene.cables:
         draw_cable(canvas, cable, view)
-    solids, towers = build_solids(scene, view, rng)
+    solids, towers, top_pieces = build_solids(scene, view, rng)
     hand = hand_parts(scene.hand) if scene.hand is not None else []
     cast_shadows(canvas, scene, view, solids, towers, [p.polygon for p in hand])
     draw_solids(canvas, solids, view, scene.lighting.direction)
@@ -112,7 +114,7 @@ def render(scene: Scene, pose: CameraPose, rng: np.random.Generator | None = Non
                      None if p.nail is None else view.px_polygon(p.nail)) for p in hand]
         parts_px = [(p, px, nail) for p, px, nail in parts_px if len(px) >= 3]
         draw_hand(canvas, hand_mask, scene.hand, parts_px, rng)
-    truth = make_truth(scene, view, towers, hand_mask)
+    truth = make_truth(scene, view, towers, top_pieces, hand_mask)
     frame = view.distort(canvas)
     frame = photometric(frame, scene, rng)
     return Rendered(frame, truth)
@@ -173,9 +175,10 @@ class _View:
         dy = solid.ground_xy[1] - self.camera[1]
         return -math.hypot(dx, dy) + (0.0 if solid.casts_shadow else -1e6)
 
-    def distort(self, canvas: np.ndarray) -> np.ndarray:
+    def distort(self, canvas: np.ndarray, nearest: bool = False) -> np.ndarray:
         map_x, map_y = _distortion_maps(self.pose, self.margin)
-        return cv2.remap(canvas, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        inter = cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR
+        return cv2.remap(canvas, map_x, map_y, inter, borderMode=cv2.BORDER_REFLECT)
 
 
 _MAP_CACHE: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
@@ -329,13 +332,14 @@ def _jitter(bgr: tuple[int, int, int], rng: np.random.Generator, amount: float) 
 
 
 def build_solids(scene: Scene, view: _View, rng: np.random.Generator
-                 ) -> tuple[list[Solid], dict[str, np.ndarray]]:
-    """All 3D things, and for each occupied field the points of its tower (for shadows and
-    for occlusion truth)."""
+                 ) -> tuple[list[Solid], dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """All 3D things, and for each occupied field the points of its tower and of its top
+    piece (for shadows and for occlusion truth)."""
     layout = scene.layout
     spec = layout.piece
     solids: list[Solid] = []
     towers: dict[str, np.ndarray] = {}
+    top_pieces: dict[str, np.ndarray] = {}
     # How each piece lies and its exact shade come from the scene's own seed, per field and
     # level, so a piece that stays put looks the same in every frame of a game.
     stable = np.random.default_rng(scene.seed)
@@ -362,6 +366,7 @@ def build_solids(scene: Scene, view: _View, rng: np.random.Generator
             solids.append(solid)
             pts.append(solid.points)
         towers[name] = np.concatenate(pts)
+        top_pieces[name] = pts[-1]
     for d in scene.dice:
         solids.append(die(d.x_mm, d.y_mm, d.value, d.angle_deg, d.size_mm,
                           _jitter(hex_to_bgr(d.body), stable, 0.03),
@@ -382,7 +387,7 @@ def build_solids(scene: Scene, view: _View, rng: np.random.Generator
         card.casts_shadow = False
         solids.append(card)
     # Tower order stays bottom-up after the (stable) painter's sort: same ground point.
-    return solids, towers
+    return solids, towers, top_pieces
 
 
 def draw_solids(canvas: np.ndarray, solids: list[Solid], view: _View, light: np.ndarray) -> None:
@@ -571,10 +576,74 @@ def _covered_share(mask: np.ndarray, polygon_px: np.ndarray) -> float:
     return float(np.count_nonzero(sub & (mask[cy0:cy1, cx0:cx1] > 0))) / area
 
 
+def _field_visibility(scene: Scene, view: _View, towers: dict[str, np.ndarray],
+                      top_pieces: dict[str, np.ndarray], hand_mask: np.ndarray
+                      ) -> tuple[dict[str, float], dict[str, float]]:
+    """Per field: the share of its top piece (or, if empty, of its square) that the camera
+    really sees, and the share of its tower and base that the hand covers.
+
+    Works on a label image: every tower painted with its own number in painter's order,
+    then the hand (-1) on top; each field is sampled at points, all projected at once."""
+    layout = scene.layout
+    labels = np.zeros(hand_mask.shape, np.int16)
+    camera = view.camera[:2]
+    order = sorted(towers, key=lambda n: -float(np.linalg.norm(
+        towers[n][:, :2].mean(axis=0) - camera)))
+    number = {name: i for i, name in enumerate(order, start=1)}
+    if order:
+        sizes = np.cumsum([len(towers[n]) for n in order])[:-1]
+        outlines = np.split(np.round(view.px(np.concatenate([towers[n] for n in order])) * 16)
+                            .astype(np.int32), sizes)
+        for name, outline in zip(order, outlines, strict=True):
+            cv2.fillConvexPoly(labels, cv2.convexHull(outline), number[name], cv2.LINE_8, 4)
+    labels[hand_mask > 0] = -1
+    grid = np.linspace(-0.4, 0.4, 5)
+    gx, gy = np.meshgrid(grid, grid)
+    square = np.column_stack([gx.ravel(), gy.ravel()])
+    names, wanted, top_samples, body_samples = [], [], [], []
+    for name, f in layout.fields.items():
+        base = np.column_stack([f.x_mm + square[:, 0] * f.size_mm,
+                                f.y_mm + square[:, 1] * f.size_mm, np.zeros(len(square))])
+        if name in towers:
+            top = top_pieces[name]
+            centre = top.mean(axis=0)
+            top = centre + (top - centre) * 0.85  # stay inside the outline
+            body = towers[name].copy()
+            body[:, :2] = centre[:2] + (body[:, :2] - centre[:2]) * 0.85
+            body = np.concatenate([body, base])
+            wanted.append(number[name])
+        else:
+            top, body = base, base
+            wanted.append(0)
+        names.append(name)
+        top_samples.append(top)
+        body_samples.append(body)
+    h, w = labels.shape
+
+    def look_up(samples: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        px = np.round(view.px(np.concatenate(samples))).astype(int)
+        inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+        found = np.full(len(px), -2)
+        found[inside] = labels[px[inside, 1], px[inside, 0]]
+        counts = np.array([len(s) for s in samples])
+        return found, counts
+
+    def share(hit: np.ndarray, counts: np.ndarray) -> list[float]:
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        return (np.add.reduceat(hit.astype(float), starts) / counts).tolist()
+
+    found, counts = look_up(top_samples)
+    seen = share(found == np.repeat(wanted, counts), counts)
+    found, counts = look_up(body_samples)
+    under_hand = share(found == -1, counts)
+    return dict(zip(names, seen, strict=True)), dict(zip(names, under_hand, strict=True))
+
+
 def make_truth(scene: Scene, view: _View, towers: dict[str, np.ndarray],
-               hand_mask: np.ndarray) -> Truth:
+               top_pieces: dict[str, np.ndarray], hand_mask: np.ndarray) -> Truth:
     layout = scene.layout
     any_hand = bool(hand_mask.any())
+    seen, under_hand = _field_visibility(scene, view, towers, top_pieces, hand_mask)
     names = list(layout.fields)
     flat = np.array([[layout.fields[n].x_mm, layout.fields[n].y_mm, 0.0] for n in names])
     centres = view.to_frame(view.px(flat))
@@ -584,31 +653,13 @@ def make_truth(scene: Scene, view: _View, towers: dict[str, np.ndarray],
             pts = towers[name]
             tops_mm[i] = pts[pts[:, 2] >= pts[:, 2].max() - 1e-6].mean(axis=0)
     tops = view.to_frame(view.px(tops_mm))
-    if any_hand:
-        ys, xs = np.nonzero(hand_mask)
-        hand_box = (xs.min(), ys.min(), xs.max(), ys.max())
     fields = {}
     for name, centre, top in zip(names, centres, tops, strict=True):
-        f = layout.fields[name]
         colours = tuple(scene.stacks.get(name, ()))
-        occluded = False
-        if any_hand:
-            if name in towers:
-                region = view.px(towers[name])
-            else:
-                half = f.size_mm / 2.0
-                region = view.px(np.array([[f.x_mm - half, f.y_mm - half, 0],
-                                           [f.x_mm + half, f.y_mm - half, 0],
-                                           [f.x_mm + half, f.y_mm + half, 0],
-                                           [f.x_mm - half, f.y_mm + half, 0]]))
-            lo, hi = region.min(axis=0), region.max(axis=0)
-            near = (lo[0] <= hand_box[2] and hi[0] >= hand_box[0]
-                    and lo[1] <= hand_box[3] and hi[1] >= hand_box[1])
-            occluded = near and _covered_share(hand_mask, region) > OCCLUSION_SHARE
         fields[name] = FieldTruth(name, bool(colours), colours[-1] if colours else None,
-                                  len(colours), colours, bool(occluded),
+                                  len(colours), colours, under_hand[name] > OCCLUSION_SHARE,
                                   (float(centre[0]), float(centre[1])),
-                                  (float(top[0]), float(top[1])))
+                                  (float(top[0]), float(top[1])), seen[name])
     spec = layout.markers
     corners = []
     visible = []
@@ -641,7 +692,8 @@ def make_truth(scene: Scene, view: _View, towers: dict[str, np.ndarray],
         dice.append(DieTruth(d.value, (float(x0), float(y0), float(x1), float(y1)),
                              bool(inside and not covered), (float(centre[0]), float(centre[1])),
                              quad))
-    frame_hand = view.distort(hand_mask) if any_hand else np.zeros((h, w), np.uint8)
+    frame_hand = view.distort(hand_mask, nearest=True) if any_hand else np.zeros((h, w),
+                                                                                   np.uint8)
     return Truth(fields, tuple(spec.ids), np.array(corners), tuple(visible), view.homography,
                  view.pose, dice, frame_hand)
 

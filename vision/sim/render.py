@@ -71,6 +71,7 @@ class DieTruth:
     visible: bool  # the whole top face is in the frame and no hand covers it
     centre_px: tuple[float, float]
     top_face_px: np.ndarray = field(repr=False)  # (4, 2) corners of the top face
+    leaning: bool = False  # propped against something: the top face is tilted
 
 
 @dataclass(frozen=True)
@@ -691,7 +692,7 @@ def make_truth(scene: Scene, view: _View, towers: dict[str, np.ndarray],
         centre = frame_px.mean(axis=0)
         dice.append(DieTruth(d.value, (float(x0), float(y0), float(x1), float(y1)),
                              bool(inside and not covered), (float(centre[0]), float(centre[1])),
-                             quad))
+                             quad, d.leaning))
     frame_hand = view.distort(hand_mask, nearest=True) if any_hand else np.zeros((h, w),
                                                                                    np.uint8)
     return Truth(fields, tuple(spec.ids), np.array(corners), tuple(visible), view.homography,

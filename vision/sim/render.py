@@ -101,7 +101,7 @@ def render(scene: Scene, pose: CameraPose, rng: np.random.Generator | None = Non
     """
     rng = np.random.default_rng(0) if rng is None else rng
     view = _View(pose)
-    canvas = table_texture(scene.table, view.canvas_size, np.random.default_rng(scene.seed))
+    canvas = _cached_table(scene.table, view.canvas_size, scene.seed)
     draw_board(canvas, scene, view)
     for cable in scene.cables:
         draw_cable(canvas, cable, view)
@@ -257,6 +257,19 @@ def table_texture(kind: str, size: tuple[int, int], rng: np.random.Generator) ->
             shade_map[joint] *= 0.6
     img = np.clip(shade_map[..., None] * base, 0, 255).astype(np.uint8)
     return cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+_TABLE_CACHE: dict[tuple, np.ndarray] = {}
+
+
+def _cached_table(kind: str, size: tuple[int, int], seed: int) -> np.ndarray:
+    """The table for a scene seed: a demo filming one table frame after frame draws it once."""
+    key = (kind, size, seed)
+    if key not in _TABLE_CACHE:
+        if len(_TABLE_CACHE) >= 4:
+            _TABLE_CACHE.pop(next(iter(_TABLE_CACHE)))
+        _TABLE_CACHE[key] = table_texture(kind, size, np.random.default_rng(seed))
+    return _TABLE_CACHE[key].copy()
 
 
 def _warp_into(canvas: np.ndarray, texture: np.ndarray, tex_to_canvas: np.ndarray) -> None:
@@ -577,6 +590,23 @@ def _covered_share(mask: np.ndarray, polygon_px: np.ndarray) -> float:
     return float(np.count_nonzero(sub & (mask[cy0:cy1, cx0:cx1] > 0))) / area
 
 
+_SQUARES: dict[tuple[str, str], np.ndarray] = {}
+
+
+def _field_squares(layout) -> np.ndarray:
+    """(fields, 25, 3): a 5x5 grid of points over the middle 80 % of each field, cached."""
+    key = (layout.source, layout.game)
+    if key not in _SQUARES:
+        grid = np.linspace(-0.4, 0.4, 5)
+        gx, gy = np.meshgrid(grid, grid)
+        out = []
+        for f in layout.fields.values():
+            out.append(np.column_stack([f.x_mm + gx.ravel() * f.size_mm,
+                                        f.y_mm + gy.ravel() * f.size_mm, np.zeros(gx.size)]))
+        _SQUARES[key] = np.stack(out)
+    return _SQUARES[key]
+
+
 def _field_visibility(scene: Scene, view: _View, towers: dict[str, np.ndarray],
                       top_pieces: dict[str, np.ndarray], hand_mask: np.ndarray
                       ) -> tuple[dict[str, float], dict[str, float]]:
@@ -586,25 +616,27 @@ def _field_visibility(scene: Scene, view: _View, towers: dict[str, np.ndarray],
     Works on a label image: every tower painted with its own number in painter's order,
     then the hand (-1) on top; each field is sampled at points, all projected at once."""
     layout = scene.layout
-    labels = np.zeros(hand_mask.shape, np.int16)
+    # Half resolution is plenty for shares sampled at 25 points per field.
+    ch, cw = hand_mask.shape
+    labels = np.zeros(((ch + 1) // 2, (cw + 1) // 2), np.int16)
     camera = view.camera[:2]
     order = sorted(towers, key=lambda n: -float(np.linalg.norm(
         towers[n][:, :2].mean(axis=0) - camera)))
     number = {name: i for i, name in enumerate(order, start=1)}
     if order:
         sizes = np.cumsum([len(towers[n]) for n in order])[:-1]
-        outlines = np.split(np.round(view.px(np.concatenate([towers[n] for n in order])) * 16)
+        outlines = np.split(np.round(view.px(np.concatenate([towers[n] for n in order])) * 8)
                             .astype(np.int32), sizes)
         for name, outline in zip(order, outlines, strict=True):
             cv2.fillConvexPoly(labels, cv2.convexHull(outline), number[name], cv2.LINE_8, 4)
-    labels[hand_mask > 0] = -1
-    grid = np.linspace(-0.4, 0.4, 5)
-    gx, gy = np.meshgrid(grid, grid)
-    square = np.column_stack([gx.ravel(), gy.ravel()])
+    if hand_mask.any():
+        small = cv2.resize(hand_mask, (labels.shape[1], labels.shape[0]),
+                           interpolation=cv2.INTER_NEAREST)
+        labels[small > 0] = -1
+    squares = _field_squares(layout)
     names, wanted, top_samples, body_samples = [], [], [], []
-    for name, f in layout.fields.items():
-        base = np.column_stack([f.x_mm + square[:, 0] * f.size_mm,
-                                f.y_mm + square[:, 1] * f.size_mm, np.zeros(len(square))])
+    for k, name in enumerate(layout.fields):
+        base = squares[k]
         if name in towers:
             top = top_pieces[name]
             centre = top.mean(axis=0)
@@ -622,7 +654,7 @@ def _field_visibility(scene: Scene, view: _View, towers: dict[str, np.ndarray],
     h, w = labels.shape
 
     def look_up(samples: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        px = np.round(view.px(np.concatenate(samples))).astype(int)
+        px = np.round(view.px(np.concatenate(samples)) / 2).astype(int)
         inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
         found = np.full(len(px), -2)
         found[inside] = labels[px[inside, 1], px[inside, 0]]

@@ -337,7 +337,8 @@ def random_scene(
         table=str(rng.choice(TABLE_KINDS, p=TABLE_WEIGHTS)),
         noise_sigma=float(rng.uniform(1.0, 6.0) if hard else rng.uniform(0.5, 2.0)),
         blur_sigma=float(rng.uniform(0.0, 1.4) if hard else rng.uniform(0.0, 0.6)),
-        jpeg_quality=int(rng.integers(55, 96)) if hard else 92,
+        # picamera2 hands over raw frames; JPEG comes in with recorded or streamed ones.
+        jpeg_quality=int(rng.integers(55, 96)) if hard and rng.random() < 0.5 else None,
         markers_hidden=frozenset(hidden),
         clutter=random_clutter(layout, rng, int(rng.integers(0, 4))) if hard else (),
         cables=tuple(c for c in [random_cable(layout, rng)] if c is not None)

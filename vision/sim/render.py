@@ -758,7 +758,8 @@ def _noise_tile() -> np.ndarray:
 
 
 def photometric(frame: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:
-    """Exposure, white balance, uneven light, vignetting, glare, blur, noise and JPEG."""
+    """Exposure, white balance, uneven light, vignetting, glare, blur, sharpening, camera
+    shake, noise and JPEG."""
     light = scene.lighting
     h, w = frame.shape[:2]
     gw, gh = 40, 30
@@ -786,6 +787,9 @@ def photometric(frame: np.ndarray, scene: Scene, rng: np.random.Generator) -> np
         out = cv2.add(out, cv2.cvtColor(add, cv2.COLOR_GRAY2BGR))
     if scene.blur_sigma > 0.05:
         out = cv2.GaussianBlur(out, (0, 0), scene.blur_sigma)
+    if scene.sharpen > 0:
+        soft = cv2.GaussianBlur(out, (0, 0), 1.5)
+        out = cv2.addWeighted(out, 1.0 + scene.sharpen, soft, -scene.sharpen, 0.0)
     if scene.motion_blur_px >= 1.0:
         out = cv2.filter2D(out, -1, _motion_kernel(scene.motion_blur_px, scene.motion_blur_deg))
     if scene.noise_sigma > 0:

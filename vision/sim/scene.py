@@ -123,6 +123,7 @@ class Scene:
     table: str = "wood"
     noise_sigma: float = 2.0
     blur_sigma: float = 0.6
+    sharpen: float = 0.0  # camera ISP sharpening (unsharp mask amount): halos along edges
     jpeg_quality: int | None = 90
     markers_hidden: frozenset[int] = frozenset()
     clutter: tuple[Card, ...] = ()
@@ -325,6 +326,7 @@ def random_scene(
     if dice is None:
         dice = int(rng.integers(0, 6)) if layout.dice_area_mm is not None else 0
     hand = random_hand(layout, rng) if hard and rng.random() < hand_prob else None
+    lighting = random_lighting(rng, hard)
     hidden: set[int] = set()
     if hard:
         hidden = {i for i in range(4) if rng.random() < hidden_marker_prob}
@@ -333,10 +335,13 @@ def random_scene(
         stacks=random_stacks(layout, rng, players, fill),
         dice=random_dice(layout, rng, dice),
         hand=hand,
-        lighting=random_lighting(rng, hard),
+        lighting=lighting,
         table=str(rng.choice(TABLE_KINDS, p=TABLE_WEIGHTS)),
-        noise_sigma=float(rng.uniform(1.0, 6.0) if hard else rng.uniform(0.5, 2.0)),
+        # A dim room means more gain, so more noise.
+        noise_sigma=float(min(10.0, (rng.uniform(1.0, 5.0) if hard else rng.uniform(0.5, 2.0))
+                              / min(1.0, lighting.exposure))),
         blur_sigma=float(rng.uniform(0.0, 1.4) if hard else rng.uniform(0.0, 0.6)),
+        sharpen=float(rng.uniform(0.3, 1.2)) if hard and rng.random() < 0.3 else 0.0,
         # picamera2 hands over raw frames; JPEG comes in with recorded or streamed ones.
         jpeg_quality=int(rng.integers(55, 96)) if hard and rng.random() < 0.5 else None,
         markers_hidden=frozenset(hidden),

@@ -1,8 +1,9 @@
 """Turn a :class:`Scene` seen from a :class:`CameraPose` into a photo-like frame with truth.
 
 Pipeline (each step a plain function): table texture -> board and marker cards warped with
-the true homography -> cast shadows -> pieces, dice and cards in painter's order -> hand ->
-lens distortion (remap) -> light, white balance, vignetting, glare -> blur, noise, JPEG.
+the true homography -> cables -> cast shadows -> pieces, dice and cards in painter's order ->
+hand -> truth -> lens distortion (remap) -> light, white balance, vignetting, glare -> blur,
+sharpening, camera shake, noise, JPEG.
 Everything up to the remap happens on an undistorted canvas a little larger than the frame,
 so barrel distortion pulls real content (not black) into the corners.
 """
@@ -48,6 +49,8 @@ MAX_LEVELS = 8  # per-level placement jitter repeats above this (towers are neve
 
 @dataclass(frozen=True)
 class FieldTruth:
+    """What is really on one field and whether the camera can see it."""
+
     name: str
     occupied: bool
     top: str | None
@@ -58,7 +61,6 @@ class FieldTruth:
     top_px: tuple[float, float]  # the middle of the tower's top (= centre_px when empty)
     seen_share: float = 1.0  # how much of the top piece (or the empty square) really shows
 
-
     @property
     def visible(self) -> bool:
         return not self.occluded
@@ -66,6 +68,8 @@ class FieldTruth:
 
 @dataclass(frozen=True)
 class DieTruth:
+    """One die's value and where its top face is in the frame."""
+
     value: int
     bbox: tuple[float, float, float, float]  # x0, y0, x1, y1 of the top face in the frame
     visible: bool  # the whole top face is in the frame and no hand covers it
@@ -76,6 +80,8 @@ class DieTruth:
 
 @dataclass(frozen=True)
 class Truth:
+    """Everything a reader should find in the frame, exactly."""
+
     fields: dict[str, FieldTruth]
     marker_ids: tuple[int, int, int, int]
     marker_corners: np.ndarray  # (4, 4, 2): per marker TL, TR, BR, BL as cv2.aruco orders them
@@ -96,7 +102,7 @@ def render(scene: Scene, pose: CameraPose, rng: np.random.Generator | None = Non
     """Draw ``scene`` as ``pose`` sees it. Same scene, pose and seed give the same frame.
 
     The table, where pieces lie on their fields and their exact shades follow ``scene.seed``;
-    ``rng`` drives what changes from frame to frame (sensor noise, hand skin, cover cards).
+    ``rng`` drives what changes from frame to frame (sensor noise, the hand's skin texture).
     So a game filmed frame by frame keeps one scene seed and passes a fresh ``rng`` each time.
     """
     rng = np.random.default_rng(0) if rng is None else rng
@@ -105,7 +111,7 @@ def render(scene: Scene, pose: CameraPose, rng: np.random.Generator | None = Non
     draw_board(canvas, scene, view)
     for cable in scene.cables:
         draw_cable(canvas, cable, view)
-    solids, towers, top_pieces = build_solids(scene, view, rng)
+    solids, towers, top_pieces = build_solids(scene)
     hand = hand_parts(scene.hand) if scene.hand is not None else []
     cast_shadows(canvas, scene, view, solids, towers, [p.polygon for p in hand])
     draw_solids(canvas, solids, view, scene.lighting.direction)
@@ -345,7 +351,7 @@ def _jitter(bgr: tuple[int, int, int], rng: np.random.Generator, amount: float) 
                    * rng.uniform(0.92, 1.08), 0, 255)
 
 
-def build_solids(scene: Scene, view: _View, rng: np.random.Generator
+def build_solids(scene: Scene
                  ) -> tuple[list[Solid], dict[str, np.ndarray], dict[str, np.ndarray]]:
     """All 3D things, and for each occupied field the points of its tower and of its top
     piece (for shadows and for occlusion truth)."""
@@ -389,15 +395,15 @@ def build_solids(scene: Scene, view: _View, rng: np.random.Generator
     for index in sorted(scene.markers_hidden):
         cx, cy = spec_m.centres_mm[index]
         half = spec_m.size_mm / 2.0 + QUIET_MM + 3.0
-        colour = rng.uniform(30, 230, 3)
-        ox, oy = rng.uniform(-4, 4, 2)
-        card = flat_card(cx + ox, cy + oy, half + 6 + rng.uniform(0, 15),
-                         half + 6 + rng.uniform(0, 15), rng.uniform(-15, 15), colour)
+        colour = stable.uniform(30, 230, 3)
+        ox, oy = stable.uniform(-4, 4, 2)
+        card = flat_card(cx + ox, cy + oy, half + 6 + stable.uniform(0, 15),
+                         half + 6 + stable.uniform(0, 15), stable.uniform(-15, 15), colour)
         card.casts_shadow = False
         solids.append(card)
     for c in scene.clutter:
         card = flat_card(c.x_mm, c.y_mm, c.width_mm / 2, c.length_mm / 2, c.angle_deg,
-                         _jitter(hex_to_bgr(c.colour), rng, 0.04), thickness=0.4)
+                         _jitter(hex_to_bgr(c.colour), stable, 0.04), thickness=0.4)
         card.casts_shadow = False
         solids.append(card)
     # Tower order stays bottom-up after the (stable) painter's sort: same ground point.

@@ -113,8 +113,12 @@ def render(scene: Scene, pose: CameraPose, rng: np.random.Generator | None = Non
         draw_cable(canvas, cable, view)
     solids, towers, top_pieces = build_solids(scene)
     hand = hand_parts(scene.hand) if scene.hand is not None else []
-    cast_shadows(canvas, scene, view, solids, towers, [p.polygon for p in hand])
+    held = held_piece(scene)
+    casters = dict(towers, **({"held piece": held.points} if held else {}))
+    cast_shadows(canvas, scene, view, solids, casters, [p.polygon for p in hand])
     draw_solids(canvas, solids, view, scene.lighting.direction)
+    if held is not None:  # in the hand, so above everything on the table
+        draw_solids(canvas, [held], view, scene.lighting.direction)
     hand_mask = np.zeros(canvas.shape[:2], np.uint8)
     if scene.hand is not None:
         parts_px = [(p, view.px_polygon(p.polygon),
@@ -345,6 +349,25 @@ def draw_cable(canvas: np.ndarray, cable: Cable, view: _View) -> None:
 
 
 # -- solids -----------------------------------------------------------------------------------
+def held_piece(scene: Scene) -> Solid | None:
+    """The piece a hand carries, pinched under its fingertips (on no field)."""
+    hand = scene.hand
+    if hand is None or hand.holding is None:
+        return None
+    spec = scene.layout.piece
+    d = np.subtract(hand.tip_mm, hand.entry_mm)
+    d /= np.linalg.norm(d)
+    x, y = np.array(hand.tip_mm) - d * (spec.diameter_mm * 0.6 + 10)
+    bgr = np.array(hex_to_bgr(scene.layout.piece_colours[hand.holding]), float)
+    held = piece(spec.shape, float(x), float(y), 0, spec.diameter_mm, spec.height_mm, bgr)
+    lift = np.array([0.0, 0.0, max(5.0, hand.height_mm - 30.0 * hand.curl - 25.0)])
+    for f in held.faces:
+        f.verts = f.verts + lift
+    for b in held.bands:
+        b.bottom, b.top = b.bottom + lift, b.top + lift
+    return held
+
+
 def _jitter(bgr: tuple[int, int, int], rng: np.random.Generator, amount: float) -> np.ndarray:
     """A piece's own colour: same paint, slightly different batch, dust and light."""
     return np.clip(np.array(bgr, float) * rng.uniform(1 - amount, 1 + amount, 3)

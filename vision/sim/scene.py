@@ -61,6 +61,7 @@ class Hand:
     sleeve_bgr: tuple[int, int, int] | None = None
     left: bool = False
     curl: float = 0.3  # 0 = flat fingers, 1 = curled as if picking up a piece
+    holding: str | None = None  # colour name of a piece held under the fingertips
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,10 @@ class Scene:
                         f"{self.layout.title} has no {colour!r} pieces "
                         f"(colours: {', '.join(self.layout.piece_colours)})"
                     )
+        if self.hand is not None and self.hand.holding is not None and (
+                self.hand.holding not in self.layout.piece_colours):
+            raise ValueError(f"the hand holds a {self.hand.holding!r} piece, but "
+                             f"{self.layout.title} has no such colour")
         if self.table not in TABLE_KINDS:
             raise ValueError(f"unknown table {self.table!r} (one of {', '.join(TABLE_KINDS)})")
         if not set(self.markers_hidden) <= {0, 1, 2, 3}:
@@ -220,7 +225,8 @@ def random_dice(
     return placed
 
 
-def random_hand(layout: Layout, rng: np.random.Generator) -> Hand:
+def random_hand(layout: Layout, rng: np.random.Generator,
+                players: list[str] | None = None) -> Hand:
     """A hand from a random side whose fingertips end somewhere over the board."""
     w, h = layout.board_size_mm
     tip = (float(rng.uniform(0.15, 0.85) * w), float(rng.uniform(0.15, 0.85) * h))
@@ -232,9 +238,12 @@ def random_hand(layout: Layout, rng: np.random.Generator) -> Hand:
     sleeve = None
     if rng.random() < 0.5:
         sleeve = tuple(int(v) for v in rng.integers(20, 220, size=3))
+    holding = None
+    if players and rng.random() < 0.4:
+        holding = str(players[int(rng.integers(len(players)))])
     return Hand(entry, tip, float(rng.uniform(40.0, 160.0)), skin,
                 float(rng.uniform(0.0, 1.0)), sleeve, bool(rng.random() < 0.3),
-                float(rng.uniform(0.0, 0.9)))
+                float(rng.uniform(0.5, 0.9) if holding else rng.uniform(0.0, 0.9)), holding)
 
 
 CARD_COLOURS = ("#f4f4f0", "#fafafa", "#d6322b", "#2a5bd7", "#f2c200", "#222222", "#3c9a3c")
@@ -325,7 +334,7 @@ def random_scene(
         fill = float(rng.uniform(0.0, 0.7))
     if dice is None:
         dice = int(rng.integers(0, 6)) if layout.dice_area_mm is not None else 0
-    hand = random_hand(layout, rng) if hard and rng.random() < hand_prob else None
+    hand = random_hand(layout, rng, players) if hard and rng.random() < hand_prob else None
     lighting = random_lighting(rng, hard)
     hidden: set[int] = set()
     if hard:

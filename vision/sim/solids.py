@@ -21,6 +21,8 @@ UP = np.array([0.0, 0.0, 1.0])
 
 @dataclass
 class Face:
+    """A flat convex face, optionally with die pips printed on it."""
+
     verts: np.ndarray  # (M, 3) convex polygon
     normal: np.ndarray  # unit outward normal
     colour: np.ndarray  # BGR, float 0..255, before shading
@@ -44,6 +46,8 @@ class Band:
 
 @dataclass
 class Solid:
+    """One convex thing: flat faces plus round sides (bands)."""
+
     faces: list[Face]
     bands: list[Band] = field(default_factory=list)
     ground_xy: tuple[float, float] = (0.0, 0.0)  # where it stands, for painter's order
@@ -56,8 +60,8 @@ class Solid:
                               + [b.bottom for b in self.bands] + [b.top for b in self.bands])
 
 
-def _ring(x: float, y: float, r: float, h: float, n: int, phase: float = 0.0) -> np.ndarray:
-    a = phase + np.arange(n) * (2 * math.pi / n)
+def _ring(x: float, y: float, r: float, h: float, n: int) -> np.ndarray:
+    a = np.arange(n) * (2 * math.pi / n)
     return np.column_stack([x + r * np.cos(a), y + r * np.sin(a), np.full(n, h)])
 
 

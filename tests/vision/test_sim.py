@@ -268,3 +268,21 @@ def test_seen_share_tells_when_a_nearer_tower_hides_a_piece(layouts):
     assert fields["A3"].seen_share < 0.99  # the empty field behind a tower is partly hidden
     assert fields["F6"].seen_share > 0.99
     assert all(f.visible for f in fields.values())  # no hand: nothing counts as occluded
+
+
+def test_random_dice_touch_but_never_overlap(layouts):
+    from vision.sim.scene import dice_overlap, random_dice
+
+    layout = layouts["cuatro"]
+    x0, y0, x1, y1 = layout.dice_area_mm
+    rng = np.random.default_rng(3)
+    close_pairs = 0
+    for _ in range(40):
+        dice = random_dice(layout, rng, 5)
+        assert len(dice) == 5
+        for i, a in enumerate(dice):
+            assert x0 <= a.x_mm <= x1 and y0 <= a.y_mm <= y1
+            for b in dice[i + 1:]:
+                assert not dice_overlap(a, b)
+                close_pairs += np.hypot(a.x_mm - b.x_mm, a.y_mm - b.y_mm) < 1.5 * a.size_mm
+    assert close_pairs >= 10  # thrown dice often end up side by side

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from companion.layout import Layout
@@ -196,10 +197,30 @@ def random_stacks(
     return stacks
 
 
+def die_footprint(d: Die, gap_mm: float = 0.5) -> np.ndarray:
+    """The die's outline on the table (4, 2), a little grown; a leaning die covers more."""
+    half = d.size_mm / 2.0 * (1.3 if d.leaning else 1.0) + gap_mm
+    a = math.radians(d.angle_deg)
+    c, s = math.cos(a), math.sin(a)
+    corners = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+    return corners @ np.array([[c, s], [-s, c]]) + np.array([d.x_mm, d.y_mm])
+
+
+def dice_overlap(a: Die, b: Die) -> bool:
+    if math.hypot(a.x_mm - b.x_mm, a.y_mm - b.y_mm) > (a.size_mm + b.size_mm) * 0.95:
+        return False
+    area, _ = cv2.intersectConvexConvex(die_footprint(a).astype(np.float32),
+                                        die_footprint(b).astype(np.float32))
+    return area > 0
+
+
 def random_dice(
-    layout: Layout, rng: np.random.Generator, count: int, leaning_prob: float = 0.05
+    layout: Layout, rng: np.random.Generator, count: int, leaning_prob: float = 0.05,
+    cluster_prob: float = 0.35,
 ) -> list[Die]:
-    """``count`` dice scattered in the dice area without touching each other or the markers."""
+    """``count`` dice scattered in the dice area, clear of the markers. Dice may lie side by
+    side (``cluster_prob``: the next die lands right next to an earlier one) but never inside
+    each other."""
     if layout.dice_area_mm is None:
         return []
     x0, y0, x1, y1 = layout.dice_area_mm
@@ -211,17 +232,26 @@ def random_dice(
     for _ in range(count * 60):
         if len(placed) == count:
             break
-        x = float(rng.uniform(x0 + margin, x1 - margin))
-        y = float(rng.uniform(y0 + margin, y1 - margin))
-        if any(math.hypot(x - d.x_mm, y - d.y_mm) < size * 1.75 for d in placed):
+        if placed and rng.random() < cluster_prob:
+            near = placed[int(rng.integers(len(placed)))]
+            a = rng.uniform(0, 2 * math.pi)
+            r = size * rng.uniform(1.02, 1.6)
+            x, y = near.x_mm + r * math.cos(a), near.y_mm + r * math.sin(a)
+        else:
+            x = float(rng.uniform(x0 + margin, x1 - margin))
+            y = float(rng.uniform(y0 + margin, y1 - margin))
+        if not (x0 + margin <= x <= x1 - margin and y0 + margin <= y <= y1 - margin):
             continue
         if any(abs(x - mx) < marker_half and abs(y - my) < marker_half
                for mx, my in layout.markers.centres_mm):
             continue
         if rng.random() < 0.15:  # a mixed set now and then
             body, pips = DICE_STYLES[int(rng.integers(len(DICE_STYLES)))]
-        placed.append(Die(x, y, int(rng.integers(1, 7)), float(rng.uniform(0, 360)), body, pips,
-                          bool(rng.random() < leaning_prob), size))
+        candidate = Die(float(x), float(y), int(rng.integers(1, 7)), float(rng.uniform(0, 360)),
+                        body, pips, bool(rng.random() < leaning_prob), size)
+        if any(dice_overlap(candidate, d) for d in placed):
+            continue
+        placed.append(candidate)
     return placed
 
 

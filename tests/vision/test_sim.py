@@ -286,3 +286,13 @@ def test_random_dice_touch_but_never_overlap(layouts):
                 assert not dice_overlap(a, b)
                 close_pairs += np.hypot(a.x_mm - b.x_mm, a.y_mm - b.y_mm) < 1.5 * a.size_mm
     assert close_pairs >= 10  # thrown dice often end up side by side
+
+
+def test_markers_out_of_frame_or_under_a_card_are_not_visible(layouts):
+    layout = layouts["muehle"]
+    scene = clean(Scene(layout, markers_hidden=frozenset({2})))
+    # Close and aimed at the top-left corner: the right-hand markers fall outside the frame.
+    pose = CameraPose(height_mm=400, tilt_deg=0, k1=0.0, image_size=SMALL, target_mm=(40, 160))
+    out = render(scene, pose, np.random.default_rng(0))
+    assert out.truth.markers_visible == (True, False, False, True)
+    assert set(detect_markers(out.frame)) == {0, 3}

@@ -89,7 +89,7 @@ def hand_parts(hand: Hand) -> list[HandPart]:
     arm_h = np.array([h, h, h + 120, h + 120])
     parts.append(HandPart(np.column_stack([arm, arm_h]), "forearm"))
     if hand.sleeve_bgr is not None:
-        cuff = wrist - d * (40 + 60 * hand.spread)
+        cuff = wrist - d * 60
         sleeve = np.array([cuff + n * 45, cuff - n * 45, elbow - n * 70, elbow + n * 70])
         parts.append(HandPart(np.column_stack([sleeve, [h + 10, h + 10, h + 130, h + 130]]),
                               "sleeve"))

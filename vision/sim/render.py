@@ -725,6 +725,7 @@ def make_truth(scene: Scene, view: _View, towers: dict[str, np.ndarray],
     spec = layout.markers
     corners = []
     visible = []
+    w, h = view.pose.image_size
     for index, (cx, cy) in enumerate(spec.centres_mm):
         s = spec.size_mm / 2.0
         quad = np.array([[cx - s, cy - s, 0], [cx + s, cy - s, 0], [cx + s, cy + s, 0],
@@ -734,10 +735,10 @@ def make_truth(scene: Scene, view: _View, towers: dict[str, np.ndarray],
         q = s + QUIET_MM
         card = view.px(np.array([[cx - q, cy - q, 0], [cx + q, cy - q, 0], [cx + q, cy + q, 0],
                                  [cx - q, cy + q, 0]]))
+        in_frame = bool(np.all((corners[-1] >= 0) & (corners[-1] <= [w - 1, h - 1])))
         hidden = index in scene.markers_hidden or (
             any_hand and _covered_share(hand_mask, card) > HIDDEN_SHARE)
-        visible.append(not hidden)
-    w, h = view.pose.image_size
+        visible.append(in_frame and not hidden)
     dice = []
     for d in scene.dice:
         solid = die(d.x_mm, d.y_mm, d.value, d.angle_deg, d.size_mm, np.zeros(3), np.zeros(3),

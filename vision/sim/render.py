@@ -404,7 +404,8 @@ def build_solids(scene: Scene
             px, py = (x, y) + level_shift[i, level % MAX_LEVELS]
             bgr = np.clip(np.array(hex_to_bgr(layout.piece_colours[colour]), float)
                           * tint[i, level % MAX_LEVELS], 0, 255)
-            solid = piece(spec.shape, px, py, level, spec.diameter_mm, spec.height_mm, bgr)
+            solid = piece(spec.shape, px, py, level, spec.diameter_mm, spec.height_mm, bgr,
+                          scene.piece_style == "groove")
             solid.ground_xy = (x, y)
             solids.append(solid)
             pts.append(solid.points)

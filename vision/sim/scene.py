@@ -19,6 +19,7 @@ VISION_MAX_STACK = 5
 DIE_SIZE_MM = 16.0
 TABLE_KINDS = ("wood", "dark_wood", "cloth", "mottled", "plain")
 TABLE_WEIGHTS = (0.35, 0.15, 0.15, 0.15, 0.2)  # kitchen and club tables are mostly wood
+PIECE_STYLES = ("plain", "groove")
 SKIN_TONES_BGR = (
     (170, 195, 235), (140, 170, 220), (110, 145, 200), (80, 115, 165), (60, 85, 125),
     (150, 180, 225),
@@ -133,6 +134,7 @@ class Scene:
     motion_blur_px: float = 0.0  # length of a camera-shake smear
     motion_blur_deg: float = 0.0
     seed: int = 0  # fixes the table's texture and how each piece lies (see render.render)
+    piece_style: str = "plain"  # "plain" or "groove" (a ring pressed into each stone's top)
 
     def __post_init__(self) -> None:
         for name, colours in self.stacks.items():
@@ -148,6 +150,9 @@ class Scene:
                 self.hand.holding not in self.layout.piece_colours):
             raise ValueError(f"the hand holds a {self.hand.holding!r} piece, but "
                              f"{self.layout.title} has no such colour")
+        if self.piece_style not in PIECE_STYLES:
+            raise ValueError(f"unknown piece style {self.piece_style!r} "
+                             f"(one of {', '.join(PIECE_STYLES)})")
         if self.table not in TABLE_KINDS:
             raise ValueError(f"unknown table {self.table!r} (one of {', '.join(TABLE_KINDS)})")
         if not set(self.markers_hidden) <= {0, 1, 2, 3}:
@@ -390,4 +395,5 @@ def random_scene(
         motion_blur_px=float(rng.uniform(2, 9)) if hard and rng.random() < 0.12 else 0.0,
         motion_blur_deg=float(rng.uniform(0, 180)),
         seed=int(rng.integers(0, 2**31 - 1)),
+        piece_style="groove" if hard and rng.random() < 0.3 else "plain",
     )

@@ -30,6 +30,7 @@ class Face:
     pip_colour: np.ndarray | None = None
     gloss: float = 0.25
     value: int | None = None  # the number on a die face
+    tint: float = 1.0  # brightness relative to the piece's colour (grooves are darker)
 
 
 @dataclass
@@ -81,15 +82,23 @@ def _band(bottom: np.ndarray, top: np.ndarray, colour: np.ndarray, cx: float, cy
 
 
 def disc(x: float, y: float, z0: float, radius: float, height: float, colour: np.ndarray,
-         segments: int = 24) -> Solid:
-    """A flat round stone (Just 4 Fun, Spexxx, Mühle) with a slightly rounded top edge."""
+         segments: int = 24, groove: bool = False) -> Solid:
+    """A flat round stone (Just 4 Fun, Spexxx, Mühle) with a slightly rounded top edge and,
+    for ``groove``, a ring pressed into its top as many Mühle stones have."""
     bevel = min(1.0, height * 0.2, radius * 0.1)
     bottom = _ring(x, y, radius, z0, segments)
     mid = _ring(x, y, radius, z0 + height - bevel, segments)
     top = _ring(x, y, radius - bevel, z0 + height, segments)
     bands = [_band(bottom, mid, colour, x, y, 0.2, seam_below=True),
              _band(mid, top, colour, x, y, 0.3)]
-    return Solid([Face(top, UP.copy(), colour, gloss=0.35)], bands, ground_xy=(x, y))
+    faces = [Face(top, UP.copy(), colour, gloss=0.35)]
+    if groove:
+        h = z0 + height + 0.01
+        faces.append(Face(_ring(x, y, radius * 0.74, h, segments), UP.copy(), colour * 0.7,
+                          gloss=0.2, tint=0.7))
+        faces.append(Face(_ring(x, y, radius * 0.64, h + 0.01, segments), UP.copy(), colour,
+                          gloss=0.35))
+    return Solid(faces, bands, ground_xy=(x, y))
 
 
 def roof(x: float, y: float, z0: float, radius: float, height: float, colour: np.ndarray,
@@ -114,24 +123,28 @@ def piece_pitch(shape: str, height: float) -> float:
     return roof_pitch(height) if shape == "roof" else height
 
 
-_PIECE_TEMPLATES: dict[tuple[str, float, float], Solid] = {}
+_PIECE_TEMPLATES: dict[tuple[str, float, float, bool], Solid] = {}
 
 
 def piece(shape: str, x: float, y: float, level: int, diameter: float, height: float,
-          colour: np.ndarray) -> Solid:
+          colour: np.ndarray, groove: bool = False) -> Solid:
     """The ``level``-th piece (0 = bottom) of a tower of the layout's piece shape.
 
     All pieces of a game share one shape, so it is built once at the origin and moved."""
-    key = (shape, diameter, height)
+    key = (shape, diameter, height, groove and shape != "roof")
     template = _PIECE_TEMPLATES.get(key)
     if template is None:
-        make = roof if shape == "roof" else disc
         segments = 16 if diameter < 20 else 24  # small stones are only a few pixels wide
-        template = make(0.0, 0.0, 0.0, diameter / 2.0, height, np.zeros(3), segments)
+        if shape == "roof":
+            template = roof(0.0, 0.0, 0.0, diameter / 2.0, height, np.zeros(3), segments)
+        else:
+            template = disc(0.0, 0.0, 0.0, diameter / 2.0, height, np.zeros(3), segments,
+                            groove)
         _PIECE_TEMPLATES[key] = template
     off = np.array([x, y, level * piece_pitch(shape, height)])
     return Solid(
-        [Face(f.verts + off, f.normal, colour, gloss=f.gloss) for f in template.faces],
+        [Face(f.verts + off, f.normal, colour * f.tint, gloss=f.gloss)
+         for f in template.faces],
         [Band(b.bottom + off, b.top + off, b.normals, colour, b.gloss, b.seam_below)
          for b in template.bands],
         ground_xy=(x, y),

@@ -126,7 +126,7 @@ def render(scene: Scene, pose: CameraPose, rng: np.random.Generator | None = Non
         parts_px = [(p, px, nail) for p, px, nail in parts_px if len(px) >= 3]
         draw_hand(canvas, hand_mask, scene.hand, parts_px, rng)
     truth = make_truth(scene, view, towers, top_pieces, hand_mask)
-    frame = view.distort(canvas)
+    frame = view.distort(canvas, chromatic_px=scene.chromatic_px)
     frame = photometric(frame, scene, rng)
     return Rendered(frame, truth)
 
@@ -186,19 +186,33 @@ class _View:
         dy = solid.ground_xy[1] - self.camera[1]
         return -math.hypot(dx, dy) + (0.0 if solid.casts_shadow else -1e6)
 
-    def distort(self, canvas: np.ndarray, nearest: bool = False) -> np.ndarray:
+    def distort(self, canvas: np.ndarray, nearest: bool = False,
+                chromatic_px: float = 0.0) -> np.ndarray:
+        """The frame the sensor sees. ``chromatic_px`` > 0 adds lateral chromatic aberration:
+        red drawn that much larger, blue smaller, at the frame's corners (green stays true)."""
         map_x, map_y = _distortion_maps(self.pose, self.margin)
         inter = cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR
-        return cv2.remap(canvas, map_x, map_y, inter, borderMode=cv2.BORDER_REFLECT)
+        out = cv2.remap(canvas, map_x, map_y, inter, borderMode=cv2.BORDER_REFLECT)
+        if chromatic_px > 0 and canvas.ndim == 3:
+            w, h = self.pose.image_size
+            corner = math.hypot(w / 2, h / 2)
+            for channel, sign in ((2, 1.0), (0, -1.0)):
+                scale = 1.0 - sign * chromatic_px / corner
+                cx, cy = _distortion_maps(self.pose, self.margin, scale)
+                out[..., channel] = cv2.remap(canvas[..., channel], cx, cy, inter,
+                                              borderMode=cv2.BORDER_REFLECT)
+        return out
 
 
 _MAP_CACHE: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _distortion_maps(pose: CameraPose, margin: int) -> tuple[np.ndarray, np.ndarray]:
-    """For each frame pixel, where to sample the undistorted canvas. Computed on a coarse
-    grid and upsampled: the map is smooth, and this keeps it cheap."""
-    key = (pose.image_size, round(pose.fov_deg, 6), round(pose.k1, 8), margin)
+def _distortion_maps(pose: CameraPose, margin: int, scale: float = 1.0
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """For each frame pixel, where to sample the undistorted canvas (``scale`` != 1 samples
+    about the centre as if that colour were magnified). Computed on a coarse grid and
+    upsampled: the map is smooth, and this keeps it cheap."""
+    key = (pose.image_size, round(pose.fov_deg, 6), round(pose.k1, 8), margin, scale)
     if key in _MAP_CACHE:
         return _MAP_CACHE[key]
     w, h = pose.image_size
@@ -209,7 +223,9 @@ def _distortion_maps(pose: CameraPose, margin: int) -> tuple[np.ndarray, np.ndar
     gx = (np.arange(-1, nx + 1) + 0.5) * step - 0.5
     gy = (np.arange(-1, ny + 1) + 0.5) * step - 0.5
     xx, yy = np.meshgrid(gx, gy)
-    src = pose.undistort_pixels(np.column_stack([xx.ravel(), yy.ravel()])) + margin
+    centre = np.array([w / 2.0, h / 2.0])
+    src = (pose.undistort_pixels(np.column_stack([xx.ravel(), yy.ravel()])) - centre) * scale
+    src += centre + margin
     size = ((nx + 2) * step, (ny + 2) * step)
     maps = []
     for column in (0, 1):

@@ -127,6 +127,7 @@ class Scene:
     noise_sigma: float = 2.0
     blur_sigma: float = 0.6
     sharpen: float = 0.0  # camera ISP sharpening (unsharp mask amount): halos along edges
+    chromatic_px: float = 0.0  # lateral chromatic aberration at the frame corners: colour fringes
     jpeg_quality: int | None = 90
     markers_hidden: frozenset[int] = frozenset()
     clutter: tuple[Card, ...] = ()
@@ -386,6 +387,7 @@ def random_scene(
                               / min(1.0, lighting.exposure))),
         blur_sigma=float(rng.uniform(0.0, 1.4) if hard else rng.uniform(0.0, 0.6)),
         sharpen=float(rng.uniform(0.3, 1.2)) if hard and rng.random() < 0.3 else 0.0,
+        chromatic_px=float(rng.uniform(0.5, 2.0)) if hard and rng.random() < 0.3 else 0.0,
         # picamera2 hands over raw frames; JPEG comes in with recorded or streamed ones.
         jpeg_quality=int(rng.integers(55, 96)) if hard and rng.random() < 0.5 else None,
         markers_hidden=frozenset(hidden),

@@ -193,26 +193,26 @@ class _View:
         map_x, map_y = _distortion_maps(self.pose, self.margin)
         inter = cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR
         out = cv2.remap(canvas, map_x, map_y, inter, borderMode=cv2.BORDER_REFLECT)
-        if chromatic_px > 0 and canvas.ndim == 3:
+        if chromatic_px > 0 and out.ndim == 3:
             w, h = self.pose.image_size
             corner = math.hypot(w / 2, h / 2)
             for channel, sign in ((2, 1.0), (0, -1.0)):
-                scale = 1.0 - sign * chromatic_px / corner
-                cx, cy = _distortion_maps(self.pose, self.margin, scale)
-                out[..., channel] = cv2.remap(canvas[..., channel], cx, cy, inter,
-                                              borderMode=cv2.BORDER_REFLECT)
+                # Lateral aberration grows linearly with the radius: a plain scaling.
+                scale = 1.0 + sign * chromatic_px / corner
+                m = cv2.getRotationMatrix2D(((w - 1) / 2, (h - 1) / 2), 0.0, scale)
+                out[..., channel] = cv2.warpAffine(out[..., channel], m, (w, h),
+                                                   flags=cv2.INTER_LINEAR,
+                                                   borderMode=cv2.BORDER_REFLECT)
         return out
 
 
 _MAP_CACHE: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _distortion_maps(pose: CameraPose, margin: int, scale: float = 1.0
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """For each frame pixel, where to sample the undistorted canvas (``scale`` != 1 samples
-    about the centre as if that colour were magnified). Computed on a coarse grid and
-    upsampled: the map is smooth, and this keeps it cheap."""
-    key = (pose.image_size, round(pose.fov_deg, 6), round(pose.k1, 8), margin, scale)
+def _distortion_maps(pose: CameraPose, margin: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each frame pixel, where to sample the undistorted canvas. Computed on a coarse
+    grid and upsampled: the map is smooth, and this keeps it cheap."""
+    key = (pose.image_size, round(pose.fov_deg, 6), round(pose.k1, 8), margin)
     if key in _MAP_CACHE:
         return _MAP_CACHE[key]
     w, h = pose.image_size
@@ -223,9 +223,7 @@ def _distortion_maps(pose: CameraPose, margin: int, scale: float = 1.0
     gx = (np.arange(-1, nx + 1) + 0.5) * step - 0.5
     gy = (np.arange(-1, ny + 1) + 0.5) * step - 0.5
     xx, yy = np.meshgrid(gx, gy)
-    centre = np.array([w / 2.0, h / 2.0])
-    src = (pose.undistort_pixels(np.column_stack([xx.ravel(), yy.ravel()])) - centre) * scale
-    src += centre + margin
+    src = pose.undistort_pixels(np.column_stack([xx.ravel(), yy.ravel()])) + margin
     size = ((nx + 2) * step, (ny + 2) * step)
     maps = []
     for column in (0, 1):
@@ -345,10 +343,12 @@ def draw_cable(canvas: np.ndarray, cable: Cable, view: _View) -> None:
     are left out."""
     pts = np.array(cable.points_mm, float)
     ground = np.column_stack([pts, np.full(len(pts), cable.width_mm / 2)])
-    front = view.pose.in_front(ground) & (view.pose.to_camera(ground)[:, 2] > 50.0)
+    px = view.px(ground)
+    ch, cw = canvas.shape[:2]
+    near = ((px[:, 0] > -cw) & (px[:, 0] < 2 * cw) & (px[:, 1] > -ch) & (px[:, 1] < 2 * ch))
+    front = near & (view.pose.to_camera(ground)[:, 2] > 50.0)
     if front.sum() < 2:
         return
-    px = view.px(ground)
     # Width in pixels: project a sideways step where the cable is.
     side = view.px(ground[front] + np.array([0.0, cable.width_mm, 0.0]))
     width = max(1, int(round(float(np.median(np.linalg.norm(side - px[front], axis=1))))))

@@ -214,34 +214,40 @@ def die_rotation(value: int, angle_deg: float, leaning: bool) -> np.ndarray:
     return rot
 
 
+def _die_template() -> list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """A unit die in its own frame: per face (value, normal, outline, hull outline, pips
+    as one (pips*12, 3) array)."""
+    faces = []
+    for v, n in _DIE_FACES.items():
+        # In-face axes: any two unit vectors orthogonal to the normal.
+        u = np.array([0.0, 0.0, 1.0]) if abs(n[2]) < 0.5 else np.array([1.0, 0.0, 0.0])
+        w = np.cross(n, u)
+
+        def on_face(pts2d: np.ndarray, n=n, u=u, w=w) -> np.ndarray:
+            return n / 2 + pts2d[:, :1] * u + pts2d[:, 1:2] * w
+
+        pips = np.concatenate([on_face(_PIP * 0.078 + np.array(p) * 0.26)
+                               for p in PIP_LAYOUT[v]])
+        faces.append((v, n, on_face(_SQUARE), on_face(_SQUARE_HULL), pips))
+    return faces
+
+
+_DIE = _die_template()
+
+
 def die(x: float, y: float, value: int, angle_deg: float, size: float, body: np.ndarray,
         pips: np.ndarray, leaning: bool = False) -> Solid:
     """A die with rounded edges; every face carries its pips so oblique views show sides."""
     rot = die_rotation(value, angle_deg, leaning)
+    hull = np.concatenate([f[3] for f in _DIE]) @ rot.T * size
+    offset = np.array([x, y, -hull[:, 2].min()])  # resting on the table
     faces = []
-    hull_pts = []
-    for v, n_local in _DIE_FACES.items():
-        # In-face axes: any two unit vectors orthogonal to the normal.
-        u_local = np.array([0.0, 0.0, 1.0]) if abs(n_local[2]) < 0.5 else np.array([1.0, 0, 0])
-        w_local = np.cross(n_local, u_local)
-        n, u, w = rot @ n_local, rot @ u_local, rot @ w_local
-        centre = n * size / 2
-
-        def on_face(pts2d: np.ndarray, centre=centre, u=u, w=w) -> np.ndarray:
-            return centre + pts2d[:, :1] * size * u + pts2d[:, 1:2] * size * w
-
-        verts = on_face(_SQUARE)
-        hull_pts.append(on_face(_SQUARE_HULL))
-        pip_polys = [on_face(_PIP * 0.078 + np.array(p) * 0.26) for p in PIP_LAYOUT[v]]
-        faces.append(Face(verts, n, body, pip_polys, pips, gloss=0.3, value=v))
-    lift = -min(p[:, 2].min() for p in hull_pts)
-    offset = np.array([x, y, lift])
-    for f in faces:
-        f.verts = f.verts + offset
-        f.pips = [p + offset for p in f.pips]
-    hull = np.concatenate(hull_pts) + offset
+    for v, n, outline, _, pip_pts in _DIE:
+        pip_world = pip_pts @ rot.T * size + offset
+        faces.append(Face(outline @ rot.T * size + offset, rot @ n, body,
+                          list(pip_world.reshape(-1, len(_PIP), 3)), pips, gloss=0.3, value=v))
     # The hull face never shows: it only gives the dark rounded silhouette and the shadow.
-    hull_face = Face(hull, -UP, body * 0.5)
+    hull_face = Face(hull + offset, -UP, body * 0.5)
     return Solid(faces + [hull_face], ground_xy=(x, y), silhouette_colour=body * 0.7)
 
 

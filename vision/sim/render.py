@@ -115,8 +115,10 @@ def render(scene: Scene, pose: CameraPose, rng: np.random.Generator | None = Non
     hand = hand_parts(scene.hand) if scene.hand is not None else []
     held = held_piece(scene)
     casters = dict(towers, **({"held piece": held.points} if held else {}))
-    cast_shadows(canvas, scene, view, solids, casters, [p.polygon for p in hand])
+    cast_shadows(canvas, scene, view, solids, casters)
     draw_solids(canvas, solids, view, scene.lighting.direction)
+    if hand:
+        cast_hand_shadow(canvas, scene, view, [p.polygon for p in hand])
     if held is not None:  # in the hand, so above everything on the table
         draw_solids(canvas, [held], view, scene.lighting.direction)
     hand_mask = np.zeros(canvas.shape[:2], np.uint8)
@@ -568,8 +570,9 @@ def _shadow_points(points: np.ndarray, light: np.ndarray) -> np.ndarray:
 
 
 def cast_shadows(canvas: np.ndarray, scene: Scene, view: _View, solids: list[Solid],
-                 towers: dict[str, np.ndarray], hand_polys: list[np.ndarray]) -> None:
-    """Darken the table and board under the soft shadows of pieces, dice and the hand."""
+                 towers: dict[str, np.ndarray]) -> None:
+    """Darken the table and board under the soft shadows of pieces and dice (drawn before
+    the pieces themselves, which stand on top of them)."""
     light = scene.lighting.direction
     strength = scene.lighting.shadow_strength
     ch, cw = canvas.shape[:2]
@@ -594,16 +597,28 @@ def cast_shadows(canvas: np.ndarray, scene: Scene, view: _View, solids: list[Sol
                 hull = cv2.convexHull(ground[touch].astype(np.float32)).reshape(-1, 2)
                 cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), contact,
                                    cv2.LINE_AA, 4)
-    mask = cv2.GaussianBlur(mask, (0, 0), 1.2)
-    if hand_polys:
-        hand_mask = np.zeros_like(mask)
-        for poly in hand_polys:
-            shadow = view.px_polygon(_shadow_points(poly, light)) / s
-            if len(shadow) < 3:
-                continue
-            cv2.fillPoly(hand_mask, [np.round(shadow * 16).astype(np.int32)], strength * 0.8,
-                         cv2.LINE_AA, 4)
-        mask = np.maximum(mask, cv2.GaussianBlur(hand_mask, (0, 0), 6.0))
+    _darken(canvas, cv2.GaussianBlur(mask, (0, 0), 1.2))
+
+
+def cast_hand_shadow(canvas: np.ndarray, scene: Scene, view: _View,
+                     hand_polys: list[np.ndarray]) -> None:
+    """The hand's broad, soft shadow: it falls on the pieces too, so it comes after them."""
+    light = scene.lighting.direction
+    ch, cw = canvas.shape[:2]
+    s = SHADOW_SCALE
+    mask = np.zeros((ch // s + 1, cw // s + 1), np.float32)
+    for poly in hand_polys:
+        shadow = view.px_polygon(_shadow_points(poly, light)) / s
+        if len(shadow) >= 3:
+            cv2.fillPoly(mask, [np.round(shadow * 16).astype(np.int32)],
+                         scene.lighting.shadow_strength * 0.8, cv2.LINE_AA, 4)
+    _darken(canvas, cv2.GaussianBlur(mask, (0, 0), 6.0))
+
+
+def _darken(canvas: np.ndarray, mask: np.ndarray) -> None:
+    """Multiply the canvas by (1 - mask); the mask is at 1/SHADOW_SCALE size."""
+    ch, cw = canvas.shape[:2]
+    s = SHADOW_SCALE
     ys, xs = np.nonzero(mask > 0.004)
     if len(xs) == 0:
         return

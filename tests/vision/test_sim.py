@@ -296,3 +296,20 @@ def test_markers_out_of_frame_or_under_a_card_are_not_visible(layouts):
     out = render(scene, pose, np.random.default_rng(0))
     assert out.truth.markers_visible == (True, False, False, True)
     assert set(detect_markers(out.frame)) == {0, 3}
+
+
+def test_hand_stuck_markers_are_drawn_and_reported_where_they_really_lie(layouts):
+    layout = layouts["cuatro"]
+    pose = CameraPose(height_mm=600, tilt_deg=15, yaw_deg=-10, k1=-0.02,
+                      target_mm=(250, 160))
+    offsets = ((3.0, -2.0, 8.0), (0.0, 0.0, 0.0), (-2.5, 1.5, -5.0), (0.0, 0.0, 0.0))
+    exact = render(clean(Scene(layout)), pose, np.random.default_rng(0))
+    placed = render(clean(Scene(layout, marker_offsets=offsets)), pose, np.random.default_rng(0))
+    moved = placed.truth
+    found = detect_markers(placed.frame)
+    for i, marker_id in enumerate(layout.markers.ids):
+        error = np.linalg.norm(found[marker_id] - moved.marker_corners[i], axis=1).max()
+        assert error < 1.0
+        shift = np.linalg.norm(moved.marker_corners[i] - exact.truth.marker_corners[i],
+                               axis=1).max()
+        assert (shift > 3.0) == (offsets[i] != (0.0, 0.0, 0.0))

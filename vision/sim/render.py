@@ -334,10 +334,28 @@ def draw_board(canvas: np.ndarray, scene: Scene, view: _View) -> None:
     _warp_into(canvas, tex, view.canvas_homography @ np.linalg.inv(mm_to_texture((0.0, 0.0))))
     spec = layout.markers
     half = spec.size_mm / 2.0 + QUIET_MM
-    for marker_id, (cx, cy) in zip(spec.ids, spec.centres_mm, strict=True):
+    # Card texture pixel -> millimetres from the card's centre.
+    tex_to_local = np.linalg.inv(mm_to_texture((-half, -half)))
+    for index, marker_id in enumerate(spec.ids):
         card = marker_card(marker_id, spec.size_mm, spec.dictionary)
-        to_tex = mm_to_texture((cx - half, cy - half))
-        _warp_into(canvas, card, view.canvas_homography @ np.linalg.inv(to_tex))
+        _warp_into(canvas, card,
+                   view.canvas_homography @ marker_placement(scene, index) @ tex_to_local)
+
+
+def marker_placement(scene: Scene, index: int) -> np.ndarray:
+    """3x3 map from millimetres around marker ``index``'s centre to board millimetres: where
+    its card really lies (stuck on by hand, a little off the layout's spot)."""
+    cx, cy = scene.layout.markers.centres_mm[index]
+    dx, dy, angle = scene.marker_offsets[index] if scene.marker_offsets else (0.0, 0.0, 0.0)
+    a = math.radians(angle)
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s, cx + dx], [s, c, cy + dy], [0.0, 0.0, 1.0]])
+
+
+def _placed(scene: Scene, index: int, local_xy: np.ndarray) -> np.ndarray:
+    """(N, 3) board points (h = 0) of millimetre offsets around marker ``index``."""
+    pts = np.column_stack([local_xy, np.ones(len(local_xy))]) @ marker_placement(scene, index).T
+    return np.column_stack([pts[:, :2], np.zeros(len(pts))])
 
 
 def draw_cable(canvas: np.ndarray, cable: Cable, view: _View) -> None:
@@ -435,7 +453,7 @@ def build_solids(scene: Scene
                           _jitter(hex_to_bgr(d.pips), stable, 0.05), d.leaning))
     spec_m = layout.markers
     for index in sorted(scene.markers_hidden):
-        cx, cy = spec_m.centres_mm[index]
+        cx, cy = marker_placement(scene, index)[:2, 2]
         half = spec_m.size_mm / 2.0 + QUIET_MM + 3.0
         colour = stable.uniform(30, 230, 3)
         ox, oy = stable.uniform(-4, 4, 2)
@@ -758,15 +776,11 @@ def make_truth(scene: Scene, view: _View, towers: dict[str, np.ndarray],
     corners = []
     visible = []
     w, h = view.pose.image_size
-    for index, (cx, cy) in enumerate(spec.centres_mm):
-        s = spec.size_mm / 2.0
-        quad = np.array([[cx - s, cy - s, 0], [cx + s, cy - s, 0], [cx + s, cy + s, 0],
-                         [cx - s, cy + s, 0]])
-        canvas_px = view.px(quad)
+    square = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+    for index in range(len(spec.centres_mm)):
+        canvas_px = view.px(_placed(scene, index, square * spec.size_mm / 2.0))
         corners.append(view.to_frame(canvas_px))
-        q = s + QUIET_MM
-        card = view.px(np.array([[cx - q, cy - q, 0], [cx + q, cy - q, 0], [cx + q, cy + q, 0],
-                                 [cx - q, cy + q, 0]]))
+        card = view.px(_placed(scene, index, square * (spec.size_mm / 2.0 + QUIET_MM)))
         in_frame = bool(np.all((corners[-1] >= 0) & (corners[-1] <= [w - 1, h - 1])))
         hidden = index in scene.markers_hidden or (
             any_hand and _covered_share(hand_mask, card) > HIDDEN_SHARE)

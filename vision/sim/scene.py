@@ -136,6 +136,8 @@ class Scene:
     motion_blur_deg: float = 0.0
     seed: int = 0  # fixes the table's texture and how each piece lies (see render.render)
     piece_style: str = "plain"  # "plain" or "groove" (a ring pressed into each stone's top)
+    #: Per marker (dx_mm, dy_mm, angle_deg): how far each card lies from the layout's spot.
+    marker_offsets: tuple[tuple[float, float, float], ...] | None = None
 
     def __post_init__(self) -> None:
         for name, colours in self.stacks.items():
@@ -156,6 +158,8 @@ class Scene:
                              f"(one of {', '.join(PIECE_STYLES)})")
         if self.table not in TABLE_KINDS:
             raise ValueError(f"unknown table {self.table!r} (one of {', '.join(TABLE_KINDS)})")
+        if self.marker_offsets is not None and len(self.marker_offsets) != 4:
+            raise ValueError("marker_offsets needs one (dx_mm, dy_mm, angle_deg) per marker")
         if not set(self.markers_hidden) <= {0, 1, 2, 3}:
             raise ValueError("markers are numbered 0-3 (top-left, top-right, bottom-right, "
                              "bottom-left)")
@@ -398,4 +402,7 @@ def random_scene(
         motion_blur_deg=float(rng.uniform(0, 180)),
         seed=int(rng.integers(0, 2**31 - 1)),
         piece_style="groove" if hard and rng.random() < 0.3 else "plain",
+        marker_offsets=tuple(
+            (float(rng.normal(0, 0.6)), float(rng.normal(0, 0.6)), float(rng.normal(0, 1.0)))
+            for _ in range(4)) if hard else None,
     )

@@ -258,8 +258,8 @@ def table_texture(kind: str, size: tuple[int, int], rng: np.random.Generator) ->
     base = np.array(palette[int(rng.integers(len(palette)))], np.float32)
     base *= rng.uniform(0.85, 1.12)
     shade_map = np.ones((sh, sw), np.float32)
-    strength = {"wood": 0.05, "dark_wood": 0.05, "cloth": 0.04, "mottled": 0.07, "plain": 0.02}
-    for cell, weight in ((30, 1.0), (6, 0.6)):  # two octaves of smooth noise
+    strength = {"wood": 0.05, "dark_wood": 0.05, "cloth": 0.04, "mottled": 0.045, "plain": 0.02}
+    for cell, weight in ((30, 1.0), (6, 0.8)):  # two octaves of smooth noise
         blobs = rng.normal(0, 1, (max(2, sh // cell), max(2, sw // cell))).astype(np.float32)
         shade_map += strength[kind] * weight * cv2.resize(blobs, (sw, sh),
                                                           interpolation=cv2.INTER_CUBIC)
@@ -279,8 +279,8 @@ def table_texture(kind: str, size: tuple[int, int], rng: np.random.Generator) ->
         # Plank joints now and then.
         if rng.random() < 0.6:
             pitch = rng.uniform(40, 80)
-            joint = np.abs(((across + span) % pitch) - pitch / 2) > pitch / 2 - 0.6
-            shade_map[joint] *= 0.6
+            to_joint = pitch / 2 - np.abs(((across + span) % pitch) - pitch / 2)
+            shade_map *= 1.0 - 0.35 * np.exp(-(to_joint / 0.45) ** 2)  # soft, not jagged
     img = np.clip(shade_map[..., None] * base, 0, 255).astype(np.uint8)
     return cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR)
 

@@ -233,8 +233,8 @@ def _distortion_maps(pose: CameraPose, margin: int) -> tuple[np.ndarray, np.ndar
         maps.append(cv2.resize(coarse, size, interpolation=cv2.INTER_LINEAR)[
             step:step + h, step:step + w])
     map_x, map_y = cv2.convertMaps(maps[0], maps[1], cv2.CV_16SC2)
-    if len(_MAP_CACHE) > 8:
-        _MAP_CACHE.clear()
+    if len(_MAP_CACHE) >= 4:  # random poses rarely repeat; a demo's one pose always does
+        _MAP_CACHE.pop(next(iter(_MAP_CACHE)))
     _MAP_CACHE[key] = (map_x, map_y)
     return map_x, map_y
 

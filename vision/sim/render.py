@@ -112,6 +112,7 @@ def render(scene: Scene, pose: CameraPose, rng: np.random.Generator | None = Non
     for cable in scene.cables:
         draw_cable(canvas, cable, view)
     solids, towers, top_pieces = build_solids(scene)
+    shade_tops_under_towers(scene, towers, top_pieces)
     hand = hand_parts(scene.hand) if scene.hand is not None else []
     held = held_piece(scene)
     casters = dict(towers, **({"held piece": held.points} if held else {}))
@@ -411,14 +412,14 @@ def _jitter(bgr: tuple[int, int, int], rng: np.random.Generator, amount: float) 
 
 
 def build_solids(scene: Scene
-                 ) -> tuple[list[Solid], dict[str, np.ndarray], dict[str, np.ndarray]]:
+                 ) -> tuple[list[Solid], dict[str, np.ndarray], dict[str, Solid]]:
     """All 3D things, and for each occupied field the points of its tower and of its top
     piece (for shadows and for occlusion truth)."""
     layout = scene.layout
     spec = layout.piece
     solids: list[Solid] = []
     towers: dict[str, np.ndarray] = {}
-    top_pieces: dict[str, np.ndarray] = {}
+    top_pieces: dict[str, Solid] = {}
     # How each piece lies and its exact shade come from the scene's own seed, per field and
     # level, so a piece that stays put looks the same in every frame of a game.
     stable = np.random.default_rng(scene.seed)
@@ -446,7 +447,7 @@ def build_solids(scene: Scene
             solids.append(solid)
             pts.append(solid.points)
         towers[name] = np.concatenate(pts)
-        top_pieces[name] = pts[-1]
+        top_pieces[name] = solids[-1]
     for d in scene.dice:
         solids.append(die(d.x_mm, d.y_mm, d.value, d.angle_deg, d.size_mm,
                           _jitter(hex_to_bgr(d.body), stable, 0.03),
@@ -468,6 +469,41 @@ def build_solids(scene: Scene
         solids.append(card)
     # Tower order stays bottom-up after the (stable) painter's sort: same ground point.
     return solids, towers, top_pieces
+
+
+def shade_tops_under_towers(scene: Scene, towers: dict[str, np.ndarray],
+                            top_pieces: dict[str, Solid]) -> None:
+    """A tall tower throws its shadow onto the tops of lower neighbours: darken each top
+    piece's upward faces by the share of it that lies in such a shadow."""
+    light = scene.lighting.direction
+    if light[2] <= 0.05 or len(towers) < 2:
+        return
+    drift = light[:2] / light[2]  # shadow shift per millimetre of height difference
+    names = list(towers)
+    heights = np.array([towers[n][:, 2].max() for n in names])
+    centres = np.array([towers[n][:, :2].mean(axis=0) for n in names])
+    radius = scene.layout.piece.diameter_mm / 2.0
+    ring = np.array([[0.0, 0.0]] + [[math.cos(a), math.sin(a)] for a in
+                                     np.linspace(0, 2 * math.pi, 8, endpoint=False)]) * 0.6
+    for r, receiver in enumerate(names):
+        taller = heights > heights[r] + 0.5
+        if not taller.any():
+            continue
+        reach = (heights - heights[r]) * np.linalg.norm(drift) + 2.5 * radius
+        near = taller & (np.linalg.norm(centres - centres[r], axis=1) < reach)
+        samples = centres[r] + ring * radius
+        shaded = np.zeros(len(samples), bool)
+        for c in np.flatnonzero(near):
+            pts = towers[names[c]]
+            above = pts[pts[:, 2] > heights[r]]
+            shadow = above[:, :2] - (above[:, 2:3] - heights[r]) * drift
+            hull = cv2.convexHull(shadow.astype(np.float32)).reshape(-1, 2).astype(float)
+            edges = np.roll(hull, -1, axis=0) - hull
+            rel = samples[:, None, :] - hull[None, :, :]
+            cross = edges[None, :, 0] * rel[:, :, 1] - edges[None, :, 1] * rel[:, :, 0]
+            shaded |= np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)
+        if shaded.any():
+            top_pieces[receiver].top_shade = 1.0 - scene.lighting.shadow_strength * shaded.mean()
 
 
 def draw_solids(canvas: np.ndarray, solids: list[Solid], view: _View, light: np.ndarray) -> None:
@@ -527,6 +563,9 @@ def _prepare_faces(solids: list[Solid], view: _View, light: np.ndarray) -> dict[
         d2 = np.sum((centroids[flat, :2] - mirror) ** 2, axis=1)
         sheen = np.minimum(0.7, 1.6 * gloss[flat, 0] * np.exp(-d2 / (2 * LAMP_SPREAD_MM ** 2)))
         colours[flat] += (255.0 - colours[flat]) * sheen[:, None]
+    # Tops lying in a taller neighbour's shadow.
+    top_shade = np.array([solids[k].top_shade for k in owners])
+    colours[flat] *= top_shade[flat, None]
     colours = colours.tolist()
     polys = np.split(np.round(view.px(verts) * 16).astype(np.int32), np.cumsum(sizes)[:-1])
     pip_faces = [i for i in np.flatnonzero(visible) if faces[i].pips]
@@ -687,7 +726,7 @@ def _field_squares(layout) -> np.ndarray:
 
 
 def _field_visibility(scene: Scene, view: _View, towers: dict[str, np.ndarray],
-                      top_pieces: dict[str, np.ndarray], hand_mask: np.ndarray
+                      top_pieces: dict[str, Solid], hand_mask: np.ndarray
                       ) -> tuple[dict[str, float], dict[str, float]]:
     """Per field: the share of its top piece (or, if empty, of its square) that the camera
     really sees, and the share of its tower and base that the hand covers.
@@ -717,7 +756,7 @@ def _field_visibility(scene: Scene, view: _View, towers: dict[str, np.ndarray],
     for k, name in enumerate(layout.fields):
         base = squares[k]
         if name in towers:
-            top = top_pieces[name]
+            top = top_pieces[name].points
             centre = top.mean(axis=0)
             top = centre + (top - centre) * 0.85  # stay inside the outline
             body = towers[name].copy()
@@ -752,7 +791,7 @@ def _field_visibility(scene: Scene, view: _View, towers: dict[str, np.ndarray],
 
 
 def make_truth(scene: Scene, view: _View, towers: dict[str, np.ndarray],
-               top_pieces: dict[str, np.ndarray], hand_mask: np.ndarray) -> Truth:
+               top_pieces: dict[str, Solid], hand_mask: np.ndarray) -> Truth:
     layout = scene.layout
     any_hand = bool(hand_mask.any())
     seen, under_hand = _field_visibility(scene, view, towers, top_pieces, hand_mask)

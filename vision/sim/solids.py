@@ -54,6 +54,7 @@ class Solid:
     ground_xy: tuple[float, float] = (0.0, 0.0)  # where it stands, for painter's order
     casts_shadow: bool = True
     silhouette_colour: np.ndarray | None = None  # dark body drawn under the faces (dice edges)
+    top_shade: float = 1.0  # < 1 where a taller neighbour's shadow darkens the upward faces
 
     @property
     def points(self) -> np.ndarray:

@@ -208,6 +208,10 @@ def test_bad_scenes_are_refused_in_plain_words(layouts):
         Scene(layout, stacks={"a1": ["red"]})
     with pytest.raises(ValueError, match="1 to 6"):
         Die(0, 0, 7)
+    with pytest.raises(ValueError, match="tilt"):
+        CameraPose(tilt_deg=95)
+    with pytest.raises(ValueError, match="above the table"):
+        CameraPose(height_mm=-5)
 
 
 @pytest.mark.parametrize("value", range(1, 7))

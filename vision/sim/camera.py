@@ -52,6 +52,17 @@ class CameraPose:
     image_size: tuple[int, int] = (1280, 960)
     target_mm: tuple[float, float] = (160.0, 160.0)
 
+    def __post_init__(self) -> None:
+        if self.height_mm <= 0:
+            raise PoseError(f"the camera must be above the table, not at {self.height_mm} mm")
+        if not 0 <= self.tilt_deg < 85:
+            raise PoseError(f"tilt is 0-85 degrees from looking straight down, "
+                            f"not {self.tilt_deg}")
+        if not 1 < self.fov_deg < 170:
+            raise PoseError(f"field of view {self.fov_deg} degrees is not a camera lens")
+        if min(self.image_size) <= 0:
+            raise PoseError(f"image size {self.image_size} has no pixels")
+
     # -- intrinsics -------------------------------------------------------------------
     @property
     def K(self) -> np.ndarray:  # noqa: N802 - the usual name of the intrinsic matrix

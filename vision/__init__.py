@@ -1,0 +1,1 @@
+"""Vision: reading the board and dice from camera frames."""

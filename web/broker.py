@@ -33,6 +33,11 @@ class EventBroker:
     def client_count(self) -> int:
         return len(self._clients)
 
+    @property
+    def last_id(self) -> int:
+        """The id of the last event published (0 before the first)."""
+        return self._next_id - 1
+
     def publish(self, event: dict[str, Any]) -> dict[str, Any]:
         """Send ``event`` to every client; returns it with its stream ``id``."""
         with self._lock:

@@ -42,6 +42,13 @@ class VisionConfig:
     #: Homography fit reprojection error (px) above which a marker set is inconsistent.
     max_fit_error_px: float = 3.0
 
+    #: The board/camera geometry is rebuilt only when the board corners move by more
+    #: than this (px); marker jitter below it would otherwise cost a rebuild per frame.
+    geometry_reuse_px: float = 1.0
+    #: Least difference (grey levels) between the markers' white and black for a frame
+    #: to be readable at all.
+    min_marker_contrast: float = 25.0
+
     # --- camera geometry ---------------------------------------------------------------
     #: Focal length in pixels; None = estimate it from the homography (needs some tilt)
     #: and fall back to ``default_fov_deg``.
@@ -71,12 +78,22 @@ class VisionConfig:
     #: shading and exposure move L much more than hue.
     lightness_weight: float = 0.5
 
+    #: Light levels (relative to the markers' white) at which each colour is still
+    #: recognised: shadows of towers and hands, shaded tower sides, uneven lamps.
+    shade_levels: tuple[float, ...] = (0.4, 0.55, 0.7, 0.85, 1.0, 1.15)
+    #: Colour of the board between fields when the layout names no "board" colour.
+    default_board_hex: str = "#ece6d6"
+
     # --- fields -----------------------------------------------------------------------
     #: Fraction of the inner top face of a piece that must match one player colour.
     min_piece_fraction: float = 0.45
     #: The share of the top face sampled (radius ratio), avoiding the rim and the
     #: anti-aliased edge of the printed field.
     top_face_inner_ratio: float = 0.6
+    #: Width of the printed lines of a Mühle board, so line pixels are expected there.
+    line_width_mm: float = 3.0
+    #: Nested Cuatro roofs: each roof raises the tower by this share of its height.
+    roof_nesting_ratio: float = 0.45
     #: Readings with a confidence under this are marked uncertain in annotations.
     uncertain_below: float = 0.6
 
@@ -84,8 +101,11 @@ class VisionConfig:
     #: Fraction of a field's area that must show "foreign" colour (neither board nor
     #: piece) for the field to be hidden.
     hidden_field_fraction: float = 0.25
-    #: Lab distance beyond which a pixel matches neither the board nor any piece.
-    foreign_distance: float = 38.0
+    #: Smallest blob of foreign colour (mm^2 on the board) taken for a hand; a
+    #: fingertip over a 26 mm disc is about 200 mm^2, specks of glare are far smaller.
+    hand_min_area_mm2: float = 150.0
+    #: Fields within this distance of a hand blob are hidden too (shadow, arm edges).
+    hand_margin_mm: float = 8.0
 
     @classmethod
     def load(cls, path: str | Path) -> VisionConfig:

@@ -1,0 +1,298 @@
+"""Field state: what lies on each field, read from a top-down view of the board.
+
+The frame is warped onto the table plane (a rectified board image in mm). In that
+image a piece of height z at field centre c is not a disc: its top face is scaled about
+the camera's nadir N by D/(D - z) (see :mod:`vision.pose`), so a stack of h pieces
+covers the convex hull of its base disc and its lifted top disc. The reader predicts
+that silhouette for every candidate height and takes the height whose silhouette best
+agrees with the image: each extra layer adds a sliver that should show piece colours
+(if the stack is that tall) or the printed board (if not). The top colour is the
+player colour covering the predicted top face. Board colours are never mistaken for
+pieces because every pixel is compared with the colour the *empty* board has at that
+very spot (from the layout), as well as with the players' colours.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.layout import Layout
+from vision.calibration import ColourCalibration, bgr_to_lab, hex_to_bgr
+from vision.config import VisionConfig
+from vision.pose import Camera, Pose
+
+FOREIGN = 255  # a pixel that matches no board or piece colour
+UNKNOWN = -1  # board spot whose empty colour the layout does not say
+
+
+@dataclass(frozen=True)
+class FieldState:
+    """What one field shows (before occlusion is taken into account)."""
+
+    name: str
+    top_colour: str | None
+    height: int
+    confidence: float
+
+
+class ColourClasses:
+    """Per-pixel colour labelling by lookup table: players first, then board colours."""
+
+    def __init__(self, layout: Layout, calibration: ColourCalibration, config: VisionConfig):
+        self.players = list(calibration.colours)
+        self.board = list(layout.field_colours)
+        board_hex = dict(layout.field_colours)
+        if "board" not in board_hex:
+            board_hex["board"] = config.default_board_hex
+            self.board.append("board")
+        labs = [np.asarray(calibration.colours[p]) for p in self.players]
+        labs += [bgr_to_lab(hex_to_bgr(board_hex[b])) for b in self.board]
+        self.labs = np.array(labs)
+        self.lut = self._build_lut(config)
+
+    def board_index(self, name: str) -> int:
+        return len(self.players) + self.board.index(name)
+
+    def _build_lut(self, config: VisionConfig) -> np.ndarray:
+        """32x32x32 table over 8-bit Lab (bins of 8) -> nearest class or FOREIGN."""
+        # Each class is represented by its colour under several light levels (shadows,
+        # shaded sides, uneven light), so "same paint, less light" stays the same class.
+        prototypes, owners = [], []
+        for index, lab in enumerate(self.labs):
+            bgr = cv2.cvtColor(np.uint8(np.clip(lab, 0, 255)).reshape(1, 1, 3),
+                               cv2.COLOR_Lab2BGR).reshape(3).astype(np.float64)
+            for level in config.shade_levels:
+                prototypes.append(bgr_to_lab(np.clip(bgr * level, 0, 255)))
+                owners.append(index)
+        prototypes_arr, owners_arr = np.array(prototypes), np.array(owners)
+        centres = np.arange(32) * 8 + 4.0
+        grid = np.stack(np.meshgrid(centres, centres, centres, indexing="ij"), axis=-1)
+        weights = np.array([config.lightness_weight, 1.0, 1.0])
+        diff = (grid[..., None, :] - prototypes_arr) * weights
+        dist = np.sqrt((diff**2).sum(axis=-1))
+        nearest = owners_arr[dist.argmin(axis=-1)]
+        lut = np.where(dist.min(axis=-1) <= config.colour_match_distance, nearest, FOREIGN)
+        return lut.astype(np.uint8).ravel()
+
+    def label(self, lab: np.ndarray) -> np.ndarray:
+        """Class index for each pixel of an 8-bit Lab image."""
+        q = (lab >> 3).astype(np.int32)
+        return self.lut[(q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]]
+
+
+@dataclass
+class BoardGeometry:
+    """Everything about the rectified view that depends only on where board and camera
+    are: built once per homography and reused while the camera stays put."""
+
+    px_per_mm: float
+    origin_mm: tuple[float, float]
+    size: tuple[int, int]  # width, height of the rectified image
+    warp: np.ndarray  # rectified px -> undistorted frame px
+    maps: tuple[np.ndarray, np.ndarray] | None  # remap tables when the lens distorts
+    expected: np.ndarray  # rectified px -> board colour class (or UNKNOWN)
+    names: list[str]
+    max_height: int
+    sliver_idx: np.ndarray  # flat pixel indices of all (field, height) slivers
+    sliver_seg: np.ndarray  # segment id field * max_height + (h - 1) for each index
+    sliver_area: np.ndarray  # pixels per segment
+    top_idx: np.ndarray
+    top_seg: np.ndarray
+    top_area: np.ndarray
+    field_idx: np.ndarray  # each field's own square, for occlusion
+    field_seg: np.ndarray
+    field_area: np.ndarray
+
+    def to_px(self, points_mm: np.ndarray) -> np.ndarray:
+        return (np.asarray(points_mm, dtype=np.float64) - self.origin_mm) * self.px_per_mm
+
+    def rectify(self, frame: np.ndarray) -> np.ndarray:
+        if self.maps is not None:
+            return cv2.remap(frame, self.maps[0], self.maps[1], cv2.INTER_LINEAR)
+        return cv2.warpPerspective(frame, self.warp, self.size,
+                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+
+
+def layer_pitch(layout: Layout, config: VisionConfig) -> float:
+    """How much each piece adds to a tower's height: a disc its thickness, a roof only
+    the part of its wall that the next roof does not swallow when nested."""
+    ratio = config.roof_nesting_ratio if layout.piece.shape == "roof" else 1.0
+    return layout.piece.height_mm * ratio
+
+
+def rectified_scale(layout: Layout, config: VisionConfig) -> float:
+    """Pixels per mm of the rectified image: enough pixels across the smallest piece."""
+    wanted = config.min_piece_px / layout.piece.diameter_mm
+    return float(min(config.max_px_per_mm, max(config.rectified_px_per_mm, wanted)))
+
+
+def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: Camera,
+                   classes: ColourClasses, config: VisionConfig) -> BoardGeometry:
+    ppm = rectified_scale(layout, config)
+    piece = layout.piece
+    max_height = max(1, piece.max_stack)
+    radius = piece.diameter_mm / 2
+    names = list(layout.fields)
+    centres = np.array([layout.fields[n].centre_mm for n in names])
+    heights = np.arange(1, max_height + 1) * layer_pitch(layout, config)
+    lens = pose.height_mm
+    if lens <= heights[-1] + 1:
+        raise ValueError("the camera is lower than the tallest tower")
+    scales = lens / (lens - heights)  # (H,)
+    tops = pose.lift(centres[:, None, :], heights[None, :])  # (F, H, 2)
+    top_r = radius * scales
+
+    # Rectified area: the board plus everywhere a top face can appear.
+    w, h = layout.board_size_mm
+    reach = np.concatenate([tops.reshape(-1, 2) - top_r[-1], tops.reshape(-1, 2) + top_r[-1]])
+    limit = np.array([60.0, 60.0])
+    lo = np.maximum(np.minimum(reach.min(axis=0), 0) - 2, -limit)
+    hi = np.minimum(np.maximum(reach.max(axis=0), [w, h]) + 2, np.array([w, h]) + limit)
+    size = tuple(int(math.ceil(v)) for v in (hi - lo) * ppm)
+    origin = (float(lo[0]), float(lo[1]))
+    to_mm = np.array([[1 / ppm, 0, origin[0]], [0, 1 / ppm, origin[1]], [0, 0, 1]])
+    warp = homography @ to_mm
+    maps = None
+    if camera.k1:
+        xs, ys = np.meshgrid(np.arange(size[0]), np.arange(size[1]))
+        pts = np.stack([xs.ravel(), ys.ravel(), np.ones(xs.size)])
+        ideal = warp @ pts
+        raw = camera.distort((ideal[:2] / ideal[2]).T).astype(np.float32)
+        maps = (raw[:, 0].reshape(size[1], size[0]).copy(),
+                raw[:, 1].reshape(size[1], size[0]).copy())
+
+    geometry = BoardGeometry(
+        ppm, origin, size, warp, maps, np.empty(0), names, max_height,
+        *([np.empty(0, np.int64)] * 9))
+    geometry.expected = expected_board(layout, geometry, classes, config)
+
+    sliver_idx, sliver_seg, top_idx, top_seg, field_idx, field_seg = [], [], [], [], [], []
+    width_px, height_px = size
+    for f, name in enumerate(names):
+        base = geometry.to_px(centres[f])
+        ring = _circle(base, radius * ppm)
+        previous = None
+        for k in range(max_height):
+            top_px = geometry.to_px(tops[f, k])
+            hull = cv2.convexHull(np.concatenate([ring, _circle(top_px, top_r[k] * ppm)]))
+            lo_px = np.floor(hull.reshape(-1, 2).min(axis=0)).astype(int) - 1
+            hi_px = np.ceil(hull.reshape(-1, 2).max(axis=0)).astype(int) + 2
+            lo_px = np.maximum(lo_px, 0)
+            hi_px = np.minimum(hi_px, [width_px, height_px])
+            mask = np.zeros((height_px, width_px), np.uint8)
+            cv2.fillConvexPoly(mask, np.rint(hull).astype(np.int32), 1)
+            sliver = mask if previous is None else mask & (1 - previous)
+            ys, xs = np.nonzero(sliver[lo_px[1]:hi_px[1], lo_px[0]:hi_px[0]])
+            flat = (ys + lo_px[1]) * width_px + xs + lo_px[0]
+            sliver_idx.append(flat)
+            sliver_seg.append(np.full(flat.size, f * max_height + k))
+            previous = mask
+            inner = np.zeros_like(mask)
+            cv2.circle(inner, tuple(np.rint(top_px).astype(int)),
+                       max(1, int(top_r[k] * ppm * config.top_face_inner_ratio)), 1, -1)
+            ys, xs = np.nonzero(inner)
+            flat = ys * width_px + xs
+            top_idx.append(flat)
+            top_seg.append(np.full(flat.size, f * max_height + k))
+        half = layout.fields[name].size_mm / 2 * ppm
+        x0, y0 = np.rint(base - half).astype(int)
+        x1, y1 = np.rint(base + half).astype(int)
+        ys, xs = np.mgrid[max(y0, 0):min(y1, height_px), max(x0, 0):min(x1, width_px)]
+        flat = (ys * width_px + xs).ravel()
+        field_idx.append(flat)
+        field_seg.append(np.full(flat.size, f))
+    segments = len(names) * max_height
+    geometry.sliver_idx = np.concatenate(sliver_idx)
+    geometry.sliver_seg = np.concatenate(sliver_seg)
+    geometry.sliver_area = np.bincount(geometry.sliver_seg, minlength=segments)
+    geometry.top_idx = np.concatenate(top_idx)
+    geometry.top_seg = np.concatenate(top_seg)
+    geometry.top_area = np.bincount(geometry.top_seg, minlength=segments)
+    geometry.field_idx = np.concatenate(field_idx)
+    geometry.field_seg = np.concatenate(field_seg)
+    geometry.field_area = np.bincount(geometry.field_seg, minlength=len(names))
+    return geometry
+
+
+def _circle(centre: np.ndarray, radius: float, points: int = 32) -> np.ndarray:
+    angles = np.linspace(0, 2 * np.pi, points, endpoint=False)
+    return (centre + radius * np.stack([np.cos(angles), np.sin(angles)], axis=1)).astype(
+        np.float32)
+
+
+def expected_board(layout: Layout, geometry: BoardGeometry, classes: ColourClasses,
+                   config: VisionConfig) -> np.ndarray:
+    """The colour class an empty board shows at each rectified pixel, from the layout:
+    the board colour, each field's own colour (attribute ``colour`` or ``zone``), and
+    lines drawn between the points of each mill (Mühle)."""
+    width, height = geometry.size
+    expected = np.full((height, width), UNKNOWN, np.int16)
+    w, h = layout.board_size_mm
+    if "board" in classes.board:
+        x0, y0 = np.rint(geometry.to_px([0, 0])).astype(int)
+        x1, y1 = np.rint(geometry.to_px([w, h])).astype(int)
+        expected[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = classes.board_index("board")
+    for fld in layout.fields.values():
+        colour = fld.attrs.get("colour") or fld.attrs.get("zone")
+        if colour in classes.board:
+            half = fld.size_mm / 2
+            x0, y0 = np.rint(geometry.to_px([fld.x_mm - half, fld.y_mm - half])).astype(int)
+            x1, y1 = np.rint(geometry.to_px([fld.x_mm + half, fld.y_mm + half])).astype(int)
+            expected[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = classes.board_index(colour)
+    lines = layout.extra.get("mills")
+    if lines and "lines" in classes.board:
+        thickness = max(1, int(round(config.line_width_mm * geometry.px_per_mm)))
+        index = classes.board_index("lines")
+        for mill in lines:
+            ends = [geometry.to_px(layout.fields[n].centre_mm) for n in (mill[0], mill[-1])]
+            cv2.line(expected, tuple(np.rint(ends[0]).astype(int)),
+                     tuple(np.rint(ends[1]).astype(int)), index, thickness)
+    return expected
+
+
+def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
+                config: VisionConfig) -> list[FieldState]:
+    """Occupancy, height and top colour of every field from a labelled rectified image."""
+    flat = labels.ravel()
+    players = len(classes.players)
+    is_piece = flat < players
+    is_board = flat.astype(np.int16) == geometry.expected.ravel()
+    segments = len(geometry.names) * geometry.max_height
+    piece_hits = np.bincount(geometry.sliver_seg, weights=is_piece[geometry.sliver_idx],
+                             minlength=segments)
+    board_hits = np.bincount(geometry.sliver_seg, weights=is_board[geometry.sliver_idx],
+                             minlength=segments)
+    evidence = (piece_hits - board_hits).reshape(-1, geometry.max_height)
+    area = np.maximum(geometry.sliver_area, 1).reshape(-1, geometry.max_height)
+    score = np.concatenate([np.zeros((evidence.shape[0], 1)), np.cumsum(evidence, axis=1)],
+                           axis=1)
+    heights = score.argmax(axis=1)
+
+    top_labels = flat[geometry.top_idx].astype(np.int64)
+    counts = np.bincount(geometry.top_seg * (players + 1) + np.minimum(top_labels, players),
+                         minlength=segments * (players + 1)).reshape(segments, players + 1)
+    top_area = np.maximum(geometry.top_area, 1)
+
+    states = []
+    for f, name in enumerate(geometry.names):
+        height = int(heights[f])
+        if height == 0:
+            # confidence: how clearly the first layer shows board rather than piece
+            first = evidence[f, 0] / area[f, 0]
+            states.append(FieldState(name, None, 0, float(min(1.0, max(0.0, -first)))))
+            continue
+        seg = f * geometry.max_height + height - 1
+        colour_counts = counts[seg, :players]
+        best = int(colour_counts.argmax())
+        colour_share = colour_counts[best] / top_area[seg]
+        # height confidence: the weakest sliver decision next to the chosen height
+        margin_up = -evidence[f, height] / area[f, height] if height < geometry.max_height else 1
+        margin_here = evidence[f, height - 1] / area[f, height - 1]
+        confidence = min(1.0, max(0.0, min(margin_up, margin_here) * 2), colour_share /
+                         max(config.min_piece_fraction, 1e-6))
+        states.append(FieldState(name, classes.players[best], height, float(confidence)))
+    return states

@@ -1,0 +1,251 @@
+"""What lies on the simulated table: board state, dice, a hand, light and camera defects.
+
+A :class:`Scene` is pure data (no pixels); ``render.render`` turns it into a frame with truth.
+``random_scene`` draws the varied, deliberately hard states that tests and benchmarks use.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from companion.layout import Layout
+
+#: Tower heights above this are not read by vision (and rarely built), so scenes stop here.
+VISION_MAX_STACK = 5
+DIE_SIZE_MM = 16.0
+TABLE_KINDS = ("wood", "dark_wood", "cloth", "mottled", "plain")
+SKIN_TONES_BGR = (
+    (170, 195, 235), (140, 170, 220), (110, 145, 200), (80, 115, 165), (60, 85, 125),
+    (150, 180, 225),
+)
+#: Dice bodies and their pips: white dice with dark pips, coloured or dark dice with light pips.
+DICE_STYLES = (
+    ("#f4f1ea", "#151515"), ("#f4f1ea", "#151515"), ("#fbfbf7", "#1a1a60"),
+    ("#c0392b", "#f5f5f5"), ("#1f1f1f", "#f5f5f5"), ("#1f4e9a", "#f5f5f5"),
+    ("#2e7d32", "#f0f0f0"), ("#f1c40f", "#111111"),
+)
+
+
+@dataclass(frozen=True)
+class Die:
+    """One die lying on the table; ``value`` is the face pointing up."""
+
+    x_mm: float
+    y_mm: float
+    value: int
+    angle_deg: float = 0.0
+    body: str = "#f4f1ea"
+    pips: str = "#151515"
+    leaning: bool = False
+    size_mm: float = DIE_SIZE_MM
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.value <= 6:
+            raise ValueError(f"a die shows 1 to 6, not {self.value}")
+
+
+@dataclass(frozen=True)
+class Hand:
+    """A hand reaching in over the board: the arm enters at ``entry_mm`` (outside the view)
+    and the fingertips end near ``tip_mm``, ``height_mm`` above the table."""
+
+    entry_mm: tuple[float, float]
+    tip_mm: tuple[float, float]
+    height_mm: float = 90.0
+    skin_bgr: tuple[int, int, int] = (140, 170, 220)
+    spread: float = 0.5
+    sleeve_bgr: tuple[int, int, int] | None = None
+
+
+@dataclass(frozen=True)
+class Lighting:
+    """Room light and camera response.
+
+    ``light_azimuth_deg``/``light_elevation_deg`` place the main lamp (azimuth clockwise from
+    board-up as seen from above) and so the direction of cast shadows.
+    """
+
+    exposure: float = 1.0
+    white_balance: tuple[float, float, float] = (1.0, 1.0, 1.0)  # gains for B, G, R
+    light_azimuth_deg: float = 30.0
+    light_elevation_deg: float = 60.0
+    shadow_strength: float = 0.35
+    vignetting: float = 0.2
+    gradient: float = 0.1  # uneven light across the frame: relative brightness change
+    gradient_angle_deg: float = 0.0
+    glare: tuple[tuple[float, float, float, float], ...] = ()  # (u, v, radius, strength), rel.
+
+    @property
+    def direction(self) -> np.ndarray:
+        """Unit vector (x, y, h) pointing from the table towards the lamp."""
+        az, el = math.radians(self.light_azimuth_deg), math.radians(self.light_elevation_deg)
+        return np.array([math.sin(az) * math.cos(el), -math.cos(az) * math.cos(el), math.sin(el)])
+
+
+@dataclass
+class Scene:
+    """Everything the renderer draws. ``stacks`` maps field name -> piece colour names from
+    bottom to top; colour names are keys of ``layout.piece_colours``."""
+
+    layout: Layout
+    stacks: dict[str, list[str]] = field(default_factory=dict)
+    dice: list[Die] = field(default_factory=list)
+    hand: Hand | None = None
+    lighting: Lighting = field(default_factory=Lighting)
+    table: str = "wood"
+    noise_sigma: float = 2.0
+    blur_sigma: float = 0.6
+    jpeg_quality: int | None = 90
+    markers_hidden: frozenset[int] = frozenset()
+
+    def __post_init__(self) -> None:
+        for name, colours in self.stacks.items():
+            if name not in self.layout.fields:
+                raise ValueError(f"{self.layout.title} has no field {name!r}")
+            for colour in colours:
+                if colour not in self.layout.piece_colours:
+                    raise ValueError(
+                        f"{self.layout.title} has no {colour!r} pieces "
+                        f"(colours: {', '.join(self.layout.piece_colours)})"
+                    )
+        if self.table not in TABLE_KINDS:
+            raise ValueError(f"unknown table {self.table!r} (one of {', '.join(TABLE_KINDS)})")
+        if not set(self.markers_hidden) <= {0, 1, 2, 3}:
+            raise ValueError("markers are numbered 0-3 (top-left, top-right, bottom-right, "
+                             "bottom-left)")
+
+
+def playable_fields(layout: Layout) -> list[str]:
+    return [n for n, f in layout.fields.items() if f.attrs.get("playable", True)]
+
+
+def random_lighting(rng: np.random.Generator, hard: bool = True) -> Lighting:
+    spread = 1.0 if hard else 0.4
+    glare = []
+    if rng.random() < (0.45 if hard else 0.1):
+        for _ in range(int(rng.integers(1, 3))):
+            glare.append((float(rng.uniform(0.1, 0.9)), float(rng.uniform(0.1, 0.9)),
+                          float(rng.uniform(0.04, 0.18)), float(rng.uniform(0.25, 0.8))))
+    warm = rng.uniform(-0.18, 0.18) * spread
+    return Lighting(
+        exposure=float(np.exp(rng.uniform(-0.45, 0.35) * spread)),
+        white_balance=(float(1.0 - warm + rng.uniform(-0.04, 0.04)),
+                       float(1.0 + rng.uniform(-0.05, 0.05) * spread),
+                       float(1.0 + warm + rng.uniform(-0.04, 0.04))),
+        light_azimuth_deg=float(rng.uniform(0, 360)),
+        light_elevation_deg=float(rng.uniform(35, 85)),
+        shadow_strength=float(rng.uniform(0.1, 0.6 if hard else 0.3)),
+        vignetting=float(rng.uniform(0.0, 0.45 * spread)),
+        gradient=float(rng.uniform(0.0, 0.35 * spread)),
+        gradient_angle_deg=float(rng.uniform(0, 360)),
+        glare=tuple(glare),
+    )
+
+
+def random_stacks(
+    layout: Layout, rng: np.random.Generator, players: list[str], fill: float
+) -> dict[str, list[str]]:
+    max_height = max(1, min(layout.piece.max_stack, VISION_MAX_STACK))
+    names = playable_fields(layout)
+    count = int(round(fill * len(names)))
+    chosen = rng.choice(len(names), size=count, replace=False) if count else []
+    stacks: dict[str, list[str]] = {}
+    for i in sorted(chosen):
+        # Low towers are common, tall ones rarer, as in real play.
+        height = min(max_height, int(rng.geometric(0.45)))
+        stacks[names[i]] = [str(players[int(rng.integers(len(players)))]) for _ in range(height)]
+    return stacks
+
+
+def random_dice(
+    layout: Layout, rng: np.random.Generator, count: int, leaning_prob: float = 0.05
+) -> list[Die]:
+    """``count`` dice scattered in the dice area without touching each other or the markers."""
+    if layout.dice_area_mm is None:
+        return []
+    x0, y0, x1, y1 = layout.dice_area_mm
+    size = float(rng.uniform(14.0, 18.0))
+    margin = size * 0.9
+    body, pips = DICE_STYLES[int(rng.integers(len(DICE_STYLES)))]
+    marker_half = layout.markers.size_mm / 2.0 + 6.0 + size
+    placed: list[Die] = []
+    for _ in range(count * 60):
+        if len(placed) == count:
+            break
+        x = float(rng.uniform(x0 + margin, x1 - margin))
+        y = float(rng.uniform(y0 + margin, y1 - margin))
+        if any(math.hypot(x - d.x_mm, y - d.y_mm) < size * 1.75 for d in placed):
+            continue
+        if any(abs(x - mx) < marker_half and abs(y - my) < marker_half
+               for mx, my in layout.markers.centres_mm):
+            continue
+        if rng.random() < 0.15:  # a mixed set now and then
+            body, pips = DICE_STYLES[int(rng.integers(len(DICE_STYLES)))]
+        placed.append(Die(x, y, int(rng.integers(1, 7)), float(rng.uniform(0, 360)), body, pips,
+                          bool(rng.random() < leaning_prob), size))
+    return placed
+
+
+def random_hand(layout: Layout, rng: np.random.Generator) -> Hand:
+    """A hand from a random side whose fingertips end somewhere over the board."""
+    w, h = layout.board_size_mm
+    tip = (float(rng.uniform(0.15, 0.85) * w), float(rng.uniform(0.15, 0.85) * h))
+    angle = rng.uniform(0, 2 * math.pi)
+    reach = 700.0
+    entry = (tip[0] + reach * math.cos(angle), tip[1] + reach * math.sin(angle))
+    skin = SKIN_TONES_BGR[int(rng.integers(len(SKIN_TONES_BGR)))]
+    skin = tuple(int(np.clip(c + rng.integers(-12, 13), 0, 255)) for c in skin)
+    sleeve = None
+    if rng.random() < 0.5:
+        sleeve = tuple(int(v) for v in rng.integers(20, 220, size=3))
+    return Hand(entry, tip, float(rng.uniform(40.0, 160.0)), skin,
+                float(rng.uniform(0.0, 1.0)), sleeve)
+
+
+def random_scene(
+    layout: Layout,
+    rng: np.random.Generator,
+    players: list[str] | None = None,
+    *,
+    fill: float | None = None,
+    hand_prob: float = 0.25,
+    hidden_marker_prob: float = 0.05,
+    dice: int | None = None,
+    hard: bool = True,
+) -> Scene:
+    """A varied, realistic and deliberately hard table.
+
+    ``players`` are piece colour names (default: 2-4 of the layout's colours); ``fill`` is the
+    share of playable fields occupied (default random); ``dice`` the number of dice (default:
+    0-5 when the layout has a dice area). ``hard=False`` gives tame light and no hand.
+    """
+    colours = list(layout.piece_colours)
+    if players is None:
+        k = int(rng.integers(2, len(colours) + 1))
+        players = [colours[i] for i in sorted(rng.choice(len(colours), size=k, replace=False))]
+    for p in players:
+        if p not in layout.piece_colours:
+            raise ValueError(f"{layout.title} has no {p!r} pieces (colours: {', '.join(colours)})")
+    if fill is None:
+        fill = float(rng.uniform(0.0, 0.7))
+    if dice is None:
+        dice = int(rng.integers(0, 6)) if layout.dice_area_mm is not None else 0
+    hand = random_hand(layout, rng) if hard and rng.random() < hand_prob else None
+    hidden: set[int] = set()
+    if hard:
+        hidden = {i for i in range(4) if rng.random() < hidden_marker_prob}
+    return Scene(
+        layout=layout,
+        stacks=random_stacks(layout, rng, players, fill),
+        dice=random_dice(layout, rng, dice),
+        hand=hand,
+        lighting=random_lighting(rng, hard),
+        table=TABLE_KINDS[int(rng.integers(len(TABLE_KINDS)))],
+        noise_sigma=float(rng.uniform(1.0, 6.0) if hard else rng.uniform(0.5, 2.0)),
+        blur_sigma=float(rng.uniform(0.0, 1.4) if hard else rng.uniform(0.0, 0.6)),
+        jpeg_quality=int(rng.integers(55, 96)) if hard else 92,
+        markers_hidden=frozenset(hidden),
+    )

@@ -67,7 +67,7 @@ class VisionConfig:
     #: Resolution of the top-down board image the field stage works on: pixels per mm,
     #: at least ``min_piece_px`` across one piece.
     rectified_px_per_mm: float = 1.0
-    min_piece_px: float = 22.0
+    min_piece_px: float = 18.0
     max_px_per_mm: float = 2.5
 
     # --- colours ----------------------------------------------------------------------
@@ -81,6 +81,9 @@ class VisionConfig:
     #: Light levels (relative to the markers' white) at which each colour is still
     #: recognised: shadows of towers and hands, shaded tower sides, uneven lamps.
     shade_levels: tuple[float, ...] = (0.4, 0.55, 0.7, 0.85, 1.0, 1.15)
+    #: Glare (a lamp's reflection) mixes a colour towards white by these shares.
+    glare_levels: tuple[float, ...] = (0.3, 0.55)
+    board_glare_levels: tuple[float, ...] = (0.3,)
     #: Colour of the board between fields when the layout names no "board" colour.
     default_board_hex: str = "#ece6d6"
 
@@ -92,6 +95,9 @@ class VisionConfig:
     top_face_inner_ratio: float = 0.6
     #: Width of the printed lines of a Mühle board, so line pixels are expected there.
     line_width_mm: float = 3.0
+    #: Tallest tower read; taller ones are read as this height (the rules rarely let
+    #: towers grow beyond 5, and each extra layer is harder to tell from the one below).
+    max_tower_height: int = 5
     #: Nested Cuatro roofs: each roof raises the tower by this share of its height.
     roof_nesting_ratio: float = 0.45
     #: Readings with a confidence under this are marked uncertain in annotations.

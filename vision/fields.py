@@ -39,49 +39,75 @@ class FieldState:
     confidence: float
 
 
+#: Label of a pixel that shows the empty board as the layout predicts it there.
+BOARD = 254
+
+
 class ColourClasses:
-    """Per-pixel colour labelling by lookup table: players first, then board colours."""
+    """Per-pixel colour labelling by lookup tables over 8-bit Lab (bins of 8).
+
+    Each pixel is compared with the players' colours and with the one board colour the
+    layout predicts at that spot, never with board colours printed elsewhere: a white
+    stone must not be mistaken for the white board margin, nor a red stone for the red
+    zone two fields away.
+    """
 
     def __init__(self, layout: Layout, calibration: ColourCalibration, config: VisionConfig):
         self.players = list(calibration.colours)
-        self.board = list(layout.field_colours)
         board_hex = dict(layout.field_colours)
-        if "board" not in board_hex:
-            board_hex["board"] = config.default_board_hex
-            self.board.append("board")
-        labs = [np.asarray(calibration.colours[p]) for p in self.players]
-        labs += [bgr_to_lab(hex_to_bgr(board_hex[b])) for b in self.board]
-        self.labs = np.array(labs)
-        self.lut = self._build_lut(config)
+        board_hex.setdefault("board", config.default_board_hex)
+        self.board = list(board_hex)
+        player_labs = np.array([calibration.colours[p] for p in self.players])
+        board_labs = np.array([bgr_to_lab(hex_to_bgr(board_hex[b])) for b in self.board])
+        player_dist = self._distances(player_labs, config, config.glare_levels)  # (P, bins)
+        self.nearest_player = player_dist.argmin(axis=0).astype(np.uint8)
+        self.player_distance = player_dist.min(axis=0)
+        # Little glare for the board: strongly washed board colours look like skin.
+        self.board_distance = self._distances(board_labs, config,
+                                              config.board_glare_levels).ravel()
+        self.threshold = config.colour_match_distance
 
     def board_index(self, name: str) -> int:
-        return len(self.players) + self.board.index(name)
+        return self.board.index(name)
 
-    def _build_lut(self, config: VisionConfig) -> np.ndarray:
-        """32x32x32 table over 8-bit Lab (bins of 8) -> nearest class or FOREIGN."""
-        # Each class is represented by its colour under several light levels (shadows,
-        # shaded sides, uneven light), so "same paint, less light" stays the same class.
-        prototypes, owners = [], []
-        for index, lab in enumerate(self.labs):
-            bgr = cv2.cvtColor(np.uint8(np.clip(lab, 0, 255)).reshape(1, 1, 3),
-                               cv2.COLOR_Lab2BGR).reshape(3).astype(np.float64)
-            for level in config.shade_levels:
-                prototypes.append(bgr_to_lab(np.clip(bgr * level, 0, 255)))
-                owners.append(index)
-        prototypes_arr, owners_arr = np.array(prototypes), np.array(owners)
+    @staticmethod
+    def _distances(labs: np.ndarray, config: VisionConfig,
+                   glare_levels: tuple[float, ...]) -> np.ndarray:
+        """Distance from every Lab bin to each colour, the colour taken at several light
+        levels (shadows, shaded tower sides, uneven lamps: same paint, less light) and
+        washed towards white by glare."""
         centres = np.arange(32) * 8 + 4.0
         grid = np.stack(np.meshgrid(centres, centres, centres, indexing="ij"), axis=-1)
+        grid = grid.reshape(-1, 3)
         weights = np.array([config.lightness_weight, 1.0, 1.0])
-        diff = (grid[..., None, :] - prototypes_arr) * weights
-        dist = np.sqrt((diff**2).sum(axis=-1))
-        nearest = owners_arr[dist.argmin(axis=-1)]
-        lut = np.where(dist.min(axis=-1) <= config.colour_match_distance, nearest, FOREIGN)
-        return lut.astype(np.uint8).ravel()
+        out = np.empty((len(labs), len(grid)), np.float32)
+        for index, lab in enumerate(labs):
+            bgr = cv2.cvtColor(np.uint8(np.clip(lab, 0, 255)).reshape(1, 1, 3),
+                               cv2.COLOR_Lab2BGR).reshape(3).astype(np.float64)
+            shaded = [bgr * level for level in config.shade_levels]
+            glared = [bgr + (255 - bgr) * g for g in glare_levels]
+            variants = np.array([bgr_to_lab(np.clip(v, 0, 255)) for v in shaded + glared])
+            diff = (grid[:, None, :] - variants[None]) * weights
+            out[index] = np.sqrt((diff**2).sum(axis=-1)).min(axis=1)
+        return out
 
-    def label(self, lab: np.ndarray) -> np.ndarray:
-        """Class index for each pixel of an 8-bit Lab image."""
+    def label(self, lab: np.ndarray, expected: np.ndarray) -> np.ndarray:
+        """Per pixel: the player index, BOARD (matches the predicted empty board) or
+        FOREIGN (matches neither: a hand, a sleeve, glare)."""
         q = (lab >> 3).astype(np.int32)
-        return self.lut[(q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]]
+        bins = (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
+        player = self.nearest_player[bins]
+        d_player = self.player_distance[bins]
+        known = expected >= 0
+        d_board = np.full(bins.shape, np.inf, np.float32)
+        d_board[known] = self.board_distance[expected[known].astype(np.int64) * 32768
+                                             + bins[known]]
+        labels = np.full(bins.shape, FOREIGN, np.uint8)
+        is_board = (d_board <= d_player) & (d_board <= self.threshold)
+        is_piece = (d_player < d_board) & (d_player <= self.threshold)
+        labels[is_board] = BOARD
+        labels[is_piece] = player[is_piece]
+        return labels
 
 
 @dataclass
@@ -106,6 +132,7 @@ class BoardGeometry:
     field_idx: np.ndarray  # each field's own square, for occlusion
     field_seg: np.ndarray
     field_area: np.ndarray
+    coverable: np.ndarray | None = None  # where some tower of max height could appear
 
     def to_px(self, points_mm: np.ndarray) -> np.ndarray:
         return (np.asarray(points_mm, dtype=np.float64) - self.origin_mm) * self.px_per_mm
@@ -134,7 +161,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
                    classes: ColourClasses, config: VisionConfig) -> BoardGeometry:
     ppm = rectified_scale(layout, config)
     piece = layout.piece
-    max_height = max(1, piece.max_stack)
+    max_height = max(1, min(piece.max_stack, config.max_tower_height))
     radius = piece.diameter_mm / 2
     names = list(layout.fields)
     centres = np.array([layout.fields[n].centre_mm for n in names])
@@ -172,6 +199,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
 
     sliver_idx, sliver_seg, top_idx, top_seg, field_idx, field_seg = [], [], [], [], [], []
     width_px, height_px = size
+    coverable = np.zeros((height_px, width_px), np.uint8)
     for f, name in enumerate(names):
         base = geometry.to_px(centres[f])
         ring = _circle(base, radius * ppm)
@@ -198,6 +226,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
             flat = ys * width_px + xs
             top_idx.append(flat)
             top_seg.append(np.full(flat.size, f * max_height + k))
+        coverable |= previous
         half = layout.fields[name].size_mm / 2 * ppm
         x0, y0 = np.rint(base - half).astype(int)
         x1, y1 = np.rint(base + half).astype(int)
@@ -206,6 +235,8 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
         field_idx.append(flat)
         field_seg.append(np.full(flat.size, f))
     segments = len(names) * max_height
+    grow = max(1, int(round(radius * 0.15 * ppm)))  # pieces lie a little off centre
+    geometry.coverable = cv2.dilate(coverable, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
     geometry.sliver_idx = np.concatenate(sliver_idx)
     geometry.sliver_seg = np.concatenate(sliver_seg)
     geometry.sliver_area = np.bincount(geometry.sliver_seg, minlength=segments)
@@ -260,7 +291,7 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
     flat = labels.ravel()
     players = len(classes.players)
     is_piece = flat < players
-    is_board = flat.astype(np.int16) == geometry.expected.ravel()
+    is_board = flat == BOARD
     segments = len(geometry.names) * geometry.max_height
     piece_hits = np.bincount(geometry.sliver_seg, weights=is_piece[geometry.sliver_idx],
                              minlength=segments)

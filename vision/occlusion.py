@@ -1,7 +1,8 @@
 """Occlusion: which fields a hand or arm hides, so no state is reported for them.
 
 A hand over the board shows colours that are neither the printed board nor any
-player's pieces. Such "foreign" pixels are gathered into blobs; a blob of hand size
+player's pieces, or piece-like colours where no tower can stand. Such "unexpected"
+pixels are gathered into blobs; a blob of hand size
 hides every field it touches (plus a margin, because the hand's shadow and the arm's
 edge are not reliably foreign). A marker that disappears while the board stays put is
 also a sign of a hand reaching in, and makes the frame occluded.
@@ -15,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.config import VisionConfig
-from vision.fields import FOREIGN, BoardGeometry
+from vision.fields import BOARD, FOREIGN, BoardGeometry
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,9 @@ class Occlusion:
 def find_occlusion(labels: np.ndarray, geometry: BoardGeometry, config: VisionConfig,
                    markers_missing: int = 0) -> Occlusion:
     """Hidden fields from the labelled rectified image (see :func:`vision.fields.read_fields`)."""
-    foreign = (labels == FOREIGN).astype(np.uint8)
+    # Unexpected: matches nothing, or shows a piece colour where no tower can be.
+    foreign = (labels == FOREIGN) | ((labels < BOARD) & (geometry.coverable == 0))
+    foreign = foreign.astype(np.uint8)
     kernel = np.ones((3, 3), np.uint8)
     foreign = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, kernel)
     count, components, stats, _ = cv2.connectedComponentsWithStats(foreign, connectivity=8)
@@ -49,4 +52,5 @@ def find_occlusion(labels: np.ndarray, geometry: BoardGeometry, config: VisionCo
         reasons.append(f"something over the board hides {len(hidden)} field(s)")
     if markers_missing:
         reasons.append(f"{markers_missing} marker(s) covered")
-    return Occlusion(bool(big) or markers_missing > 0, frozenset(hidden), "; ".join(reasons))
+    # A covered marker alone does not hide a field (a card or cup may lie on it).
+    return Occlusion(bool(hidden), frozenset(hidden), "; ".join(reasons))

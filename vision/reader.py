@@ -159,7 +159,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
                             problem="too dark or washed out: the markers' black and white "
                             "cannot be told apart")
     rectified = geometry.rectify(frame)
-    labels = tracker.classes.label(to_lab(normalise(rectified, levels)))
+    labels = tracker.classes.label(to_lab(normalise(rectified, levels)), geometry.expected)
     states = read_fields(labels, geometry, tracker.classes, config)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
     occlusion = find_occlusion(labels, geometry, config, missing)

@@ -95,6 +95,18 @@ class VisionConfig:
     top_face_inner_ratio: float = 0.6
     #: Width of the printed lines of a Mühle board, so line pixels are expected there.
     line_width_mm: float = 3.0
+    #: Tower heights are measured along this many parallel lines through the field
+    #: (spread over this share of the piece radius either side of the centre line).
+    profile_lines: int = 5
+    profile_band_ratio: float = 0.3
+    #: Spacing of the height-profile samples along each line (finer than a frame pixel).
+    profile_step_mm: float = 0.25
+    #: Dark seams between stacked pieces are thinner than this; a longer stretch of
+    #: non-piece colour ends a tower's silhouette.
+    seam_gap_mm: float = 1.5
+    #: A tower's silhouette measures this much longer than its geometry: blur and the
+    #: dark contact shadow at its foot widen it (measured on rendered frames).
+    silhouette_bias_mm: float = 2.0
     #: Tallest tower read; taller ones are read as this height (the rules rarely let
     #: towers grow beyond 5, and each extra layer is harder to tell from the one below).
     max_tower_height: int = 5

@@ -133,6 +133,11 @@ class BoardGeometry:
     field_seg: np.ndarray
     field_area: np.ndarray
     coverable: np.ndarray | None = None  # where some tower of max height could appear
+    profile_maps: tuple[np.ndarray, np.ndarray] | None = None  # (F * lines, K) frame px
+    profile_expected: np.ndarray | None = None  # (F * lines, K) board class there
+    profile_lines: int = 1
+    profile_t: np.ndarray | None = None  # (K,) distance along the radial line, mm
+    predicted_length: np.ndarray | None = None  # (F, H) silhouette length per height, px
 
     def to_px(self, points_mm: np.ndarray) -> np.ndarray:
         return (np.asarray(points_mm, dtype=np.float64) - self.origin_mm) * self.px_per_mm
@@ -234,6 +239,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
         flat = (ys * width_px + xs).ravel()
         field_idx.append(flat)
         field_seg.append(np.full(flat.size, f))
+    _build_profiles(geometry, pose, camera, centres, scales, radius, config)
     segments = len(names) * max_height
     grow = max(1, int(round(radius * 0.15 * ppm)))  # pieces lie a little off centre
     geometry.coverable = cv2.dilate(coverable, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
@@ -247,6 +253,103 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.field_seg = np.concatenate(field_seg)
     geometry.field_area = np.bincount(geometry.field_seg, minlength=len(names))
     return geometry
+
+
+def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres: np.ndarray,
+                    scales: np.ndarray, radius: float, config: VisionConfig) -> None:
+    """Sampling lines for each field along the direction away from the nadir (where a
+    tower's top is displaced), and the silhouette length each height predicts there.
+    They are sampled from the frame itself, at its full resolution: a layer moves the
+    top by only 1-4 mm."""
+    away = centres - pose.nadir_mm
+    dist = np.linalg.norm(away, axis=1, keepdims=True)
+    u = np.where(dist > 1e-6, away / np.maximum(dist, 1e-6), [[1.0, 0.0]])
+    v = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    offsets = (scales - 1) * dist  # (F, H) top-centre displacement, mm
+    big = radius * scales  # (H,) top radius, mm
+    band = config.profile_band_ratio
+    lines = np.linspace(-band, band, config.profile_lines) * radius
+    chord = float(np.mean(np.sqrt(1 - (lines / radius) ** 2)))
+    near = np.minimum(-chord * radius, offsets - chord * big)
+    far = np.maximum(chord * radius, offsets + chord * big)
+    geometry.predicted_length = far - near
+    step = config.profile_step_mm
+    margin = radius * 0.6
+    t = np.arange(-(radius + margin), float(far.max()) + margin, step)  # mm, all fields
+    points = (centres[:, None, None, :] + t[None, None, :, None] * u[:, None, None, :]
+              + lines[None, :, None, None] * v[:, None, None, :]).reshape(-1, 2)
+    rect = geometry.to_px(points)
+    ideal = cv2.perspectiveTransform(rect.reshape(-1, 1, 2), geometry.warp).reshape(-1, 2)
+    px = camera.distort(ideal).astype(np.float32)
+    shape = (len(centres) * len(lines), len(t))
+    geometry.profile_maps = (px[:, 0].reshape(shape).copy(), px[:, 1].reshape(shape).copy())
+    width, height = geometry.size
+    cols = np.clip(np.rint(rect[:, 0]).astype(int), 0, width - 1)
+    rows = np.clip(np.rint(rect[:, 1]).astype(int), 0, height - 1)
+    geometry.profile_expected = geometry.expected[rows, cols].reshape(shape)
+    geometry.profile_lines = len(lines)
+    geometry.profile_t = t
+
+
+def measure_heights(profile_labels: np.ndarray, players: int, geometry: BoardGeometry,
+                    fields: np.ndarray, config: VisionConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Tower height of the given (occupied) fields from the length of their silhouette
+    along the line away from the nadir: the near edge is the base, the far edge the top,
+    so a piece that lies a little off centre does not matter. ``profile_labels`` are the
+    labelled profile samples (see :func:`profile_labels`). Returns heights (1-based) and
+    how far each measurement is from the nearest other height (in layers)."""
+    # silhouette: piece colours 1, the board 0, unknown (seams, dark sides) 0.4
+    inside = np.where(profile_labels < players, 1.0,
+                      np.where(profile_labels == BOARD, 0.0, 0.4))
+    profiles = inside.reshape(len(geometry.names), geometry.profile_lines, -1).mean(axis=1)
+    t = geometry.profile_t
+    centre = int(np.searchsorted(t, 0.0))
+    heights = np.ones(len(fields), int)
+    margins = np.zeros(len(fields))
+    gap = max(1, int(round(config.seam_gap_mm / config.profile_step_mm)))  # samples
+    window = np.ones(gap)
+    bias = config.silhouette_bias_mm
+    for k, f in enumerate(fields):
+        profile = profiles[f]
+        outside = (profile < 0.5).astype(float)
+        # a run of `gap` outside samples ends the silhouette; seams between pieces don't
+        run = np.convolve(outside, window, mode="valid") >= gap  # run[i]: i..i+gap-1 out
+        if outside[centre]:
+            continue
+        before = np.nonzero(run[:max(0, centre - gap + 1)])[0]
+        after = np.nonzero(run[centre:])[0]
+        if not len(before) or not len(after):
+            heights[k] = geometry.max_height
+            continue
+        a = before[-1] + gap - 1  # last outside sample before the silhouette
+        b = centre + after[0]  # first outside sample after it
+        near = _crossing(t, profiles[f], a, a + 1)
+        far = _crossing(t, profiles[f], b - 1, b)
+        predicted = geometry.predicted_length[f]
+        error = np.abs(predicted - (far - near - bias))
+        best = int(error.argmin())
+        heights[k] = best + 1
+        step = np.diff(predicted).mean() if len(predicted) > 1 else 1.0
+        others = np.delete(error, best)
+        margins[k] = (others.min() - error[best]) / max(step, 1e-6) if len(others) else 1.0
+    return heights, margins
+
+
+def profile_labels(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
+                   levels_matrix: np.ndarray) -> np.ndarray:
+    """Labels of the height-profile samples, taken from the full-resolution frame."""
+    sampled = cv2.remap(frame, geometry.profile_maps[0], geometry.profile_maps[1],
+                        cv2.INTER_LINEAR)
+    lab = cv2.cvtColor(cv2.transform(sampled, levels_matrix), cv2.COLOR_BGR2Lab)
+    return classes.label(lab, geometry.profile_expected)
+
+
+def _crossing(t: np.ndarray, profile: np.ndarray, i: int, j: int) -> float:
+    """Where the profile crosses 0.5 between samples i and j (linear interpolation)."""
+    a, b = profile[i], profile[j]
+    if a == b:
+        return float((t[i] + t[j]) / 2)
+    return float(t[i] + (0.5 - a) / (b - a) * (t[j] - t[i]))
 
 
 def _circle(centre: np.ndarray, radius: float, points: int = 32) -> np.ndarray:
@@ -286,8 +389,9 @@ def expected_board(layout: Layout, geometry: BoardGeometry, classes: ColourClass
 
 
 def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-                config: VisionConfig) -> list[FieldState]:
-    """Occupancy, height and top colour of every field from a labelled rectified image."""
+                config: VisionConfig, profiles: np.ndarray | None = None) -> list[FieldState]:
+    """Occupancy, height and top colour of every field from a labelled rectified image
+    (and, for towers, the labelled height profiles: :func:`profile_labels`)."""
     flat = labels.ravel()
     players = len(classes.players)
     is_piece = flat < players
@@ -302,6 +406,12 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
     score = np.concatenate([np.zeros((evidence.shape[0], 1)), np.cumsum(evidence, axis=1)],
                            axis=1)
     heights = score.argmax(axis=1)
+    height_margin = np.ones(len(heights))
+    occupied = np.nonzero(heights > 0)[0]
+    if geometry.max_height > 1 and len(occupied) and profiles is not None:
+        measured, margins = measure_heights(profiles, players, geometry, occupied, config)
+        heights[occupied] = measured
+        height_margin[occupied] = margins
 
     top_labels = flat[geometry.top_idx].astype(np.int64)
     counts = np.bincount(geometry.top_seg * (players + 1) + np.minimum(top_labels, players),
@@ -320,10 +430,8 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
         colour_counts = counts[seg, :players]
         best = int(colour_counts.argmax())
         colour_share = colour_counts[best] / top_area[seg]
-        # height confidence: the weakest sliver decision next to the chosen height
-        margin_up = -evidence[f, height] / area[f, height] if height < geometry.max_height else 1
-        margin_here = evidence[f, height - 1] / area[f, height - 1]
-        confidence = min(1.0, max(0.0, min(margin_up, margin_here) * 2), colour_share /
-                         max(config.min_piece_fraction, 1e-6))
+        occupancy = evidence[f, 0] / area[f, 0]
+        confidence = min(1.0, max(0.0, occupancy), max(0.0, height_margin[f]),
+                         colour_share / max(config.min_piece_fraction, 1e-6))
         states.append(FieldState(name, classes.players[best], height, float(confidence)))
     return states

@@ -17,10 +17,22 @@ import cv2
 import numpy as np
 
 from companion.layout import Layout
-from vision.calibration import ColourCalibration, frame_levels, normalise, to_lab
+from vision.calibration import (
+    CalibrationError,
+    ColourCalibration,
+    frame_levels,
+    normalise,
+    to_lab,
+)
 from vision.config import VisionConfig
 from vision.errors import BadFrame, VisionError
-from vision.fields import BoardGeometry, ColourClasses, build_geometry, read_fields
+from vision.fields import (
+    BoardGeometry,
+    ColourClasses,
+    build_geometry,
+    profile_labels,
+    read_fields,
+)
 from vision.markers import Localisation, Localiser, NoBoard, project
 from vision.occlusion import find_occlusion
 from vision.pose import Pose, recover_pose
@@ -160,7 +172,10 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
                             "cannot be told apart")
     rectified = geometry.rectify(frame)
     labels = tracker.classes.label(to_lab(normalise(rectified, levels)), geometry.expected)
-    states = read_fields(labels, geometry, tracker.classes, config)
+    profiles = None
+    if geometry.max_height > 1:
+        profiles = profile_labels(frame, geometry, tracker.classes, levels.matrix())
+    states = read_fields(labels, geometry, tracker.classes, config, profiles)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
     occlusion = find_occlusion(labels, geometry, config, missing)
     fields = {s.name: FieldReading(s.name, s.top_colour, s.height, s.confidence)
@@ -218,3 +233,36 @@ def annotate(frame: np.ndarray, reading: BoardReading, layout: Layout,
     if reading.occluded:
         cv2.putText(out, "occluded", (20, 40), font, 1.0, (0, 0, 255), 2, cv2.LINE_AA)
     return out
+
+
+def learn_calibration(frame: np.ndarray, layout: Layout, placements: dict[str, str],
+                      config: VisionConfig | None = None) -> ColourCalibration:
+    """Learn the players' colours from a setup frame in which each player has put one
+    piece on a known field (``placements``: field name -> colour name)."""
+    config = config or VisionConfig()
+    unknown = [f for f in placements if f not in layout.fields]
+    if unknown:
+        raise CalibrationError(f"{layout.title} has no field {', '.join(unknown)}")
+    frame = check_frame(frame, config)
+    players = list(dict.fromkeys(placements.values()))
+    nominal = ColourCalibration.default(layout, [p for p in players if p in layout.piece_colours]
+                                        or None)
+    tracker = BoardTracker(layout, nominal, config)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    try:
+        where = tracker.localiser.locate(gray)
+    except NoBoard as exc:
+        raise CalibrationError(f"cannot calibrate: {exc}") from None
+    geometry, _ = tracker.geometry(where.homography)
+    levels = frame_levels(frame, where.homography, tracker.localiser.camera, layout,
+                          sorted(where.marker_corners) or None)
+    lab = to_lab(normalise(geometry.rectify(frame), levels)).reshape(-1, 3)
+    names = geometry.names
+    samples: dict[str, list[np.ndarray]] = {p: [] for p in players}
+    for field_name, colour in placements.items():
+        segment = names.index(field_name) * geometry.max_height  # a single piece: height 1
+        pixels = lab[geometry.top_idx[geometry.top_seg == segment]]
+        samples[colour].append(np.median(pixels, axis=0))
+    colours = {p: tuple(float(v) for v in np.median(np.array(s), axis=0))
+               for p, s in samples.items()}
+    return ColourCalibration(colours, "setup frame")

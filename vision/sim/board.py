@@ -70,7 +70,14 @@ def _draw_board(layout: Layout) -> np.ndarray:
         _draw_muehle(img, layout)
     else:
         _draw_grid_fields(img, layout, board)
-    return img
+    # Printed cardboard is not flat colour: faint blotches and grain (fixed per layout).
+    rng = np.random.default_rng(17)
+    h, w = img.shape[:2]
+    blotch = cv2.resize(rng.normal(0, 1, (h // 60 + 2, w // 60 + 2)).astype(np.float32), (w, h),
+                        interpolation=cv2.INTER_CUBIC)
+    grain = rng.normal(0, 1, (h, w)).astype(np.float32)
+    texture = 1.0 + 0.025 * blotch + 0.02 * grain
+    return np.clip(img * texture[..., None], 0, 255).astype(np.uint8)
 
 
 def _draw_grid_fields(img: np.ndarray, layout: Layout, board: tuple[int, int, int]) -> None:

@@ -40,7 +40,8 @@ class CameraPose:
     The camera centre sits ``height_mm`` above the table, tilted ``tilt_deg`` from vertical,
     and looks at ``target_mm`` on the board plane. ``yaw_deg`` says from which side: at 0 the
     camera leans back towards the board's bottom edge (the player's side), so the board
-    appears upright; 90 puts it at the right edge, and so on clockwise as seen from above.
+    appears upright; 90 puts it at the board's right edge, 180 at the top edge, 270 at the left.
+    Image "down" always points from the target towards the camera's side of the board.
     """
 
     height_mm: float = 600.0
@@ -70,7 +71,7 @@ class CameraPose:
         tx, ty = self.target_mm
         d = self.height_mm * math.tan(math.radians(self.tilt_deg))
         yaw = math.radians(self.yaw_deg)
-        return np.array([tx - d * math.sin(yaw), ty + d * math.cos(yaw), self.height_mm])
+        return np.array([tx + d * math.sin(yaw), ty + d * math.cos(yaw), self.height_mm])
 
     @property
     def R(self) -> np.ndarray:  # noqa: N802 - rotation world -> camera
@@ -79,7 +80,7 @@ class CameraPose:
         forward = np.array([tx, ty, 0.0]) - c
         forward /= np.linalg.norm(forward)
         yaw = math.radians(self.yaw_deg)
-        towards_camera = np.array([-math.sin(yaw), math.cos(yaw), 0.0])
+        towards_camera = np.array([math.sin(yaw), math.cos(yaw), 0.0])
         down = towards_camera - forward * (towards_camera @ forward)
         down /= np.linalg.norm(down)
         right = np.cross(down, forward)
@@ -221,7 +222,9 @@ def random_pose(
                 else:
                     lo = mid
             lo = hi
-        return replace(base, height_mm=float(rng.uniform(lo, HEIGHT_RANGE_MM[1])))
+        # Closer views are more common: people mount the camera just high enough.
+        height = lo + (HEIGHT_RANGE_MM[1] - lo) * float(rng.random()) ** 2
+        return replace(base, height_mm=height)
     raise PoseError(
         f"no camera pose up to {HEIGHT_RANGE_MM[1]:.0f} mm sees the whole {layout.title} board"
     )

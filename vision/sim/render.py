@@ -23,8 +23,17 @@ from vision.sim.board import (
     mm_to_texture,
 )
 from vision.sim.camera import CameraPose
-from vision.sim.scene import Hand, Scene
-from vision.sim.solids import Face, Solid, die, fill, flat_card, piece, shade
+from vision.sim.hand import draw_hand, hand_parts
+from vision.sim.scene import Cable, Scene
+from vision.sim.solids import (
+    Band,
+    Solid,
+    die,
+    fill,
+    flat_card,
+    piece,
+    shade,
+)
 
 #: A field counts as occluded when a hand covers more than this share of its tower or base.
 OCCLUSION_SHARE = 0.10
@@ -33,6 +42,8 @@ HIDDEN_SHARE = 0.01
 BOARD_THICKNESS_MM = 3.0
 AMBIENT = 0.5
 SHADOW_SCALE = 4  # shadows are drawn at 1/4 resolution and blurred: they are soft anyway
+LAMP_SPREAD_MM = 45.0  # how far from the lamp's mirror point glossy tops still shine
+MAX_LEVELS = 8  # per-level placement jitter repeats above this (towers are never that tall)
 
 
 @dataclass(frozen=True)
@@ -43,7 +54,10 @@ class FieldTruth:
     height: int
     colours: tuple[str, ...]
     occluded: bool
-    centre_px: tuple[float, float]
+    centre_px: tuple[float, float]  # the field's centre on the board
+    top_px: tuple[float, float]  # the middle of the tower's top (= centre_px when empty)
+    seen_share: float = 1.0  # how much of the top piece (or the empty square) really shows
+
 
     @property
     def visible(self) -> bool:
@@ -57,6 +71,7 @@ class DieTruth:
     visible: bool  # the whole top face is in the frame and no hand covers it
     centre_px: tuple[float, float]
     top_face_px: np.ndarray = field(repr=False)  # (4, 2) corners of the top face
+    leaning: bool = False  # propped against something: the top face is tilted
 
 
 @dataclass(frozen=True)
@@ -78,20 +93,29 @@ class Rendered:
 
 
 def render(scene: Scene, pose: CameraPose, rng: np.random.Generator | None = None) -> Rendered:
-    """Draw ``scene`` as ``pose`` sees it. Same scene, pose and seed give the same frame."""
+    """Draw ``scene`` as ``pose`` sees it. Same scene, pose and seed give the same frame.
+
+    The table, where pieces lie on their fields and their exact shades follow ``scene.seed``;
+    ``rng`` drives what changes from frame to frame (sensor noise, hand skin, cover cards).
+    So a game filmed frame by frame keeps one scene seed and passes a fresh ``rng`` each time.
+    """
     rng = np.random.default_rng(0) if rng is None else rng
     view = _View(pose)
-    canvas = table_texture(scene.table, view.canvas_size, rng)
+    canvas = table_texture(scene.table, view.canvas_size, np.random.default_rng(scene.seed))
     draw_board(canvas, scene, view)
-    solids, towers = build_solids(scene, view, rng)
-    hand_polys = hand_polygons(scene.hand) if scene.hand is not None else []
-    cast_shadows(canvas, scene, view, solids, hand_polys)
-    for solid in sorted(solids, key=view.depth_key):
-        draw_solid(canvas, solid, view, scene.lighting.direction)
+    for cable in scene.cables:
+        draw_cable(canvas, cable, view)
+    solids, towers, top_pieces = build_solids(scene, view, rng)
+    hand = hand_parts(scene.hand) if scene.hand is not None else []
+    cast_shadows(canvas, scene, view, solids, towers, [p.polygon for p in hand])
+    draw_solids(canvas, solids, view, scene.lighting.direction)
     hand_mask = np.zeros(canvas.shape[:2], np.uint8)
     if scene.hand is not None:
-        draw_hand(canvas, hand_mask, scene.hand, hand_polys, view, rng)
-    truth = make_truth(scene, view, towers, hand_mask)
+        parts_px = [(p, view.px_polygon(p.polygon),
+                     None if p.nail is None else view.px_polygon(p.nail)) for p in hand]
+        parts_px = [(p, px, nail) for p, px, nail in parts_px if len(px) >= 3]
+        draw_hand(canvas, hand_mask, scene.hand, parts_px, rng)
+    truth = make_truth(scene, view, towers, top_pieces, hand_mask)
     frame = view.distort(canvas)
     frame = photometric(frame, scene, rng)
     return Rendered(frame, truth)
@@ -123,6 +147,26 @@ class _View:
         z = np.maximum(cam[:, 2:3], 1e-6)
         return (cam[:, :2] / z) * self._K[0, 0] + self._K[:2, 2] + self.margin
 
+    def px_polygon(self, polygon_mm: np.ndarray, near_mm: float = 20.0) -> np.ndarray:
+        """Canvas pixels of a polygon, cut where it passes behind the camera (a forearm
+        reaching in from the photographer's side does). May return fewer than 3 points."""
+        pts = np.asarray(polygon_mm, float).reshape(-1, 3) * np.array([1.0, 1.0, -1.0])
+        cam = pts @ self._R.T + self._t
+        inside = cam[:, 2] >= near_mm
+        if not inside.all():
+            kept = []
+            for i in range(len(cam)):
+                a, b = cam[i], cam[(i + 1) % len(cam)]
+                if a[2] >= near_mm:
+                    kept.append(a)
+                if (a[2] >= near_mm) != (b[2] >= near_mm):
+                    t = (near_mm - a[2]) / (b[2] - a[2])
+                    kept.append(a + t * (b - a))
+            cam = np.array(kept).reshape(-1, 3)
+        if len(cam) == 0:
+            return np.zeros((0, 2))
+        return (cam[:, :2] / cam[:, 2:3]) * self._K[0, 0] + self._K[:2, 2] + self.margin
+
     def to_frame(self, canvas_px: np.ndarray) -> np.ndarray:
         return self.pose.distort_pixels(canvas_px - self.margin)
 
@@ -132,9 +176,10 @@ class _View:
         dy = solid.ground_xy[1] - self.camera[1]
         return -math.hypot(dx, dy) + (0.0 if solid.casts_shadow else -1e6)
 
-    def distort(self, canvas: np.ndarray) -> np.ndarray:
+    def distort(self, canvas: np.ndarray, nearest: bool = False) -> np.ndarray:
         map_x, map_y = _distortion_maps(self.pose, self.margin)
-        return cv2.remap(canvas, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        inter = cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR
+        return cv2.remap(canvas, map_x, map_y, inter, borderMode=cv2.BORDER_REFLECT)
 
 
 _MAP_CACHE: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
@@ -147,17 +192,21 @@ def _distortion_maps(pose: CameraPose, margin: int) -> tuple[np.ndarray, np.ndar
     if key in _MAP_CACHE:
         return _MAP_CACHE[key]
     w, h = pose.image_size
-    step = 8
-    gx = np.arange(0, w + step, step, dtype=float)
-    gy = np.arange(0, h + step, step, dtype=float)
+    step = 16
+    nx, ny = -(-w // step), -(-h // step)
+    # Nodes sit where cv2.resize puts source pixel centres, one extra node on every side, so
+    # plain bilinear resizing interpolates them exactly (and never extrapolates).
+    gx = (np.arange(-1, nx + 1) + 0.5) * step - 0.5
+    gy = (np.arange(-1, ny + 1) + 0.5) * step - 0.5
     xx, yy = np.meshgrid(gx, gy)
     src = pose.undistort_pixels(np.column_stack([xx.ravel(), yy.ravel()])) + margin
-    sx = src[:, 0].reshape(xx.shape).astype(np.float32)
-    sy = src[:, 1].reshape(xx.shape).astype(np.float32)
-    # Upsample so that coarse node k lands exactly on pixel k * step.
-    size = (len(gx) - 1) * step + 1, (len(gy) - 1) * step + 1
-    map_x = cv2.resize(sx, size, interpolation=cv2.INTER_LINEAR)[:h, :w]
-    map_y = cv2.resize(sy, size, interpolation=cv2.INTER_LINEAR)[:h, :w]
+    size = ((nx + 2) * step, (ny + 2) * step)
+    maps = []
+    for column in (0, 1):
+        coarse = src[:, column].reshape(xx.shape).astype(np.float32)
+        maps.append(cv2.resize(coarse, size, interpolation=cv2.INTER_LINEAR)[
+            step:step + h, step:step + w])
+    map_x, map_y = cv2.convertMaps(maps[0], maps[1], cv2.CV_16SC2)
     if len(_MAP_CACHE) > 8:
         _MAP_CACHE.clear()
     _MAP_CACHE[key] = (map_x, map_y)
@@ -165,37 +214,49 @@ def _distortion_maps(pose: CameraPose, margin: int) -> tuple[np.ndarray, np.ndar
 
 
 # -- table and board --------------------------------------------------------------------------
+TABLE_PALETTES = {
+    "wood": ([70, 120, 170], [60, 105, 150], [95, 140, 185], [175, 205, 222]),
+    "dark_wood": ([35, 55, 85], [30, 45, 65], [45, 70, 110]),
+    "cloth": ([60, 110, 40], [90, 60, 30], [50, 50, 130], [70, 70, 70]),
+    "mottled": ([150, 160, 170], [110, 130, 150], [180, 180, 175]),
+    "plain": ([215, 215, 210], [190, 200, 205], [120, 120, 125], [235, 235, 235]),
+}
+TEXTURE_SCALE = 4  # textures are made at 1/4 size: fine detail comes from the sensor noise
+
+
 def table_texture(kind: str, size: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
-    """A table top: wood grain, felt/cloth, a mottled surface or a plain one, from low-res
-    noise scaled up (cheap) plus the frame-wide sensor noise added later."""
+    """A table top: wood grain, felt/cloth, a mottled surface or a plain one."""
     w, h = size
+    sw, sh = w // TEXTURE_SCALE + 1, h // TEXTURE_SCALE + 1
+    palette = TABLE_PALETTES[kind]
+    base = np.array(palette[int(rng.integers(len(palette)))], np.float32)
+    base *= rng.uniform(0.85, 1.12)
+    shade_map = np.ones((sh, sw), np.float32)
+    strength = {"wood": 0.05, "dark_wood": 0.05, "cloth": 0.04, "mottled": 0.07, "plain": 0.02}
+    for cell, weight in ((30, 1.0), (6, 0.6)):  # two octaves of smooth noise
+        blobs = rng.normal(0, 1, (max(2, sh // cell), max(2, sw // cell))).astype(np.float32)
+        shade_map += strength[kind] * weight * cv2.resize(blobs, (sw, sh),
+                                                          interpolation=cv2.INTER_CUBIC)
     if kind in ("wood", "dark_wood"):
-        base = np.array([70, 120, 170] if kind == "wood" else [35, 55, 85], float)
-        base = base * rng.uniform(0.8, 1.15)
-        angle = rng.uniform(0, 180)
-        streak = rng.normal(0, 1, (8, 160)).astype(np.float32)
-        streak = cv2.GaussianBlur(streak, (0, 0), 1.2)
-        grain = cv2.resize(streak, (w * 2, h * 2), interpolation=cv2.INTER_CUBIC)
-        rot = cv2.getRotationMatrix2D((w, h), angle, 1.0)
-        grain = cv2.warpAffine(grain, rot, (w * 2, h * 2), borderMode=cv2.BORDER_REFLECT)
-        grain = grain[h // 2:h // 2 + h, w // 2:w // 2 + w]
-        rings = np.sin(grain * 3.0)
-        shade_map = 1.0 + 0.12 * grain + 0.06 * rings
-    else:
-        palette = {
-            "cloth": [[60, 110, 40], [90, 60, 30], [50, 50, 130], [70, 70, 70]],
-            "mottled": [[150, 160, 170], [110, 130, 150], [180, 180, 175]],
-            "plain": [[215, 215, 210], [190, 200, 205], [120, 120, 125], [235, 235, 235]],
-        }[kind]
-        base = np.array(palette[int(rng.integers(len(palette)))], float) * rng.uniform(0.85, 1.1)
-        blobs = rng.normal(0, 1, (max(2, h // 120), max(2, w // 120))).astype(np.float32)
-        shade_map = 1.0 + {"cloth": 0.05, "mottled": 0.12, "plain": 0.03}[kind] * cv2.resize(
-            blobs, (w, h), interpolation=cv2.INTER_CUBIC)
-    img = shade_map[..., None].astype(np.float32) * base.astype(np.float32)
-    if kind == "cloth":  # fine weave
-        weave = rng.normal(0, 6, (h // 2 + 1, w // 2 + 1)).astype(np.float32)
-        img += cv2.resize(weave, (w, h), interpolation=cv2.INTER_NEAREST)[..., None]
-    return np.clip(img, 0, 255).astype(np.uint8)
+        # Grain: smooth 1D noise across the boards, streaked along them.
+        angle = rng.uniform(0, math.pi)
+        yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
+        across = xx * math.cos(angle) + yy * math.sin(angle)
+        along = -xx * math.sin(angle) + yy * math.cos(angle)
+        span = int(sw + sh) + 2
+        profile = cv2.GaussianBlur(rng.normal(0, 1, (1, span * 2)).astype(np.float32),
+                                   (0, 0), 1.5).ravel()
+        wobble = 3.0 * np.sin(along / rng.uniform(20, 60) + rng.uniform(0, 6))
+        t = np.clip(across + wobble + span / 2, 0, span * 2 - 2)
+        grain = np.interp(t.ravel(), np.arange(span * 2), profile).reshape(sh, sw)
+        shade_map += 0.12 * grain + 0.05 * np.sin(t * rng.uniform(0.3, 0.8))
+        # Plank joints now and then.
+        if rng.random() < 0.6:
+            pitch = rng.uniform(40, 80)
+            joint = np.abs(((across + span) % pitch) - pitch / 2) > pitch / 2 - 0.6
+            shade_map[joint] *= 0.6
+    img = np.clip(shade_map[..., None] * base, 0, 255).astype(np.uint8)
+    return cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def _warp_into(canvas: np.ndarray, texture: np.ndarray, tex_to_canvas: np.ndarray) -> None:
@@ -240,6 +301,30 @@ def draw_board(canvas: np.ndarray, scene: Scene, view: _View) -> None:
         _warp_into(canvas, card, view.canvas_homography @ np.linalg.inv(to_tex))
 
 
+def draw_cable(canvas: np.ndarray, cable: Cable, view: _View) -> None:
+    """A round cable: dark body, a faint highlight along its top. Parts behind the camera
+    are left out."""
+    pts = np.array(cable.points_mm, float)
+    ground = np.column_stack([pts, np.full(len(pts), cable.width_mm / 2)])
+    front = view.pose.in_front(ground) & (view.pose.to_camera(ground)[:, 2] > 50.0)
+    if front.sum() < 2:
+        return
+    px = view.px(ground)
+    # Width in pixels: project a sideways step where the cable is.
+    side = view.px(ground[front] + np.array([0.0, cable.width_mm, 0.0]))
+    width = max(1, int(round(float(np.median(np.linalg.norm(side - px[front], axis=1))))))
+    body = np.array(hex_to_bgr(cable.colour), float)
+    shine = np.clip(body * 0.8 + 60, 0, 255).tolist()
+    runs = np.split(np.arange(len(pts)), np.flatnonzero(np.diff(front.astype(int))) + 1)
+    for run in runs:
+        if not front[run[0]] or len(run) < 2:
+            continue
+        line = np.round(px[run] * 16).astype(np.int32)
+        cv2.polylines(canvas, [line], False, (body * 0.8).tolist(), width, cv2.LINE_AA, 4)
+        top = np.round((px[run] + (0, -width * 0.2)) * 16).astype(np.int32)
+        cv2.polylines(canvas, [top], False, shine, max(1, width // 4), cv2.LINE_AA, 4)
+
+
 # -- solids -----------------------------------------------------------------------------------
 def _jitter(bgr: tuple[int, int, int], rng: np.random.Generator, amount: float) -> np.ndarray:
     """A piece's own colour: same paint, slightly different batch, dust and light."""
@@ -248,31 +333,45 @@ def _jitter(bgr: tuple[int, int, int], rng: np.random.Generator, amount: float) 
 
 
 def build_solids(scene: Scene, view: _View, rng: np.random.Generator
-                 ) -> tuple[list[Solid], dict[str, np.ndarray]]:
-    """All 3D things, and for each occupied field the outline points of its tower."""
+                 ) -> tuple[list[Solid], dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """All 3D things, and for each occupied field the points of its tower and of its top
+    piece (for shadows and for occlusion truth)."""
     layout = scene.layout
     spec = layout.piece
     solids: list[Solid] = []
     towers: dict[str, np.ndarray] = {}
+    top_pieces: dict[str, np.ndarray] = {}
+    # How each piece lies and its exact shade come from the scene's own seed, per field and
+    # level, so a piece that stays put looks the same in every frame of a game.
+    stable = np.random.default_rng(scene.seed)
+    n_fields = len(layout.fields)
+    index = {name: i for i, name in enumerate(layout.fields)}
+    field_shift = stable.normal(0, 0.06 * spec.diameter_mm, (n_fields, 2))
+    level_shift = stable.normal(0, 0.015 * spec.diameter_mm, (n_fields, MAX_LEVELS, 2))
+    tint = stable.uniform(0.94, 1.06, (n_fields, MAX_LEVELS, 3))
+    tint *= stable.uniform(0.92, 1.08, (n_fields, MAX_LEVELS, 1))
     for name, colours in scene.stacks.items():
         f = layout.fields[name]
-        # Pieces are placed by hand: a little off centre, each a little off the one below.
-        x = f.x_mm + rng.normal(0, spec.diameter_mm * 0.04)
-        y = f.y_mm + rng.normal(0, spec.diameter_mm * 0.04)
+        i = index[name]
+        # Pieces are placed by hand: off centre (but on their field), each a little off the
+        # one below.
+        slack = max(0.1 * spec.diameter_mm, 0.45 * (f.size_mm - spec.diameter_mm))
+        x, y = np.array([f.x_mm, f.y_mm]) + np.clip(field_shift[i], -slack, slack)
         pts = []
         for level, colour in enumerate(colours):
-            px = x + rng.normal(0, spec.diameter_mm * 0.015)
-            py = y + rng.normal(0, spec.diameter_mm * 0.015)
-            bgr = _jitter(hex_to_bgr(layout.piece_colours[colour]), rng, 0.06)
+            px, py = (x, y) + level_shift[i, level % MAX_LEVELS]
+            bgr = np.clip(np.array(hex_to_bgr(layout.piece_colours[colour]), float)
+                          * tint[i, level % MAX_LEVELS], 0, 255)
             solid = piece(spec.shape, px, py, level, spec.diameter_mm, spec.height_mm, bgr)
             solid.ground_xy = (x, y)
             solids.append(solid)
             pts.append(solid.points)
         towers[name] = np.concatenate(pts)
+        top_pieces[name] = pts[-1]
     for d in scene.dice:
         solids.append(die(d.x_mm, d.y_mm, d.value, d.angle_deg, d.size_mm,
-                          _jitter(hex_to_bgr(d.body), rng, 0.03),
-                          _jitter(hex_to_bgr(d.pips), rng, 0.05), d.leaning))
+                          _jitter(hex_to_bgr(d.body), stable, 0.03),
+                          _jitter(hex_to_bgr(d.pips), stable, 0.05), d.leaning))
     spec_m = layout.markers
     for index in sorted(scene.markers_hidden):
         cx, cy = spec_m.centres_mm[index]
@@ -283,42 +382,123 @@ def build_solids(scene: Scene, view: _View, rng: np.random.Generator
                          half + 6 + rng.uniform(0, 15), rng.uniform(-15, 15), colour)
         card.casts_shadow = False
         solids.append(card)
+    for c in scene.clutter:
+        card = flat_card(c.x_mm, c.y_mm, c.width_mm / 2, c.length_mm / 2, c.angle_deg,
+                         _jitter(hex_to_bgr(c.colour), rng, 0.04), thickness=0.4)
+        card.casts_shadow = False
+        solids.append(card)
     # Tower order stays bottom-up after the (stable) painter's sort: same ground point.
-    return solids, towers
+    return solids, towers, top_pieces
 
 
-def draw_solid(canvas: np.ndarray, solid: Solid, view: _View, light: np.ndarray) -> None:
-    faces = solid.faces
-    sizes = [len(f.verts) for f in faces]
-    px = view.px(np.concatenate([f.verts for f in faces]))
-    if solid.silhouette_colour is not None:
-        hull = cv2.convexHull(px.astype(np.float32)).reshape(-1, 2)
-        fill(canvas, hull, solid.silhouette_colour)
-    visible = []
-    start = 0
-    for f, n in zip(faces, sizes, strict=True):
-        face_px = px[start:start + n]
-        start += n
-        if (view.camera - f.verts.mean(axis=0)) @ f.normal <= 0:
-            visible.append(False)
-            continue
-        visible.append(True)
-        fill(canvas, face_px, shade(f, light, AMBIENT))
-        if f.pips:
-            lit = shade(Face(f.verts, f.normal, f.pip_colour, gloss=0.05), light, AMBIENT)
-            for pip in f.pips:
-                fill(canvas, view.px(pip), lit)
-    for ring in solid.rims:
-        ring_px = view.px(ring)
-        seam = (0.25 * faces[0].colour).tolist()
-        n = len(ring)
-        for i in range(n):
-            # A seam segment shows when the side face just above or below it shows.
-            if i < len(visible) and not visible[i]:
+def draw_solids(canvas: np.ndarray, solids: list[Solid], view: _View, light: np.ndarray) -> None:
+    """All solids in painter's order (far to near). The round sides of every piece are
+    projected and shaded in one numpy batch first, so the per-solid loop only draws."""
+    prepared = _prepare_bands(solids, view, light)
+    faces = _prepare_faces(solids, view, light)
+    order = sorted(range(len(solids)), key=lambda k: view.depth_key(solids[k]))
+    for k in order:
+        solid = solids[k]
+        if solid.silhouette_colour is not None:
+            hull = cv2.convexHull(view.px(solid.points).astype(np.float32)).reshape(-1, 2)
+            fill(canvas, hull, solid.silhouette_colour)
+        for quads, visible, colours, seam in prepared.get(k, ()):
+            idx = np.flatnonzero(visible)
+            if len(idx) == 0:
                 continue
-            a, b = ring_px[i], ring_px[(i + 1) % n]
-            cv2.line(canvas, tuple(np.round(a * 16).astype(int)),
-                     tuple(np.round(b * 16).astype(int)), seam, 1, cv2.LINE_AA, 4)
+            # An anti-aliased underlay gives a smooth outline; the quads inside it shade it.
+            hull = cv2.convexHull(quads[idx].reshape(-1, 2))
+            cv2.fillConvexPoly(canvas, hull, np.mean([colours[j] for j in idx], axis=0).tolist(),
+                               cv2.LINE_AA, 4)
+            for j in idx:
+                cv2.fillConvexPoly(canvas, quads[j], colours[j], cv2.LINE_8, 4)
+            if seam is not None:
+                cv2.polylines(canvas, list(quads[idx, :2]), False, seam, 1, cv2.LINE_AA, 4)
+        for face_px, colour, pips, pip_colour in faces.get(k, ()):
+            cv2.fillConvexPoly(canvas, face_px, colour, cv2.LINE_AA, 4)
+            for pip in pips:
+                cv2.fillConvexPoly(canvas, pip, pip_colour, cv2.LINE_AA, 4)
+
+
+def _prepare_faces(solids: list[Solid], view: _View, light: np.ndarray) -> dict[int, list]:
+    """Per solid: its camera-facing flat faces as (fixed-point polygon, colour, pip polygons,
+    pip colour), projected and shaded in one batch."""
+    owners, faces = [], []
+    for k, solid in enumerate(solids):
+        for f in solid.faces:
+            owners.append(k)
+            faces.append(f)
+    if not faces:
+        return {}
+    sizes = np.array([len(f.verts) for f in faces])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    verts = np.concatenate([f.verts for f in faces])
+    centroids = np.add.reduceat(verts, starts, axis=0) / sizes[:, None]
+    normals = np.stack([f.normal for f in faces])
+    visible = np.sum((view.camera - centroids) * normals, axis=1) > 0
+    base = np.stack([f.colour for f in faces])
+    gloss = np.array([f.gloss for f in faces])[:, None]
+    colours = shade(base, normals, light, AMBIENT, gloss)
+    # Glossy flat tops mirror the lamp: those near where its reflection reaches the camera
+    # wash out towards white (a hard case for reading a stone's colour).
+    flat = normals[:, 2] > 0.99
+    if flat.any() and light[2] > 0.05:
+        reach = (view.camera[2] - centroids[flat, 2]) / light[2]
+        mirror = view.camera[:2] + reach[:, None] * light[:2]
+        d2 = np.sum((centroids[flat, :2] - mirror) ** 2, axis=1)
+        sheen = np.minimum(0.7, 1.6 * gloss[flat, 0] * np.exp(-d2 / (2 * LAMP_SPREAD_MM ** 2)))
+        colours[flat] += (255.0 - colours[flat]) * sheen[:, None]
+    colours = colours.tolist()
+    polys = np.split(np.round(view.px(verts) * 16).astype(np.int32), np.cumsum(sizes)[:-1])
+    pip_faces = [i for i in np.flatnonzero(visible) if faces[i].pips]
+    pip_polys: dict[int, list[np.ndarray]] = {}
+    if pip_faces:
+        pts = np.concatenate([p for i in pip_faces for p in faces[i].pips])
+        flat = np.round(view.px(pts) * 16).astype(np.int32)
+        cursor = 0
+        for i in pip_faces:
+            out = []
+            for p in faces[i].pips:
+                out.append(flat[cursor:cursor + len(p)])
+                cursor += len(p)
+            pip_polys[i] = out
+    prepared: dict[int, list] = {}
+    for i in np.flatnonzero(visible):
+        f = faces[i]
+        pip_colour = None
+        if f.pips:
+            pip_colour = shade(f.pip_colour, f.normal, light, AMBIENT, 0.05).tolist()
+        prepared.setdefault(owners[i], []).append(
+            (polys[i], colours[i], pip_polys.get(i, []), pip_colour))
+    return prepared
+
+
+def _prepare_bands(solids: list[Solid], view: _View, light: np.ndarray) -> dict[int, list]:
+    """Per solid: for each band the quads (fixed point), which face the camera, their shaded
+    colours and the seam colour (or None)."""
+    groups: dict[int, list[tuple[int, Band]]] = {}
+    for k, solid in enumerate(solids):
+        for band in solid.bands:
+            groups.setdefault(len(band.bottom), []).append((k, band))
+    prepared: dict[int, list] = {}
+    for n, items in groups.items():
+        bottoms = np.stack([b.bottom for _, b in items])
+        tops = np.stack([b.top for _, b in items])
+        normals = np.stack([b.normals for _, b in items])
+        base = np.stack([b.colour for _, b in items])
+        gloss = np.array([b.gloss for _, b in items])
+        count = len(items)
+        px = view.px(np.concatenate([bottoms, tops]).reshape(-1, 3)).reshape(2, count, n, 2)
+        pb, pt = px[0], px[1]
+        nxt = np.roll(np.arange(n), -1)
+        mids = (bottoms + tops[:, nxt]) / 2
+        visible = np.sum((view.camera - mids) * normals, axis=2) > 0
+        colours = shade(base[:, None, :], normals, light, AMBIENT, gloss[:, None, None]).tolist()
+        quads = np.round(np.stack([pb, pb[:, nxt], pt[:, nxt], pt], axis=2) * 16).astype(np.int32)
+        for row, (k, band) in enumerate(items):
+            seam = (0.3 * band.colour).tolist() if band.seam_below else None
+            prepared.setdefault(k, []).append((quads[row], visible[row], colours[row], seam))
+    return prepared
 
 
 def _shadow_points(points: np.ndarray, light: np.ndarray) -> np.ndarray:
@@ -329,114 +509,53 @@ def _shadow_points(points: np.ndarray, light: np.ndarray) -> np.ndarray:
 
 
 def cast_shadows(canvas: np.ndarray, scene: Scene, view: _View, solids: list[Solid],
-                 hand_polys: list[np.ndarray]) -> None:
+                 towers: dict[str, np.ndarray], hand_polys: list[np.ndarray]) -> None:
     """Darken the table and board under the soft shadows of pieces, dice and the hand."""
     light = scene.lighting.direction
     strength = scene.lighting.shadow_strength
     ch, cw = canvas.shape[:2]
     s = SHADOW_SCALE
     mask = np.zeros((ch // s + 1, cw // s + 1), np.float32)
-    for solid in solids:
-        if not solid.casts_shadow:
-            continue
-        pts = solid.points
-        shadow = view.px(_shadow_points(pts, light)) / s
-        hull = cv2.convexHull(shadow.astype(np.float32)).reshape(-1, 2)
-        cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), strength, cv2.LINE_AA, 4)
-    for solid in solids:  # contact shadow: darkest right where a thing touches the table
-        if not solid.casts_shadow:
-            continue
-        pts = solid.points
-        base = pts[pts[:, 2] < 0.5]
-        if len(base) >= 3:
-            hull = cv2.convexHull((view.px(base) / s).astype(np.float32)).reshape(-1, 2)
-            cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32),
-                               min(0.85, strength + 0.3), cv2.LINE_AA, 4)
+    dice = [d.points for d in solids if d.casts_shadow and d.silhouette_colour is not None]
+    casters = list(towers.values()) + dice
+    if casters:
+        sizes = np.cumsum([len(p) for p in casters])[:-1]
+        everything = np.concatenate(casters)
+        shadows = np.split(view.px(_shadow_points(everything, light)) / s, sizes)
+        grounds = np.split(view.px(everything) / s, sizes)
+        touching = np.split(everything[:, 2] < 0.5, sizes)
+        contact = min(0.85, strength + 0.3)
+        for shadow in shadows:
+            hull = cv2.convexHull(shadow.astype(np.float32)).reshape(-1, 2)
+            cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), strength,
+                               cv2.LINE_AA, 4)
+        # Contact shadow: darkest right where a thing touches the table.
+        for ground, touch in zip(grounds, touching, strict=True):
+            if touch.sum() >= 3:
+                hull = cv2.convexHull(ground[touch].astype(np.float32)).reshape(-1, 2)
+                cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), contact,
+                                   cv2.LINE_AA, 4)
     mask = cv2.GaussianBlur(mask, (0, 0), 1.2)
     if hand_polys:
         hand_mask = np.zeros_like(mask)
         for poly in hand_polys:
-            shadow = view.px(_shadow_points(poly, light)) / s
+            shadow = view.px_polygon(_shadow_points(poly, light)) / s
+            if len(shadow) < 3:
+                continue
             cv2.fillPoly(hand_mask, [np.round(shadow * 16).astype(np.int32)], strength * 0.8,
                          cv2.LINE_AA, 4)
         mask = np.maximum(mask, cv2.GaussianBlur(hand_mask, (0, 0), 6.0))
-    factor = 1.0 - cv2.resize(mask, (cw, ch), interpolation=cv2.INTER_LINEAR)
-    canvas[:] = cv2.multiply(canvas, cv2.merge([factor] * 3), dtype=cv2.CV_8U)
-
-
-# -- hand -------------------------------------------------------------------------------------
-def hand_polygons(hand: Hand) -> list[np.ndarray]:
-    """Convex pieces of a hand and forearm in (x, y, h): forearm, palm, four fingers, thumb."""
-    ex, ey = hand.entry_mm
-    tx, ty = hand.tip_mm
-    d = np.array([tx - ex, ty - ey], float)
-    d /= np.linalg.norm(d)
-    n = np.array([-d[1], d[0]])
-    tip = np.array([tx, ty])
-    finger_len = 75.0
-    palm_len, palm_w = 95.0, 85.0
-    knuckles = tip - d * finger_len
-    palm_c = knuckles - d * palm_len / 2
-    wrist = palm_c - d * palm_len / 2
-    polys = []
-    elbow = np.array([ex, ey], float)
-    arm = np.stack([wrist + n * 32, wrist - n * 32, elbow - n * 50, elbow + n * 50])
-    polys.append(arm)
-    a = np.linspace(0, 2 * math.pi, 20, endpoint=False)
-    palm = palm_c + np.outer(np.cos(a) * palm_len / 2, d) + np.outer(np.sin(a) * palm_w / 2, n)
-    polys.append(palm)
-    spread = 0.08 + 0.25 * hand.spread
-    for k, off in enumerate((-1.5, -0.5, 0.5, 1.5)):
-        ang = off * spread / 1.5
-        fd = d * math.cos(ang) + n * math.sin(ang)
-        fn = np.array([-fd[1], fd[0]])
-        base = knuckles + n * off * 19
-        length = finger_len * (0.8, 0.97, 1.0, 0.9)[k]
-        end = base + fd * length
-        half = 8.5
-        ring = [base + fn * half, base - fn * half]
-        for t in np.linspace(-math.pi / 2, math.pi / 2, 7):
-            ring.append(end + fd * math.cos(t) * half - fn * math.sin(t) * half)
-        polys.append(np.stack(ring))
-    thumb_dir = -d * 0.2 + n * 1.0
-    thumb_dir /= np.linalg.norm(thumb_dir)
-    tb = palm_c + n * palm_w * 0.35 + d * 10
-    te = tb + thumb_dir * 55
-    polys.append(np.stack([tb + d * 12, tb - d * 12, te - d * 8, te + d * 8]))
-    return [np.column_stack([p, np.full(len(p), hand.height_mm)]) for p in polys]
-
-
-def draw_hand(canvas: np.ndarray, hand_mask: np.ndarray, hand: Hand, polys: list[np.ndarray],
-              view: _View, rng: np.random.Generator) -> None:
-    ch, cw = canvas.shape[:2]
-    pix = [view.px(p) for p in polys]
-    allpx = np.concatenate(pix)
-    x0, y0 = np.clip(np.floor(allpx.min(axis=0)).astype(int) - 4, 0, [cw, ch])
-    x1, y1 = np.clip(np.ceil(allpx.max(axis=0)).astype(int) + 4, 0, [cw, ch])
-    if x1 <= x0 or y1 <= y0:
+    ys, xs = np.nonzero(mask > 0.004)
+    if len(xs) == 0:
         return
-    origin = np.array([x0, y0], float)
-    roi_mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    colour = np.zeros((y1 - y0, x1 - x0, 3), np.uint8)
-    skin = np.array(hand.skin_bgr, float)
-    for i, p in enumerate(pix):
-        pts = np.round((p - origin) * 16).astype(np.int32)
-        col = skin if (i != 0 or hand.sleeve_bgr is None) else np.array(hand.sleeve_bgr, float)
-        cv2.fillPoly(roi_mask, [pts], 255, cv2.LINE_AA, 4)
-        cv2.fillPoly(colour, [pts], col.tolist(), cv2.LINE_AA, 4)
-    # Round shapes look round when their edges fall off: shade by distance to the outline.
-    binary = (roi_mask > 127).astype(np.uint8)
-    dist = cv2.distanceTransform(binary, cv2.DIST_L2, 3)
-    scale = max(4.0, float(np.percentile(dist[binary > 0], 90)) if binary.any() else 4.0)
-    light = 0.55 + 0.5 * np.clip(dist / scale, 0, 1) ** 0.5
-    light = cv2.GaussianBlur(light.astype(np.float32), (0, 0), 2.0)
-    tex = rng.normal(1.0, 0.02, (max(1, (y1 - y0) // 6), max(1, (x1 - x0) // 6)))
-    tex = cv2.resize(tex.astype(np.float32), (x1 - x0, y1 - y0), interpolation=cv2.INTER_CUBIC)
-    shaded = colour.astype(np.float32) * (light * tex)[..., None]
-    alpha = roi_mask.astype(np.float32)[..., None] / 255.0
-    roi = canvas[y0:y1, x0:x1].astype(np.float32)
-    canvas[y0:y1, x0:x1] = np.clip(roi * (1 - alpha) + shaded * alpha, 0, 255).astype(np.uint8)
-    hand_mask[y0:y1, x0:x1] = np.where(binary > 0, 255, 0).astype(np.uint8)
+    # Only the box around the shadows is touched.
+    x0, x1 = int(xs.min()) * s, min(cw, (int(xs.max()) + 1) * s)
+    y0, y1 = int(ys.min()) * s, min(ch, (int(ys.max()) + 1) * s)
+    full = cv2.resize(mask, (mask.shape[1] * s, mask.shape[0] * s),
+                      interpolation=cv2.INTER_LINEAR)[y0:y1, x0:x1]
+    factor = np.clip(255.0 * (1.0 - full), 0, 255).astype(np.uint8)
+    canvas[y0:y1, x0:x1] = cv2.multiply(canvas[y0:y1, x0:x1],
+                                        cv2.cvtColor(factor, cv2.COLOR_GRAY2BGR), scale=1 / 255)
 
 
 # -- truth ------------------------------------------------------------------------------------
@@ -458,26 +577,90 @@ def _covered_share(mask: np.ndarray, polygon_px: np.ndarray) -> float:
     return float(np.count_nonzero(sub & (mask[cy0:cy1, cx0:cx1] > 0))) / area
 
 
+def _field_visibility(scene: Scene, view: _View, towers: dict[str, np.ndarray],
+                      top_pieces: dict[str, np.ndarray], hand_mask: np.ndarray
+                      ) -> tuple[dict[str, float], dict[str, float]]:
+    """Per field: the share of its top piece (or, if empty, of its square) that the camera
+    really sees, and the share of its tower and base that the hand covers.
+
+    Works on a label image: every tower painted with its own number in painter's order,
+    then the hand (-1) on top; each field is sampled at points, all projected at once."""
+    layout = scene.layout
+    labels = np.zeros(hand_mask.shape, np.int16)
+    camera = view.camera[:2]
+    order = sorted(towers, key=lambda n: -float(np.linalg.norm(
+        towers[n][:, :2].mean(axis=0) - camera)))
+    number = {name: i for i, name in enumerate(order, start=1)}
+    if order:
+        sizes = np.cumsum([len(towers[n]) for n in order])[:-1]
+        outlines = np.split(np.round(view.px(np.concatenate([towers[n] for n in order])) * 16)
+                            .astype(np.int32), sizes)
+        for name, outline in zip(order, outlines, strict=True):
+            cv2.fillConvexPoly(labels, cv2.convexHull(outline), number[name], cv2.LINE_8, 4)
+    labels[hand_mask > 0] = -1
+    grid = np.linspace(-0.4, 0.4, 5)
+    gx, gy = np.meshgrid(grid, grid)
+    square = np.column_stack([gx.ravel(), gy.ravel()])
+    names, wanted, top_samples, body_samples = [], [], [], []
+    for name, f in layout.fields.items():
+        base = np.column_stack([f.x_mm + square[:, 0] * f.size_mm,
+                                f.y_mm + square[:, 1] * f.size_mm, np.zeros(len(square))])
+        if name in towers:
+            top = top_pieces[name]
+            centre = top.mean(axis=0)
+            top = centre + (top - centre) * 0.85  # stay inside the outline
+            body = towers[name].copy()
+            body[:, :2] = centre[:2] + (body[:, :2] - centre[:2]) * 0.85
+            body = np.concatenate([body, base])
+            wanted.append(number[name])
+        else:
+            top, body = base, base
+            wanted.append(0)
+        names.append(name)
+        top_samples.append(top)
+        body_samples.append(body)
+    h, w = labels.shape
+
+    def look_up(samples: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        px = np.round(view.px(np.concatenate(samples))).astype(int)
+        inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+        found = np.full(len(px), -2)
+        found[inside] = labels[px[inside, 1], px[inside, 0]]
+        counts = np.array([len(s) for s in samples])
+        return found, counts
+
+    def share(hit: np.ndarray, counts: np.ndarray) -> list[float]:
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        return (np.add.reduceat(hit.astype(float), starts) / counts).tolist()
+
+    found, counts = look_up(top_samples)
+    seen = share(found == np.repeat(wanted, counts), counts)
+    found, counts = look_up(body_samples)
+    under_hand = share(found == -1, counts)
+    return dict(zip(names, seen, strict=True)), dict(zip(names, under_hand, strict=True))
+
+
 def make_truth(scene: Scene, view: _View, towers: dict[str, np.ndarray],
-               hand_mask: np.ndarray) -> Truth:
+               top_pieces: dict[str, np.ndarray], hand_mask: np.ndarray) -> Truth:
     layout = scene.layout
     any_hand = bool(hand_mask.any())
-    fields = {}
-    for name, f in layout.fields.items():
-        colours = tuple(scene.stacks.get(name, ()))
+    seen, under_hand = _field_visibility(scene, view, towers, top_pieces, hand_mask)
+    names = list(layout.fields)
+    flat = np.array([[layout.fields[n].x_mm, layout.fields[n].y_mm, 0.0] for n in names])
+    centres = view.to_frame(view.px(flat))
+    tops_mm = flat.copy()
+    for i, name in enumerate(names):
         if name in towers:
-            region = view.px(towers[name])
-        else:
-            half = f.size_mm / 2.0
-            region = view.px(np.array([[f.x_mm - half, f.y_mm - half, 0],
-                                       [f.x_mm + half, f.y_mm - half, 0],
-                                       [f.x_mm + half, f.y_mm + half, 0],
-                                       [f.x_mm - half, f.y_mm + half, 0]]))
-        occluded = any_hand and _covered_share(hand_mask, region) > OCCLUSION_SHARE
-        centre = view.to_frame(view.px(np.array([[f.x_mm, f.y_mm, 0.0]])))[0]
+            pts = towers[name]
+            tops_mm[i] = pts[pts[:, 2] >= pts[:, 2].max() - 1e-6].mean(axis=0)
+    tops = view.to_frame(view.px(tops_mm))
+    fields = {}
+    for name, centre, top in zip(names, centres, tops, strict=True):
+        colours = tuple(scene.stacks.get(name, ()))
         fields[name] = FieldTruth(name, bool(colours), colours[-1] if colours else None,
-                                  len(colours), colours, bool(occluded),
-                                  (float(centre[0]), float(centre[1])))
+                                  len(colours), colours, under_hand[name] > OCCLUSION_SHARE,
+                                  (float(centre[0]), float(centre[1])),
+                                  (float(top[0]), float(top[1])), seen[name])
     spec = layout.markers
     corners = []
     visible = []
@@ -509,13 +692,39 @@ def make_truth(scene: Scene, view: _View, towers: dict[str, np.ndarray],
         centre = frame_px.mean(axis=0)
         dice.append(DieTruth(d.value, (float(x0), float(y0), float(x1), float(y1)),
                              bool(inside and not covered), (float(centre[0]), float(centre[1])),
-                             quad))
-    frame_hand = view.distort(hand_mask) if any_hand else np.zeros((h, w), np.uint8)
+                             quad, d.leaning))
+    frame_hand = view.distort(hand_mask, nearest=True) if any_hand else np.zeros((h, w),
+                                                                                   np.uint8)
     return Truth(fields, tuple(spec.ids), np.array(corners), tuple(visible), view.homography,
                  view.pose, dice, frame_hand)
 
 
 # -- camera response --------------------------------------------------------------------------
+def _motion_kernel(length: float, angle_deg: float) -> np.ndarray:
+    size = int(math.ceil(length)) | 1
+    kernel = np.zeros((size, size), np.float32)
+    c = size // 2
+    a = math.radians(angle_deg)
+    dx, dy = math.cos(a) * (length - 1) / 2, math.sin(a) * (length - 1) / 2
+    cv2.line(kernel, (int(round((c - dx) * 16)), int(round((c - dy) * 16))),
+             (int(round((c + dx) * 16)), int(round((c + dy) * 16))), 1.0, 1, cv2.LINE_AA, 4)
+    return kernel / kernel.sum()
+
+
+_NOISE_TILE: dict[str, np.ndarray] = {}
+
+
+def _noise_tile() -> np.ndarray:
+    """A fixed block of Gaussian noise, sigma 16 around 128 (uint8). Frames take it from a
+    random offset: drawing fresh noise for every pixel would cost more than the whole frame."""
+    if "tile" not in _NOISE_TILE:
+        tile = np.empty((1400, 1800, 3), np.int16)
+        cv2.setRNGSeed(1234)
+        cv2.randn(tile, 128, 16)
+        _NOISE_TILE["tile"] = np.clip(tile, 0, 255).astype(np.uint8)
+    return _NOISE_TILE["tile"]
+
+
 def photometric(frame: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:
     """Exposure, white balance, uneven light, vignetting, glare, blur, noise and JPEG."""
     light = scene.lighting
@@ -533,22 +742,26 @@ def photometric(frame: np.ndarray, scene: Scene, rng: np.random.Generator) -> np
         d2 = (uu - gu) ** 2 + ((vv - gv) * h / w) ** 2
         glare += strength * np.exp(-d2 / (2 * radius ** 2))
     glare = np.clip(glare, 0, 0.95)
-    wb = np.array(light.white_balance, np.float32)
-    gain3 = (gain[..., None] * wb).astype(np.float32)
-    gain_full = cv2.resize(gain3, (w, h), interpolation=cv2.INTER_LINEAR)
-    img = frame.astype(np.float32)
-    img *= gain_full
+    # Glare washes colours out: out = in * gain * (1 - g) + 255 * g, all in 8-bit arithmetic.
+    wb = np.array(light.white_balance)
+    gain3 = gain[..., None] * wb * (1.0 - glare[..., None])
+    gain_u8 = np.clip(gain3 * 128.0, 0, 255).astype(np.uint8)
+    out = cv2.multiply(frame, cv2.resize(gain_u8, (w, h), interpolation=cv2.INTER_LINEAR),
+                       scale=1.0 / 128.0)
     if light.glare:
-        g = cv2.resize(glare.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-        img += (255.0 - img) * g[..., None]
+        add = cv2.resize(np.clip(glare * 255.0, 0, 255).astype(np.uint8), (w, h),
+                         interpolation=cv2.INTER_LINEAR)
+        out = cv2.add(out, cv2.cvtColor(add, cv2.COLOR_GRAY2BGR))
     if scene.blur_sigma > 0.05:
-        img = cv2.GaussianBlur(img, (0, 0), scene.blur_sigma)
+        out = cv2.GaussianBlur(out, (0, 0), scene.blur_sigma)
+    if scene.motion_blur_px >= 1.0:
+        out = cv2.filter2D(out, -1, _motion_kernel(scene.motion_blur_px, scene.motion_blur_deg))
     if scene.noise_sigma > 0:
-        noise = np.empty_like(img)
-        cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))
-        cv2.randn(noise, 0.0, float(scene.noise_sigma))
-        img += noise
-    out = np.clip(img, 0, 255).astype(np.uint8)
+        tile = _noise_tile()
+        oy = int(rng.integers(0, tile.shape[0] - h + 1))
+        ox = int(rng.integers(0, tile.shape[1] - w + 1))
+        gain = scene.noise_sigma / 16.0
+        out = cv2.addWeighted(out, 1.0, tile[oy:oy + h, ox:ox + w], gain, -128.0 * gain)
     if scene.jpeg_quality is not None:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(scene.jpeg_quality)])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)

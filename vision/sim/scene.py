@@ -17,6 +17,7 @@ from companion.layout import Layout
 VISION_MAX_STACK = 5
 DIE_SIZE_MM = 16.0
 TABLE_KINDS = ("wood", "dark_wood", "cloth", "mottled", "plain")
+TABLE_WEIGHTS = (0.35, 0.15, 0.15, 0.15, 0.2)  # kitchen and club tables are mostly wood
 SKIN_TONES_BGR = (
     (170, 195, 235), (140, 170, 220), (110, 145, 200), (80, 115, 165), (60, 85, 125),
     (150, 180, 225),
@@ -56,8 +57,32 @@ class Hand:
     tip_mm: tuple[float, float]
     height_mm: float = 90.0
     skin_bgr: tuple[int, int, int] = (140, 170, 220)
-    spread: float = 0.5
+    spread: float = 0.5  # 0 = fingers together, 1 = spread wide
     sleeve_bgr: tuple[int, int, int] | None = None
+    left: bool = False
+    curl: float = 0.3  # 0 = flat fingers, 1 = curled as if picking up a piece
+
+
+@dataclass(frozen=True)
+class Card:
+    """Something flat on the table (a playing card, a score pad, a coaster): clutter that
+    must not be mistaken for a board or a marker. ``colour`` is #rrggbb."""
+
+    x_mm: float
+    y_mm: float
+    width_mm: float
+    length_mm: float
+    angle_deg: float
+    colour: str = "#f0f0f0"
+
+
+@dataclass(frozen=True)
+class Cable:
+    """A cable lying on the table (the camera's own, a phone charger): a long dark curve."""
+
+    points_mm: tuple[tuple[float, float], ...]
+    width_mm: float = 5.0
+    colour: str = "#1a1a1a"
 
 
 @dataclass(frozen=True)
@@ -100,6 +125,11 @@ class Scene:
     blur_sigma: float = 0.6
     jpeg_quality: int | None = 90
     markers_hidden: frozenset[int] = frozenset()
+    clutter: tuple[Card, ...] = ()
+    cables: tuple[Cable, ...] = ()
+    motion_blur_px: float = 0.0  # length of a camera-shake smear
+    motion_blur_deg: float = 0.0
+    seed: int = 0  # fixes the table's texture and how each piece lies (see render.render)
 
     def __post_init__(self) -> None:
         for name, colours in self.stacks.items():
@@ -125,11 +155,11 @@ def playable_fields(layout: Layout) -> list[str]:
 def random_lighting(rng: np.random.Generator, hard: bool = True) -> Lighting:
     spread = 1.0 if hard else 0.4
     glare = []
-    if rng.random() < (0.45 if hard else 0.1):
+    if rng.random() < (0.25 if hard else 0.05):
         for _ in range(int(rng.integers(1, 3))):
             glare.append((float(rng.uniform(0.1, 0.9)), float(rng.uniform(0.1, 0.9)),
-                          float(rng.uniform(0.04, 0.18)), float(rng.uniform(0.25, 0.8))))
-    warm = rng.uniform(-0.18, 0.18) * spread
+                          float(rng.uniform(0.02, 0.09)), float(rng.uniform(0.3, 0.9))))
+    warm = rng.uniform(-0.12, 0.12) * spread
     return Lighting(
         exposure=float(np.exp(rng.uniform(-0.45, 0.35) * spread)),
         white_balance=(float(1.0 - warm + rng.uniform(-0.04, 0.04)),
@@ -202,7 +232,68 @@ def random_hand(layout: Layout, rng: np.random.Generator) -> Hand:
     if rng.random() < 0.5:
         sleeve = tuple(int(v) for v in rng.integers(20, 220, size=3))
     return Hand(entry, tip, float(rng.uniform(40.0, 160.0)), skin,
-                float(rng.uniform(0.0, 1.0)), sleeve)
+                float(rng.uniform(0.0, 1.0)), sleeve, bool(rng.random() < 0.3),
+                float(rng.uniform(0.0, 0.9)))
+
+
+CARD_COLOURS = ("#f4f4f0", "#fafafa", "#d6322b", "#2a5bd7", "#f2c200", "#222222", "#3c9a3c")
+
+
+def random_clutter(layout: Layout, rng: np.random.Generator, count: int) -> tuple[Card, ...]:
+    """Cards and pads around the board, clear of the board and of the marker cards."""
+    w, h = layout.board_size_mm
+    half = layout.markers.size_mm / 2.0 + 12.0
+    cards: list[Card] = []
+    for _ in range(count * 40):
+        if len(cards) == count:
+            break
+        cw, cl = (59.0, 91.0) if rng.random() < 0.7 else (100.0, 140.0)
+        x = float(rng.uniform(-250, w + 250))
+        y = float(rng.uniform(-250, h + 250))
+        reach = math.hypot(cw, cl) / 2 + 4
+        if -reach < x < w + reach and -reach < y < h + reach:
+            continue  # on or touching the board
+        if any(abs(x - mx) < half + reach and abs(y - my) < half + reach
+               for mx, my in layout.markers.centres_mm):
+            continue
+        if layout.dice_area_mm is not None:
+            x0, y0, x1, y1 = layout.dice_area_mm
+            if x0 - reach < x < x1 + reach and y0 - reach < y < y1 + reach:
+                continue
+        cards.append(Card(x, y, cw, cl, float(rng.uniform(0, 180)),
+                          CARD_COLOURS[int(rng.integers(len(CARD_COLOURS)))]))
+    return tuple(cards)
+
+
+def random_cable(layout: Layout, rng: np.random.Generator, tries: int = 30) -> Cable | None:
+    """A cable sweeping in from outside the view and out again, clear of the board, the
+    markers and the dice area (or None if no such curve was found)."""
+    w, h = layout.board_size_mm
+    keep_out = [(-45.0, -45.0, w + 45.0, h + 45.0)]
+    if layout.dice_area_mm is not None:
+        x0, y0, x1, y1 = layout.dice_area_mm
+        keep_out.append((x0 - 15, y0 - 15, x1 + 15, y1 + 15))
+    centre = np.array([w / 2, h / 2])
+    for _ in range(tries):
+        a = rng.uniform(0, 2 * math.pi)
+        b = a + rng.uniform(0.4, 1.4) * rng.choice([-1, 1])
+        far = max(w, h) * 1.8
+        p0 = centre + far * np.array([math.cos(a), math.sin(a)])
+        p2 = centre + far * np.array([math.cos(b), math.sin(b)])
+        mid = (a + b) / 2
+        p1 = centre + max(w, h) * rng.uniform(0.75, 1.1) * np.array([math.cos(mid), math.sin(mid)])
+        t = np.linspace(0, 1, 48)[:, None]
+        curve = (1 - t) ** 2 * p0 + 2 * (1 - t) * t * p1 + t ** 2 * p2
+        clear = all(
+            not np.any((curve[:, 0] > x0) & (curve[:, 0] < x1) & (curve[:, 1] > y0)
+                       & (curve[:, 1] < y1))
+            for x0, y0, x1, y1 in keep_out
+        )
+        if clear:
+            colour = "#1a1a1a" if rng.random() < 0.7 else "#e8e8e8"
+            return Cable(tuple((float(x), float(y)) for x, y in curve),
+                         float(rng.uniform(3.5, 7.0)), colour)
+    return None
 
 
 def random_scene(
@@ -243,9 +334,15 @@ def random_scene(
         dice=random_dice(layout, rng, dice),
         hand=hand,
         lighting=random_lighting(rng, hard),
-        table=TABLE_KINDS[int(rng.integers(len(TABLE_KINDS)))],
+        table=str(rng.choice(TABLE_KINDS, p=TABLE_WEIGHTS)),
         noise_sigma=float(rng.uniform(1.0, 6.0) if hard else rng.uniform(0.5, 2.0)),
         blur_sigma=float(rng.uniform(0.0, 1.4) if hard else rng.uniform(0.0, 0.6)),
         jpeg_quality=int(rng.integers(55, 96)) if hard else 92,
         markers_hidden=frozenset(hidden),
+        clutter=random_clutter(layout, rng, int(rng.integers(0, 4))) if hard else (),
+        cables=tuple(c for c in [random_cable(layout, rng)] if c is not None)
+        if hard and rng.random() < 0.25 else (),
+        motion_blur_px=float(rng.uniform(2, 9)) if hard and rng.random() < 0.12 else 0.0,
+        motion_blur_deg=float(rng.uniform(0, 180)),
+        seed=int(rng.integers(0, 2**31 - 1)),
     )

@@ -31,16 +31,29 @@ class Face:
 
 
 @dataclass
+class Band:
+    """The side of a round piece between two rings: ``len(bottom)`` quads drawn at once."""
+
+    bottom: np.ndarray  # (N, 3)
+    top: np.ndarray  # (N, 3)
+    normals: np.ndarray  # (N, 3) outward normal of quad i (between ring points i and i+1)
+    colour: np.ndarray
+    gloss: float = 0.25
+    seam_below: bool = False  # draw a dark seam along the visible part of the bottom ring
+
+
+@dataclass
 class Solid:
     faces: list[Face]
-    rims: list[np.ndarray] = field(default_factory=list)  # closed dark outlines (seams)
+    bands: list[Band] = field(default_factory=list)
     ground_xy: tuple[float, float] = (0.0, 0.0)  # where it stands, for painter's order
     casts_shadow: bool = True
     silhouette_colour: np.ndarray | None = None  # dark body drawn under the faces (dice edges)
 
     @property
     def points(self) -> np.ndarray:
-        return np.concatenate([f.verts for f in self.faces])
+        return np.concatenate([f.verts for f in self.faces]
+                              + [b.bottom for b in self.bands] + [b.top for b in self.bands])
 
 
 def _ring(x: float, y: float, r: float, h: float, n: int, phase: float = 0.0) -> np.ndarray:
@@ -49,46 +62,43 @@ def _ring(x: float, y: float, r: float, h: float, n: int, phase: float = 0.0) ->
 
 
 def _band(bottom: np.ndarray, top: np.ndarray, colour: np.ndarray, cx: float, cy: float,
-          gloss: float) -> list[Face]:
-    """Side quads between two rings of equal length."""
-    faces = []
-    n = len(bottom)
-    for i in range(n):
-        j = (i + 1) % n
-        quad = np.stack([bottom[i], bottom[j], top[j], top[i]])
-        mid = quad.mean(axis=0)
-        radial = np.array([mid[0] - cx, mid[1] - cy, 0.0])
-        rise = (bottom[i, :2] - top[i, :2]) @ radial[:2] / max(np.linalg.norm(radial[:2]), 1e-9)
-        normal = radial / max(np.linalg.norm(radial), 1e-9)
-        height = top[i, 2] - bottom[i, 2]
-        normal = normal * height + UP * rise  # tilt the normal for cones and bevels
-        faces.append(Face(quad, normal / np.linalg.norm(normal), colour, gloss=gloss))
-    return faces
+          gloss: float, seam_below: bool = False) -> Band:
+    """Side quads between two rings of equal length, normals tilted for cones and bevels."""
+    nxt = np.roll(np.arange(len(bottom)), -1)
+    mid_b = (bottom + bottom[nxt]) / 2
+    mid_t = (top + top[nxt]) / 2
+    radial = mid_b[:, :2] - np.array([cx, cy])
+    radial /= np.maximum(np.linalg.norm(radial, axis=1, keepdims=True), 1e-9)
+    run = np.sum((mid_b[:, :2] - mid_t[:, :2]) * radial, axis=1)  # how far the ring draws in
+    rise = mid_t[:, 2] - mid_b[:, 2]
+    normals = np.column_stack([radial * rise[:, None], run])
+    normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-9)
+    return Band(bottom, top, normals, colour, gloss, seam_below)
 
 
 def disc(x: float, y: float, z0: float, radius: float, height: float, colour: np.ndarray,
-         segments: int = 28) -> Solid:
+         segments: int = 24) -> Solid:
     """A flat round stone (Just 4 Fun, Spexxx, Mühle) with a slightly rounded top edge."""
     bevel = min(1.0, height * 0.2, radius * 0.1)
     bottom = _ring(x, y, radius, z0, segments)
     mid = _ring(x, y, radius, z0 + height - bevel, segments)
     top = _ring(x, y, radius - bevel, z0 + height, segments)
-    faces = _band(bottom, mid, colour, x, y, 0.2) + _band(mid, top, colour, x, y, 0.3)
-    faces.append(Face(top, UP.copy(), colour, gloss=0.35))
-    return Solid(faces, rims=[bottom, top], ground_xy=(x, y))
+    bands = [_band(bottom, mid, colour, x, y, 0.2, seam_below=True),
+             _band(mid, top, colour, x, y, 0.3)]
+    return Solid([Face(top, UP.copy(), colour, gloss=0.35)], bands, ground_xy=(x, y))
 
 
 def roof(x: float, y: float, z0: float, radius: float, height: float, colour: np.ndarray,
-         segments: int = 28) -> Solid:
+         segments: int = 24) -> Solid:
     """A Cuatro roof: a short wall with a cone on top. Roofs nest, so the next one up starts
     at ``z0 + wall`` (see :func:`roof_pitch`) and hides this one's cone."""
     wall = roof_pitch(height)
     bottom = _ring(x, y, radius, z0, segments)
     eave = _ring(x, y, radius, z0 + wall, segments)
     apex_ring = _ring(x, y, radius * 0.08, z0 + height, segments)
-    faces = _band(bottom, eave, colour, x, y, 0.2) + _band(eave, apex_ring, colour, x, y, 0.35)
-    faces.append(Face(apex_ring, UP.copy(), colour))
-    return Solid(faces, rims=[bottom, eave], ground_xy=(x, y))
+    bands = [_band(bottom, eave, colour, x, y, 0.2, seam_below=True),
+             _band(eave, apex_ring, colour, x, y, 0.35)]
+    return Solid([Face(apex_ring, UP.copy(), colour)], bands, ground_xy=(x, y))
 
 
 def roof_pitch(height: float) -> float:
@@ -100,12 +110,28 @@ def piece_pitch(shape: str, height: float) -> float:
     return roof_pitch(height) if shape == "roof" else height
 
 
+_PIECE_TEMPLATES: dict[tuple[str, float, float], Solid] = {}
+
+
 def piece(shape: str, x: float, y: float, level: int, diameter: float, height: float,
           colour: np.ndarray) -> Solid:
-    """The ``level``-th piece (0 = bottom) of a tower of the layout's piece shape."""
-    z0 = level * piece_pitch(shape, height)
-    make = roof if shape == "roof" else disc
-    return make(x, y, z0, diameter / 2.0, height, colour)
+    """The ``level``-th piece (0 = bottom) of a tower of the layout's piece shape.
+
+    All pieces of a game share one shape, so it is built once at the origin and moved."""
+    key = (shape, diameter, height)
+    template = _PIECE_TEMPLATES.get(key)
+    if template is None:
+        make = roof if shape == "roof" else disc
+        segments = 16 if diameter < 20 else 24  # small stones are only a few pixels wide
+        template = make(0.0, 0.0, 0.0, diameter / 2.0, height, np.zeros(3), segments)
+        _PIECE_TEMPLATES[key] = template
+    off = np.array([x, y, level * piece_pitch(shape, height)])
+    return Solid(
+        [Face(f.verts + off, f.normal, colour, gloss=f.gloss) for f in template.faces],
+        [Band(b.bottom + off, b.top + off, b.normals, colour, b.gloss, b.seam_below)
+         for b in template.bands],
+        ground_xy=(x, y),
+    )
 
 
 # -- dice ---------------------------------------------------------------------------------
@@ -157,8 +183,9 @@ def _rounded_square(corner: float, half: float, steps: int = 3) -> np.ndarray:
     return np.array(pts)
 
 
-_SQUARE = _rounded_square(0.16, 0.5)
-_SQUARE_HULL = _rounded_square(0.2, 0.515)
+# Real dice have well-rounded edges: the flat face stops short of the cube's outline.
+_SQUARE = _rounded_square(0.2, 0.48)
+_SQUARE_HULL = _rounded_square(0.26, 0.51)
 _PIP = np.column_stack([np.cos(np.linspace(0, 2 * math.pi, 12, endpoint=False)),
                         np.sin(np.linspace(0, 2 * math.pi, 12, endpoint=False))])
 
@@ -188,7 +215,7 @@ def die(x: float, y: float, value: int, angle_deg: float, size: float, body: np.
 
         verts = on_face(_SQUARE)
         hull_pts.append(on_face(_SQUARE_HULL))
-        pip_polys = [on_face(_PIP * 0.095 + np.array(p) * 0.26) for p in PIP_LAYOUT[v]]
+        pip_polys = [on_face(_PIP * 0.078 + np.array(p) * 0.26) for p in PIP_LAYOUT[v]]
         faces.append(Face(verts, n, body, pip_polys, pips, gloss=0.3, value=v))
     lift = -min(p[:, 2].min() for p in hull_pts)
     offset = np.array([x, y, lift])
@@ -198,7 +225,7 @@ def die(x: float, y: float, value: int, angle_deg: float, size: float, body: np.
     hull = np.concatenate(hull_pts) + offset
     # The hull face never shows: it only gives the dark rounded silhouette and the shadow.
     hull_face = Face(hull, -UP, body * 0.5)
-    return Solid(faces + [hull_face], ground_xy=(x, y), silhouette_colour=body * 0.55)
+    return Solid(faces + [hull_face], ground_xy=(x, y), silhouette_colour=body * 0.7)
 
 
 def flat_card(x: float, y: float, half_w: float, half_h: float, angle_deg: float,
@@ -212,11 +239,12 @@ def flat_card(x: float, y: float, half_w: float, half_h: float, angle_deg: float
     return Solid([Face(top, UP.copy(), colour, gloss=0.1)], ground_xy=(x, y))
 
 
-def shade(face: Face, light: np.ndarray, ambient: float) -> np.ndarray:
-    """Lambert shading plus a touch of sheen on glossy faces."""
-    lambert = max(0.0, float(face.normal @ light))
-    return np.clip(face.colour * (ambient + (1.0 - ambient) * lambert)
-                   + 255.0 * face.gloss * lambert ** 8 * 0.3, 0, 255)
+def shade(colour: np.ndarray, normals: np.ndarray, light: np.ndarray, ambient: float,
+          gloss: np.ndarray | float) -> np.ndarray:
+    """Lambert shading plus a touch of sheen on glossy faces, for many faces at once:
+    ``colour`` (..., 3) base BGR, ``normals`` (..., 3), ``gloss`` broadcastable to (..., 1)."""
+    lam = np.maximum(0.0, normals @ light)[..., None]
+    return np.clip(colour * (ambient + (1.0 - ambient) * lam) + 76.5 * gloss * lam ** 8, 0, 255)
 
 
 def fill(img: np.ndarray, px: np.ndarray, colour) -> None:

@@ -74,6 +74,9 @@ class VisionConfig:
     #: Lab distance (after normalising by the markers' black and white) within which a
     #: pixel counts as showing a given colour.
     colour_match_distance: float = 30.0
+    #: How much nearer a player colour than the board colour printed at the same spot a
+    #: pixel must be to count as a piece (ties go to the board: no phantom stones).
+    board_preference: float = 3.0
     #: Weight of lightness against the a/b chroma in colour distances; <1 because
     #: shading and exposure move L much more than hue.
     lightness_weight: float = 0.5

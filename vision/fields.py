@@ -66,6 +66,7 @@ class ColourClasses:
         self.board_distance = self._distances(board_labs, config,
                                               config.board_glare_levels).ravel()
         self.threshold = config.colour_match_distance
+        self.margin = config.board_preference
 
     def board_index(self, name: str) -> int:
         return self.board.index(name)
@@ -103,8 +104,10 @@ class ColourClasses:
         d_board[known] = self.board_distance[expected[known].astype(np.int64) * 32768
                                              + bins[known]]
         labels = np.full(bins.shape, FOREIGN, np.uint8)
-        is_board = (d_board <= d_player) & (d_board <= self.threshold)
-        is_piece = (d_player < d_board) & (d_player <= self.threshold)
+        # A pixel is a piece only when clearly nearer a player colour than the board
+        # colour printed there: a white stone must outshine a brightly lit silver zone.
+        is_board = (d_board <= d_player + self.margin) & (d_board <= self.threshold)
+        is_piece = (d_player + self.margin < d_board) & (d_player <= self.threshold)
         labels[is_board] = BOARD
         labels[is_piece] = player[is_piece]
         return labels

@@ -1,7 +1,7 @@
 """Occlusion: which fields a hand or arm hides, so no state is reported for them.
 
-A hand over the board shows colours that are neither the printed board nor any
-player's pieces, or piece-like colours where no tower can stand. Such "unexpected"
+A hand over the board shows colours other than the printed board where no tower can
+stand (the gaps between towers are never covered by a piece). Such "unexpected"
 pixels are gathered into blobs; a blob of hand size
 hides every field it touches (plus a margin, because the hand's shadow and the arm's
 edge are not reliably foreign). A marker that disappears while the board stays put is
@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.config import VisionConfig
-from vision.fields import BOARD, FOREIGN, BoardGeometry
+from vision.fields import BOARD, BoardGeometry
 
 
 @dataclass(frozen=True)
@@ -29,8 +29,9 @@ class Occlusion:
 def find_occlusion(labels: np.ndarray, geometry: BoardGeometry, config: VisionConfig,
                    markers_missing: int = 0) -> Occlusion:
     """Hidden fields from the labelled rectified image (see :func:`vision.fields.read_fields`)."""
-    # Unexpected: matches nothing, or shows a piece colour where no tower can be.
-    foreign = (labels == FOREIGN) | ((labels < BOARD) & (geometry.coverable == 0))
+    # Unexpected: anything but the printed board where no tower can be. (Inside a tower's
+    # reach, deep shade or glare on a piece also match nothing: not evidence of a hand.)
+    foreign = (labels != BOARD) & (geometry.coverable == 0)
     foreign = foreign.astype(np.uint8)
     kernel = np.ones((3, 3), np.uint8)
     foreign = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, kernel)

@@ -54,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--focal-known", action="store_true",
                         help="give the reader the true focal length (as a configured camera)")
+    parser.add_argument("--camera-known", action="store_true",
+                        help="give the reader the true focal length and lens distortion k1")
     parser.add_argument("--games", default=",".join(GAMES))
     parser.add_argument("--verbose", action="store_true", help="print each wrong field")
     args = parser.parse_args(argv)
@@ -83,7 +85,11 @@ def main(argv: list[str] | None = None) -> int:
         players = list(dict.fromkeys(list(players or []) + list(layout.piece_colours)))[:4] \
             if players is None or len(players) < 2 else players
         calibration = ColourCalibration.default(layout, players)
-        cfg = replace(config, focal_px=float(pose.K[0, 0])) if args.focal_known else config
+        cfg = config
+        if args.focal_known:
+            cfg = replace(cfg, focal_px=float(pose.K[0, 0]))
+        if args.camera_known:
+            cfg = replace(cfg, focal_px=float(pose.K[0, 0]), k1=float(pose.k1))
         tracker = BoardTracker(layout, calibration, cfg)
         start = time.perf_counter()
         reading = read_board(frame, layout, calibration, cfg, tracker)
@@ -149,8 +155,10 @@ def main(argv: list[str] | None = None) -> int:
 
     median_warm = statistics.median(warm_ms)
     median_ref = statistics.median(ref_ms)
+    known = ", focal known" if args.focal_known else ""
+    known += ", camera known" if args.camera_known else ""
     print(f"board reader on {args.frames} rendered frames (seed {args.seed}, games "
-          f"{', '.join(games)}{', focal known' if args.focal_known else ''})")
+          f"{', '.join(games)}{known})")
     print(f"  field occupancy+colour  {pct(fields_right, fields_total)}")
     for game, (total, right) in per_game.items():
         print(f"    {game:9}             {pct(right, total)}")

@@ -110,6 +110,11 @@ class VisionConfig:
     #: A tower's silhouette measures this much longer than its geometry: blur and the
     #: dark contact shadow at its foot widen it (measured on rendered frames).
     silhouette_bias_mm: float = 2.0
+    #: How much a pixel matching no colour counts as part of a tower's silhouette.
+    unknown_inside: float = 0.6
+    #: Weight (in layers) of "the top face shows one colour" against the silhouette
+    #: length when choosing a tower's height.
+    top_face_weight: float = 1.0
     #: Tallest tower read; taller ones are read as this height (the rules rarely let
     #: towers grow beyond 5, and each extra layer is harder to tell from the one below).
     max_tower_height: int = 5

@@ -140,7 +140,8 @@ class BoardGeometry:
     profile_expected: np.ndarray | None = None  # (F * lines, K) board class there
     profile_lines: int = 1
     profile_t: np.ndarray | None = None  # (K,) distance along the radial line, mm
-    predicted_length: np.ndarray | None = None  # (F, H) silhouette length per height, px
+    predicted_length: np.ndarray | None = None  # (F, H) silhouette length per height, mm
+    predicted_far: np.ndarray | None = None  # (F, H) far edge from the field centre, mm
 
     def to_px(self, points_mm: np.ndarray) -> np.ndarray:
         return (np.asarray(points_mm, dtype=np.float64) - self.origin_mm) * self.px_per_mm
@@ -276,6 +277,7 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres
     near = np.minimum(-chord * radius, offsets - chord * big)
     far = np.maximum(chord * radius, offsets + chord * big)
     geometry.predicted_length = far - near
+    geometry.predicted_far = far
     step = config.profile_step_mm
     margin = radius * 0.6
     t = np.arange(-(radius + margin), float(far.max()) + margin, step)  # mm, all fields
@@ -295,47 +297,39 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres
 
 
 def measure_heights(profile_labels: np.ndarray, players: int, geometry: BoardGeometry,
-                    fields: np.ndarray, config: VisionConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Tower height of the given (occupied) fields from the length of their silhouette
-    along the line away from the nadir: the near edge is the base, the far edge the top,
-    so a piece that lies a little off centre does not matter. ``profile_labels`` are the
-    labelled profile samples (see :func:`profile_labels`). Returns heights (1-based) and
-    how far each measurement is from the nearest other height (in layers)."""
-    # silhouette: piece colours 1, the board 0, unknown (seams, dark sides) 0.4
-    inside = np.where(profile_labels < players, 1.0,
-                      np.where(profile_labels == BOARD, 0.0, 0.4))
+                    fields: np.ndarray, config: VisionConfig) -> np.ndarray:
+    """How well each height explains the silhouette of the given (occupied) fields along
+    the line away from the nadir: its near edge is the base, its far edge the top, so a
+    tower standing a little off centre does not matter. ``profile_labels`` are the
+    labelled profile samples (see :func:`profile_labels`). Returns, per field and
+    height, the length mismatch in layers (0 = perfect; NaN when the silhouette could
+    not be delimited)."""
+    # silhouette: anything but the printed board (seams and deep shade on a tower's side
+    # match no colour at all)
+    inside = np.where(profile_labels == BOARD, 0.0, np.where(profile_labels < players, 1.0,
+                                                             config.unknown_inside))
     profiles = inside.reshape(len(geometry.names), geometry.profile_lines, -1).mean(axis=1)
     t = geometry.profile_t
     centre = int(np.searchsorted(t, 0.0))
-    heights = np.ones(len(fields), int)
-    margins = np.zeros(len(fields))
+    errors = np.full((len(fields), geometry.max_height), np.nan)
     gap = max(1, int(round(config.seam_gap_mm / config.profile_step_mm)))  # samples
     window = np.ones(gap)
-    bias = config.silhouette_bias_mm
     for k, f in enumerate(fields):
         profile = profiles[f]
         outside = (profile < 0.5).astype(float)
         # a run of `gap` outside samples ends the silhouette; seams between pieces don't
         run = np.convolve(outside, window, mode="valid") >= gap  # run[i]: i..i+gap-1 out
-        if outside[centre]:
-            continue
         before = np.nonzero(run[:max(0, centre - gap + 1)])[0]
         after = np.nonzero(run[centre:])[0]
-        if not len(before) or not len(after):
-            heights[k] = geometry.max_height
+        if outside[centre] or not len(before) or not len(after):
             continue
         a = before[-1] + gap - 1  # last outside sample before the silhouette
         b = centre + after[0]  # first outside sample after it
-        near = _crossing(t, profiles[f], a, a + 1)
-        far = _crossing(t, profiles[f], b - 1, b)
+        length = _crossing(t, profile, b - 1, b) - _crossing(t, profile, a, a + 1)
         predicted = geometry.predicted_length[f]
-        error = np.abs(predicted - (far - near - bias))
-        best = int(error.argmin())
-        heights[k] = best + 1
-        step = np.diff(predicted).mean() if len(predicted) > 1 else 1.0
-        others = np.delete(error, best)
-        margins[k] = (others.min() - error[best]) / max(step, 1e-6) if len(others) else 1.0
-    return heights, margins
+        step = float(np.diff(predicted).mean()) if len(predicted) > 1 else 1.0
+        errors[k] = np.abs(predicted - (length - config.silhouette_bias_mm)) / max(step, 1e-6)
+    return errors
 
 
 def profile_labels(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
@@ -408,18 +402,25 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
     area = np.maximum(geometry.sliver_area, 1).reshape(-1, geometry.max_height)
     score = np.concatenate([np.zeros((evidence.shape[0], 1)), np.cumsum(evidence, axis=1)],
                            axis=1)
-    heights = score.argmax(axis=1)
-    height_margin = np.ones(len(heights))
-    occupied = np.nonzero(heights > 0)[0]
-    if geometry.max_height > 1 and len(occupied) and profiles is not None:
-        measured, margins = measure_heights(profiles, players, geometry, occupied, config)
-        heights[occupied] = measured
-        height_margin[occupied] = margins
-
     top_labels = flat[geometry.top_idx].astype(np.int64)
     counts = np.bincount(geometry.top_seg * (players + 1) + np.minimum(top_labels, players),
                          minlength=segments * (players + 1)).reshape(segments, players + 1)
     top_area = np.maximum(geometry.top_area, 1)
+    heights = score.argmax(axis=1)
+    height_margin = np.ones(len(heights))
+    occupied = np.nonzero(heights > 0)[0]
+    if geometry.max_height > 1 and len(occupied) and profiles is not None:
+        mismatch = measure_heights(profiles, players, geometry, occupied, config)
+        # The top face at the right height shows one colour all over; too high and it
+        # slides off the tower, too low and it takes in the tower's side.
+        segs = occupied[:, None] * geometry.max_height + np.arange(geometry.max_height)
+        share = counts[segs, :players].max(axis=2) / top_area[segs]
+        cost = np.where(np.isnan(mismatch), 0.0, mismatch) - config.top_face_weight * share
+        best = cost.argmin(axis=1)
+        heights[occupied] = best + 1
+        ordered = np.sort(cost, axis=1)
+        height_margin[occupied] = ordered[:, 1] - ordered[:, 0]
+
 
     states = []
     for f, name in enumerate(geometry.names):

@@ -90,6 +90,12 @@ class VisionConfig:
     #: Colour of the board between fields when the layout names no "board" colour.
     default_board_hex: str = "#ece6d6"
 
+    #: A colour cast left after normalising by the markers (e.g. a channel clipped on
+    #: the white marker) is measured on the plain board and removed, within this range
+    #: of per-channel gains; one board pixel in ``cast_sample_step`` is used.
+    cast_range: tuple[float, float] = (0.7, 1.4)
+    cast_sample_step: int = 20
+
     # --- fields -----------------------------------------------------------------------
     #: Fraction of the inner top face of a piece that must match one player colour.
     min_piece_fraction: float = 0.45
@@ -134,6 +140,10 @@ class VisionConfig:
     hand_board_distance: float = 20.0
     #: ... and at least this far from printed edges and lines (they blur and shift).
     print_edge_margin_mm: float = 1.0
+    #: A colour that is the printed board washed towards white by at least this share
+    #: (within ``glare_tolerance`` grey levels) is glare, not a hand.
+    glare_min: float = 0.05
+    glare_tolerance: float = 12.0
     #: Margin around each tower read (mm) where its shadow and rim are not hand evidence.
     tower_margin_mm: float = 3.0
     #: Gaps (mm) bridged between pieces of one foreign blob (edges and towers between).

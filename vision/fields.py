@@ -58,6 +58,7 @@ class ColourClasses:
         board_hex.setdefault("board", config.default_board_hex)
         self.board = list(board_hex)
         player_labs = np.array([calibration.colours[p] for p in self.players])
+        self.board_bgr = np.array([hex_to_bgr(board_hex[b]) for b in self.board], np.float32)
         board_labs = np.array([bgr_to_lab(hex_to_bgr(board_hex[b])) for b in self.board])
         player_dist = self._distances(player_labs, config, config.glare_levels)  # (P, bins)
         self.nearest_player = player_dist.argmin(axis=0).astype(np.uint8)
@@ -142,6 +143,7 @@ class BoardGeometry:
     field_seg: np.ndarray
     field_area: np.ndarray
     plain: np.ndarray | None = None  # plain printed board: away from printed edges
+    plain_sample: np.ndarray | None = None  # flat indices of some plain board pixels
     profile_maps: tuple[np.ndarray, np.ndarray] | None = None  # (F * lines, K) frame px
     profile_expected: np.ndarray | None = None  # (F * lines, K) board class there
     profile_lines: int = 1
@@ -257,6 +259,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     near = max(1, int(round(config.print_edge_margin_mm * ppm)))
     edges = cv2.dilate(edges, np.ones((2 * near + 1, 2 * near + 1), np.uint8))
     geometry.plain = ((edges == 0) & (expected >= 0)).astype(np.uint8)
+    geometry.plain_sample = np.flatnonzero(geometry.plain)[::config.cast_sample_step]
     geometry.sliver_idx = np.concatenate(sliver_idx)
     geometry.sliver_seg = np.concatenate(sliver_seg)
     geometry.sliver_area = np.bincount(geometry.sliver_seg, minlength=segments)
@@ -340,6 +343,20 @@ def measure_heights(profile_labels: np.ndarray, players: int, geometry: BoardGeo
         step = float(np.diff(predicted).mean()) if len(predicted) > 1 else 1.0
         errors[k] = np.abs(predicted - (length - config.silhouette_bias_mm)) / max(step, 1e-6)
     return errors
+
+
+def board_cast(normalised: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
+               config: VisionConfig) -> np.ndarray:
+    """The colour cast left after the markers' normalisation (e.g. a channel clipped on
+    the white marker), as per-channel gains: the median of seen / printed over the
+    plain board. Most of the board is plain board even with a hand over it."""
+    plain = geometry.plain_sample
+    seen = normalised.reshape(-1, 3)[plain].astype(np.float32)
+    printed = classes.board_bgr[geometry.expected.ravel()[plain]]
+    ratio = seen / np.maximum(printed, 1.0)
+    gain = np.median(ratio, axis=0)
+    low, high = config.cast_range
+    return np.clip(gain, low, high)
 
 
 def tower_mask(states: list[FieldState], geometry: BoardGeometry,

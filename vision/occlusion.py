@@ -26,19 +26,20 @@ class Occlusion:
     reason: str = ""
 
 
-def find_occlusion(lab: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-                   towers: np.ndarray, config: VisionConfig,
+def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
+                   classes: ColourClasses, towers: np.ndarray, config: VisionConfig,
                    markers_missing: int = 0) -> Occlusion:
-    """Hidden fields from the rectified, normalised Lab board image and the mask of the
-    towers read in it (:func:`vision.fields.tower_mask`)."""
+    """Hidden fields from the rectified, normalised board image (BGR and Lab) and the
+    mask of the towers read in it (:func:`vision.fields.tower_mask`)."""
     # Unexpected: not the printed board, on plain board where no tower stands (deep
     # shade or glare on a piece match nothing either, and printed edges blur). Judged
     # strictly, on a slightly smoothed image: many skin tones are close to some board
     # colour.
     size = max(3, int(round(config.hand_smoothing_mm * geometry.px_per_mm)) | 1)
     distance = classes.board_distance_at(cv2.blur(lab, (size, size)), geometry.expected)
-    foreign = ((distance > config.hand_board_distance) & (geometry.plain > 0)
-               & (towers == 0)).astype(np.uint8)
+    foreign = (distance > config.hand_board_distance) & (geometry.plain > 0) & (towers == 0)
+    _drop_light_effects(foreign, cv2.blur(bgr, (size, size)), geometry, classes, config)
+    foreign = foreign.astype(np.uint8)
     kernel = np.ones((3, 3), np.uint8)
     foreign = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, kernel)
     # bridge the printed edges and towers left out above, so a hand is one blob
@@ -70,3 +71,19 @@ def find_occlusion(lab: np.ndarray, geometry: BoardGeometry, classes: ColourClas
         reasons.append(f"{markers_missing} marker(s) covered")
     # A covered marker alone does not hide a field (a card or cup may lie on it).
     return Occlusion(bool(hidden), frozenset(hidden), "; ".join(reasons))
+
+
+def _drop_light_effects(foreign: np.ndarray, bgr: np.ndarray, geometry: BoardGeometry,
+                classes: ColourClasses, config: VisionConfig) -> None:
+    """Clear pixels whose colour is the printed board washed towards white by a lamp's
+    reflection (or over-exposure): board + (255 - board) * g for one g."""
+    ys, xs = np.nonzero(foreign)
+    if not len(ys):
+        return
+    board = classes.board_bgr[geometry.expected[ys, xs]]
+    seen = bgr[ys, xs].astype(np.float32)
+    room = 255.0 - board
+    g = ((seen - board) * room).sum(axis=1) / np.maximum((room**2).sum(axis=1), 1.0)
+    residual = np.abs(seen - board - room * g[:, None]).max(axis=1)
+    washed = (g > config.glare_min) & (residual < config.glare_tolerance)
+    foreign[ys[washed], xs[washed]] = False

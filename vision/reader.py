@@ -29,6 +29,7 @@ from vision.errors import BadFrame, VisionError
 from vision.fields import (
     BoardGeometry,
     ColourClasses,
+    board_cast,
     build_geometry,
     profile_labels,
     read_fields,
@@ -172,15 +173,20 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
                             problem="too dark or washed out: the markers' black and white "
                             "cannot be told apart")
     rectified = geometry.rectify(frame)
-    lab = to_lab(normalise(rectified, levels))
+    normalised = normalise(rectified, levels)
+    cast = board_cast(normalised, geometry, tracker.classes, config)
+    normalised = cv2.transform(normalised, np.diag(1.0 / cast).astype(np.float32))
+    lab = to_lab(normalised)
     labels = tracker.classes.label(lab, geometry.expected)
     profiles = None
     if geometry.max_height > 1:
-        profiles = profile_labels(frame, geometry, tracker.classes, levels.matrix())
+        matrix = levels.matrix() / cast[:, None].astype(np.float32)
+        profiles = profile_labels(frame, geometry, tracker.classes, matrix)
     states = read_fields(labels, geometry, tracker.classes, config, profiles)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
     towers = tower_mask(states, geometry, config.tower_margin_mm)
-    occlusion = find_occlusion(lab, geometry, tracker.classes, towers, config, missing)
+    occlusion = find_occlusion(normalised, lab, geometry, tracker.classes, towers, config,
+                               missing)
     fields = {s.name: FieldReading(s.name, s.top_colour, s.height, s.confidence)
               for s in states if s.name not in occlusion.hidden_fields}
     return BoardReading(fields, occlusion.occluded, occlusion.hidden_fields, where.homography,

@@ -64,8 +64,9 @@ class ColourClasses:
         self.nearest_player = player_dist.argmin(axis=0).astype(np.uint8)
         self.player_distance = player_dist.min(axis=0)
         # Little glare for the board: strongly washed board colours look like skin.
-        self.board_distance = self._distances(board_labs, config,
-                                              config.board_glare_levels).ravel()
+        distances = self._distances(board_labs, config, config.board_glare_levels)
+        unknown = np.full((1, distances.shape[1]), np.inf, np.float32)
+        self.board_distance = np.concatenate([distances, unknown]).ravel()
         self.threshold = config.colour_match_distance
         self.margin = config.board_preference
 
@@ -93,23 +94,30 @@ class ColourClasses:
             out[index] = np.sqrt((diff**2).sum(axis=-1)).min(axis=1)
         return out
 
-    def board_distance_at(self, lab: np.ndarray, expected: np.ndarray) -> np.ndarray:
-        """Each pixel's distance to the board colour expected there (inf where unknown)."""
-        q = (lab >> 3).astype(np.int32)
-        bins = (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
-        known = expected >= 0
-        out = np.full(bins.shape, np.inf, np.float32)
-        out[known] = self.board_distance[expected[known].astype(np.int64) * 32768 + bins[known]]
-        return out
+    def offsets(self, expected: np.ndarray) -> np.ndarray:
+        """Table offsets of an expected-class map (unknown spots get an all-inf row);
+        computed once per geometry so each frame needs a single lookup."""
+        rows = np.where(expected >= 0, expected, len(self.board)).astype(np.int32)
+        return rows * 32768
 
-    def label(self, lab: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    @staticmethod
+    def bins(lab: np.ndarray) -> np.ndarray:
+        q = lab.astype(np.int32) >> 3
+        return (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
+
+    def board_distance_at(self, lab: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """Each pixel's distance to the board colour expected there (inf where unknown);
+        ``offsets`` from :meth:`offsets`."""
+        return self.board_distance[offsets + self.bins(lab)]
+
+    def label(self, lab: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """Per pixel: the player index, BOARD (matches the predicted empty board) or
-        FOREIGN (matches neither: a hand, a sleeve, glare)."""
-        q = (lab >> 3).astype(np.int32)
-        bins = (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
+        FOREIGN (matches neither: a hand, a sleeve, glare); ``offsets`` from
+        :meth:`offsets` of the expected board classes."""
+        bins = self.bins(lab)
         player = self.nearest_player[bins]
         d_player = self.player_distance[bins]
-        d_board = self.board_distance_at(lab, expected)
+        d_board = self.board_distance[offsets + bins]
         labels = np.full(bins.shape, FOREIGN, np.uint8)
         # A pixel is a piece only when clearly nearer a player colour than the board
         # colour printed there: a white stone must outshine a brightly lit silver zone.
@@ -145,7 +153,8 @@ class BoardGeometry:
     plain: np.ndarray | None = None  # plain printed board: away from printed edges
     plain_sample: np.ndarray | None = None  # flat indices of some plain board pixels
     profile_maps: tuple[np.ndarray, np.ndarray] | None = None  # (F * lines, K) frame px
-    profile_expected: np.ndarray | None = None  # (F * lines, K) board class there
+    profile_offsets: np.ndarray | None = None  # (F * lines, K) board class lookup there
+    expected_offsets: np.ndarray | None = None  # ColourClasses.offsets of ``expected``
     profile_lines: int = 1
     profile_t: np.ndarray | None = None  # (K,) distance along the radial line, mm
     predicted_length: np.ndarray | None = None  # (F, H) silhouette length per height, mm
@@ -213,6 +222,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
         ppm, origin, size, warp, maps, np.empty(0), names, max_height,
         *([np.empty(0, np.int64)] * 9))
     geometry.expected = expected_board(layout, geometry, classes, config)
+    geometry.expected_offsets = classes.offsets(geometry.expected)
 
     sliver_idx, sliver_seg, top_idx, top_seg, field_idx, field_seg = [], [], [], [], [], []
     width_px, height_px = size
@@ -304,7 +314,7 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres
     width, height = geometry.size
     cols = np.clip(np.rint(rect[:, 0]).astype(int), 0, width - 1)
     rows = np.clip(np.rint(rect[:, 1]).astype(int), 0, height - 1)
-    geometry.profile_expected = geometry.expected[rows, cols].reshape(shape)
+    geometry.profile_offsets = geometry.expected_offsets[rows, cols].reshape(shape)
     geometry.profile_lines = len(lines)
     geometry.profile_t = t
 
@@ -379,7 +389,7 @@ def profile_labels(frame: np.ndarray, geometry: BoardGeometry, classes: ColourCl
     sampled = cv2.remap(frame, geometry.profile_maps[0], geometry.profile_maps[1],
                         cv2.INTER_LINEAR)
     lab = cv2.cvtColor(cv2.transform(sampled, levels_matrix), cv2.COLOR_BGR2Lab)
-    return classes.label(lab, geometry.profile_expected)
+    return classes.label(lab, geometry.profile_offsets)
 
 
 def _crossing(t: np.ndarray, profile: np.ndarray, i: int, j: int) -> float:

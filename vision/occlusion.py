@@ -36,7 +36,8 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     # strictly, on a slightly smoothed image: many skin tones are close to some board
     # colour.
     size = max(3, int(round(config.hand_smoothing_mm * geometry.px_per_mm)) | 1)
-    distance = classes.board_distance_at(cv2.blur(lab, (size, size)), geometry.expected)
+    distance = classes.board_distance_at(cv2.blur(lab, (size, size)),
+                                         geometry.expected_offsets)
     foreign = (distance > config.hand_board_distance) & (geometry.plain > 0) & (towers == 0)
     _drop_light_effects(foreign, cv2.blur(bgr, (size, size)), geometry, classes, config)
     foreign = foreign.astype(np.uint8)

@@ -177,7 +177,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     cast = board_cast(normalised, geometry, tracker.classes, config)
     normalised = cv2.transform(normalised, np.diag(1.0 / cast).astype(np.float32))
     lab = to_lab(normalised)
-    labels = tracker.classes.label(lab, geometry.expected)
+    labels = tracker.classes.label(lab, geometry.expected_offsets)
     profiles = None
     if geometry.max_height > 1:
         matrix = levels.matrix() / cast[:, None].astype(np.float32)

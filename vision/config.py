@@ -85,7 +85,7 @@ class VisionConfig:
     #: recognised: shadows of towers and hands, shaded tower sides, uneven lamps.
     shade_levels: tuple[float, ...] = (0.4, 0.55, 0.7, 0.85, 1.0, 1.15)
     #: Glare (a lamp's reflection) mixes a colour towards white by these shares.
-    glare_levels: tuple[float, ...] = (0.3, 0.55)
+    glare_levels: tuple[float, ...] = (0.3,)
     board_glare_levels: tuple[float, ...] = (0.3,)
     #: Colour of the board between fields when the layout names no "board" colour.
     default_board_hex: str = "#ece6d6"

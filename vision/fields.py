@@ -23,6 +23,7 @@ import numpy as np
 from companion.layout import Layout
 from vision.calibration import ColourCalibration, bgr_to_lab, hex_to_bgr
 from vision.config import VisionConfig
+from vision.errors import VisionError
 from vision.pose import Camera, Pose
 
 FOREIGN = 255  # a pixel that matches no board or piece colour
@@ -194,7 +195,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     heights = np.arange(1, max_height + 1) * layer_pitch(layout, config)
     lens = pose.height_mm
     if lens <= heights[-1] + 1:
-        raise ValueError("the camera is lower than the tallest tower")
+        raise VisionError("the camera seems lower than the tallest tower: check the markers")
     scales = lens / (lens - heights)  # (H,)
     tops = pose.lift(centres[:, None, :], heights[None, :])  # (F, H, 2)
     top_r = radius * scales

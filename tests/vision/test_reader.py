@@ -141,3 +141,15 @@ def test_companion_markers_writes_an_a4_pdf(cli, tmp_path):
     pdf = out.read_bytes()
     assert pdf.startswith(b"%PDF-1.4") and pdf.rstrip().endswith(b"%%EOF")
     assert b"/MediaBox [0 0 595.2756 841.8898]" in pdf  # A4 in points: true scale
+
+
+def test_noise_and_scrambled_frames_give_problems_not_crashes(rendered):
+    rng = np.random.default_rng(5)
+    noise = rng.integers(0, 256, (960, 1280, 3), dtype=np.uint8)
+    assert not read_board(noise, LAYOUT).ok
+    # the real frame cut in four and shuffled: markers found, but not where a board has them
+    h, w = 480, 640
+    tiles = [rendered.frame[y:y + h, x:x + w] for y in (0, h) for x in (0, w)]
+    scrambled = np.vstack([np.hstack([tiles[3], tiles[2]]), np.hstack([tiles[1], tiles[0]])])
+    reading = read_board(np.ascontiguousarray(scrambled), LAYOUT)
+    assert not reading.ok and reading.problem

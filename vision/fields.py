@@ -473,7 +473,6 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
         ordered = np.sort(cost, axis=1)
         height_margin[occupied] = ordered[:, 1] - ordered[:, 0]
 
-
     states = []
     for f, name in enumerate(geometry.names):
         height = int(heights[f])

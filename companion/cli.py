@@ -10,6 +10,8 @@ from collections.abc import Sequence
 #: Modules that each define ``add_parser(subparsers)``, setting ``func`` on their parser.
 COMMANDS = [
     "companion.commands.games",
+    "companion.commands.markers",
+    "companion.commands.read",
     "companion.commands.replay",
     "companion.commands.simulate",
     "companion.commands.selftest",

@@ -1,0 +1,101 @@
+import cv2
+import numpy as np
+import pytest
+
+from companion.layout import load_layout
+from tests.vision.synthetic import camera_homography, view
+from vision.config import VisionConfig
+from vision.errors import VisionError
+from vision.markers import Localiser, NoBoard, homography_from_corners, project
+from vision.pose import Camera
+
+LAYOUT = load_layout("cuatro")
+PROBE_MM = np.array([[0, 0], [320, 0], [320, 320], [0, 320], [160, 160], [40, 250]])
+
+
+def grey(image):
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+
+
+def max_error(h_found, h_true):
+    return np.abs(project(h_found, PROBE_MM) - project(h_true, PROBE_MM)).max()
+
+
+@pytest.mark.parametrize("height,tilt,yaw,focal", [
+    (600, 0, 0, 914), (800, 10, 30, 763), (600, 30, 45, 1108), (700, 40, 200, 914),
+])
+def test_four_markers_give_the_true_homography(height, tilt, yaw, focal):
+    truth = camera_homography(LAYOUT, height, tilt, yaw, focal)
+    found = Localiser(LAYOUT).locate(grey(view(LAYOUT, truth)))
+    assert found.markers_seen == 4
+    assert max_error(found.homography, truth) < 1.0
+
+
+def cover_marker(image, truth, index):
+    centre = project(truth, [LAYOUT.markers.centres_mm[index]])[0].astype(int)
+    cv2.circle(image, tuple(centre), 60, (60, 120, 200), -1)
+    return image
+
+
+def test_one_covered_marker_keeps_the_board_located():
+    truth = camera_homography(LAYOUT, 650, 20, 10, 914)
+    localiser = Localiser(LAYOUT)
+    localiser.locate(grey(view(LAYOUT, truth)))
+    found = localiser.locate(grey(cover_marker(view(LAYOUT, truth), truth, 2)))
+    assert found.markers_seen == 3 and not found.relocalised
+    assert max_error(found.homography, truth) < 1.0
+
+
+def test_two_covered_markers_keep_the_previous_homography_but_fail_from_scratch():
+    truth = camera_homography(LAYOUT, 650, 20, 10, 914)
+    covered = cover_marker(cover_marker(view(LAYOUT, truth), truth, 0), truth, 1)
+    with pytest.raises(NoBoard, match="2 of 4"):
+        Localiser(LAYOUT).locate(grey(covered))
+    localiser = Localiser(LAYOUT)
+    localiser.locate(grey(view(LAYOUT, truth)))
+    found = localiser.locate(grey(covered))
+    assert found.source == "previous" and max_error(found.homography, truth) < 1.0
+
+
+def test_a_bump_is_noticed_and_the_board_relocalised():
+    before = camera_homography(LAYOUT, 650, 20, 10, 914)
+    after = camera_homography(LAYOUT, 650, 24, 14, 914)
+    localiser = Localiser(LAYOUT)
+    localiser.locate(grey(view(LAYOUT, before)))
+    found = localiser.locate(grey(view(LAYOUT, after)))
+    assert found.relocalised and localiser.bumps == 1
+    assert max_error(found.homography, after) < 1.0
+    assert not localiser.locate(grey(view(LAYOUT, after))).relocalised
+
+
+def test_no_board_in_view():
+    empty = np.full((960, 1280), 128, np.uint8)
+    with pytest.raises(NoBoard, match="no board in view"):
+        Localiser(LAYOUT).locate(empty)
+
+
+def test_hand_given_corners_replace_markers():
+    truth = camera_homography(LAYOUT, 650, 25, 0, 914)
+    corners = project(truth, [[0, 0], [320, 0], [320, 320], [0, 320]])
+    localiser = Localiser(LAYOUT, corners_px=corners)
+    blank = np.zeros((960, 1280), np.uint8)
+    assert max_error(localiser.locate(blank).homography, truth) < 1e-3
+    with pytest.raises(VisionError, match="clockwise"):
+        homography_from_corners(corners[::-1], LAYOUT, Camera.from_config(VisionConfig()))
+
+
+def test_barrel_distortion_is_undone():
+    config = VisionConfig(k1=-0.08, focal_px=914)
+    camera = Camera.from_config(config)
+    truth = camera_homography(LAYOUT, 600, 20, 0, 914)
+    ideal = view(LAYOUT, truth)
+    # distort the ideal image: each raw pixel looks up its undistorted position
+    ys, xs = np.mgrid[0:960, 0:1280].astype(np.float32)
+    raw_pts = np.stack([xs.ravel(), ys.ravel()], axis=1)
+    ideal_pts = camera.undistort(raw_pts).astype(np.float32)
+    maps = ideal_pts.reshape(960, 1280, 2)
+    distorted = cv2.remap(ideal, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR)
+    found = Localiser(LAYOUT, config).locate(grey(distorted))
+    assert max_error(found.homography, truth) < 1.5
+    plain = Localiser(LAYOUT, VisionConfig(focal_px=914)).locate(grey(distorted))
+    assert max_error(plain.homography, truth) > 3

@@ -1,0 +1,143 @@
+"""The reader as a whole: bad input, occlusion, calibration, and `companion read`."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.layout import load_layout
+from tests.vision.rendered import field_states, frame, read_states
+from vision.calibration import ColourCalibration
+from vision.config import ConfigError, VisionConfig
+from vision.errors import BadFrame
+from vision.reader import BoardTracker, learn_calibration, read_board
+from vision.sim import Hand
+
+LAYOUT = load_layout("just4fun")
+STACKS = {"A1": ["red"], "C2": ["blue", "red"], "E4": ["green"], "B5": ["yellow"] * 2,
+          "F6": ["blue"]}
+
+
+@pytest.fixture(scope="module")
+def rendered():
+    return frame("just4fun", STACKS)[1]
+
+
+def test_wrong_frames_are_refused_with_a_clear_message():
+    calibration = ColourCalibration.default(LAYOUT)
+    with pytest.raises(BadFrame, match="640x480 px, the camera is set to 1280x960"):
+        read_board(np.zeros((480, 640, 3), np.uint8), LAYOUT, calibration)
+    with pytest.raises(BadFrame, match="uint8"):
+        read_board(np.zeros((960, 1280, 3), np.float32), LAYOUT, calibration)
+    with pytest.raises(BadFrame, match="colour image"):
+        read_board(np.zeros((960, 1280), np.uint8), LAYOUT, calibration)
+    with pytest.raises(BadFrame, match="image array"):
+        read_board("photo.png", LAYOUT, calibration)
+
+
+def test_black_frame_and_empty_table_are_problems_not_crashes():
+    black = read_board(np.zeros((960, 1280, 3), np.uint8), LAYOUT)
+    assert not black.ok and "black" in black.problem and not black.fields
+    table = np.full((960, 1280, 3), (60, 110, 160), np.uint8)
+    nothing = read_board(table, LAYOUT)
+    assert "no board in view" in nothing.problem
+
+
+def test_two_covered_markers_need_a_previous_homography(rendered):
+    covered = frame("just4fun", STACKS, markers_hidden=frozenset({0, 1}))[1]
+    fresh = read_board(covered.frame, LAYOUT)
+    assert not fresh.ok and "2 of 4" in fresh.problem
+    tracker = BoardTracker(LAYOUT, ColourCalibration.default(LAYOUT))
+    assert read_board(rendered.frame, LAYOUT, tracker=tracker).ok
+    later = read_board(covered.frame, LAYOUT, tracker=tracker)
+    assert later.ok and later.markers_seen == 2
+    assert read_states(later) == read_states(read_board(rendered.frame, LAYOUT))
+
+
+def test_one_covered_marker_still_reads_the_board(rendered):
+    covered = frame("just4fun", STACKS, markers_hidden=frozenset({3}))[1]
+    reading = read_board(covered.frame, LAYOUT)
+    assert reading.ok and reading.markers_seen == 3 and not reading.occluded
+    assert {n: top for n, (top, _) in read_states(reading).items()} == {
+        n: top for n, (top, _) in field_states(covered.truth).items()}
+
+
+def test_a_hand_hides_fields_and_they_get_no_state():
+    """A hand whose palm lies over the board (fingertips alone, over similar colours,
+    are often missed: see the bench)."""
+    hand = Hand(entry_mm=(800.0, 140.0), tip_mm=(40.0, 140.0), height_mm=70,
+                skin_bgr=(110, 145, 200), sleeve_bgr=(160, 60, 40))
+    _, rendered = frame("just4fun", STACKS, hand=hand)
+    reading = read_board(rendered.frame, LAYOUT)
+    truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
+    assert reading.occluded and truly_hidden
+    assert not set(reading.fields) & reading.hidden_fields
+    # today only about a third to a half of the covered fields are found (see the bench)
+    assert len(truly_hidden & reading.hidden_fields) >= len(truly_hidden) / 3
+    far = {"A6", "B6", "A5"}  # well away from the hand
+    assert far <= set(reading.fields)
+
+
+def test_no_hand_no_occlusion(rendered):
+    reading = read_board(rendered.frame, LAYOUT)
+    assert not reading.occluded and not reading.hidden_fields
+
+
+def test_calibration_learned_from_a_setup_frame_reads_like_the_default(tmp_path):
+    setup = {"A1": "red", "E4": "green", "F6": "blue", "B5": "yellow"}
+    _, rendered = frame("just4fun", {f: [c] for f, c in setup.items()}, seed=3)
+    learned = learn_calibration(rendered.frame, LAYOUT, setup)
+    assert set(learned.colours) == {"red", "green", "blue", "yellow"}
+    path = tmp_path / "colours.json"
+    learned.save(path)
+    loaded = ColourCalibration.load(path)
+    for colour, lab in learned.colours.items():
+        assert loaded.colours[colour] == pytest.approx(lab, abs=0.01)
+    _, game = frame("just4fun", STACKS, seed=4)
+    assert read_states(read_board(game.frame, LAYOUT, loaded)) == read_states(
+        read_board(game.frame, LAYOUT))
+
+
+def test_config_files(tmp_path):
+    good = tmp_path / "vision.toml"
+    good.write_text("k1 = -0.02\nframe_size = [640, 480]\n")
+    config = VisionConfig.load(good)
+    assert config.k1 == -0.02 and config.frame_size == (640, 480)
+    bad = tmp_path / "vision.json"
+    bad.write_text(json.dumps({"colour_distance": 3}))
+    with pytest.raises(ConfigError, match="unknown vision settings colour_distance"):
+        VisionConfig.load(bad)
+
+
+def test_companion_read_writes_json_and_an_annotated_photo(cli, tmp_path, rendered):
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), rendered.frame)
+    out = tmp_path / "annotated.png"
+    result = cli("read", str(photo), "--game", "just4fun", "--json", "--annotate", str(out))
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    fields = data["board"]["fields"]
+    truth = field_states(rendered.truth)
+    assert {n: (f["top"], f["height"]) for n, f in fields.items()} == truth
+    annotated = cv2.imread(str(out))
+    assert annotated.shape == rendered.frame.shape
+    assert np.abs(annotated.astype(int) - rendered.frame).sum() > 0
+
+
+def test_companion_read_bad_input_is_one_line(cli, tmp_path):
+    missing = cli("read", str(tmp_path / "nope.png"), "--game", "cuatro")
+    assert missing.returncode == 1 and missing.stderr.strip().count("\n") == 0
+    assert "no photo" in missing.stderr
+    corners = cli("read", str(tmp_path / "nope.png"), "--game", "cuatro", "--corners", "1,2,3")
+    assert corners.returncode == 1
+
+
+def test_companion_markers_writes_an_a4_pdf(cli, tmp_path):
+    out = tmp_path / "markers.pdf"
+    result = cli("markers", "--game", "cuatro", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "top-left, id 0: centre 22 mm left and 22 mm above" in result.stdout
+    pdf = out.read_bytes()
+    assert pdf.startswith(b"%PDF-1.4") and pdf.rstrip().endswith(b"%%EOF")
+    assert b"/MediaBox [0 0 595.2756 841.8898]" in pdf  # A4 in points: true scale

@@ -1,0 +1,161 @@
+"""Colour calibration: which colour is which player, robust to light and white balance.
+
+Every frame carries its own grey scale: the four markers are pure black and white
+print. Dividing each colour channel by the markers' white (after removing their black)
+cancels white balance and exposure, so a red roof reads the same under a warm lamp as
+in daylight. Player colours are then compared in Lab (perceptual, so one distance
+threshold fits all hues). A calibration is learned from a setup frame with one piece
+per player on known fields, or taken from the layout's nominal piece colours.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.layout import Layout
+from vision.errors import VisionError
+from vision.markers import project
+from vision.pose import Camera
+
+
+class CalibrationError(VisionError):
+    """A colour calibration that is missing, unreadable or cannot be learned."""
+
+
+def hex_to_bgr(colour: str) -> tuple[int, int, int]:
+    text = colour.lstrip("#")
+    if len(text) != 6:
+        raise CalibrationError(f"colour {colour!r} is not #rrggbb")
+    r, g, b = (int(text[i:i + 2], 16) for i in (0, 2, 4))
+    return (b, g, r)
+
+
+def bgr_to_lab(bgr: tuple[int, int, int] | np.ndarray) -> np.ndarray:
+    """One BGR colour (0-255) -> OpenCV 8-bit Lab (L, a, b all 0-255, a/b centred at 128)."""
+    pixel = np.asarray(bgr, dtype=np.uint8).reshape(1, 1, 3)
+    return cv2.cvtColor(pixel, cv2.COLOR_BGR2Lab).reshape(3).astype(np.float64)
+
+
+@dataclass
+class ColourCalibration:
+    """Player colour name -> its colour in normalised 8-bit Lab."""
+
+    colours: dict[str, tuple[float, float, float]]
+    source: str = "layout"
+    notes: dict[str, str] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return f"<ColourCalibration {', '.join(self.colours)} from {self.source}>"
+
+    @classmethod
+    def default(cls, layout: Layout, players: list[str] | None = None) -> ColourCalibration:
+        """The layout's nominal piece colours (printed hex values), for use without setup."""
+        names = players or list(layout.piece_colours)
+        unknown = [p for p in names if p not in layout.piece_colours]
+        if unknown:
+            raise CalibrationError(
+                f"{layout.title} has no piece colour {', '.join(unknown)} "
+                f"(known: {', '.join(layout.piece_colours)})")
+        return cls({p: tuple(bgr_to_lab(hex_to_bgr(layout.piece_colours[p]))) for p in names},
+                   "layout")
+
+    def only(self, players: list[str]) -> ColourCalibration:
+        missing = [p for p in players if p not in self.colours]
+        if missing:
+            raise CalibrationError(f"the calibration has no colour for {', '.join(missing)}")
+        return ColourCalibration({p: self.colours[p] for p in players}, self.source)
+
+    def save(self, path: str | Path) -> None:
+        data = {"source": self.source,
+                "colours_lab": {k: [round(v, 2) for v in lab] for k, lab in self.colours.items()}}
+        Path(path).write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> ColourCalibration:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            colours = {str(k): tuple(float(x) for x in v)
+                       for k, v in data["colours_lab"].items()}
+        except OSError as exc:
+            raise CalibrationError(f"cannot read calibration {path}: {exc.strerror}") from None
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise CalibrationError(f"{path} is not a colour calibration file") from None
+        if not colours or any(len(v) != 3 for v in colours.values()):
+            raise CalibrationError(f"{path}: every colour needs three Lab values")
+        return cls(colours, str(data.get("source", path)))
+
+
+@dataclass(frozen=True)
+class Levels:
+    """The frame's black and white (BGR) as printed on the markers."""
+
+    black: np.ndarray
+    white: np.ndarray
+
+    @property
+    def contrast(self) -> float:
+        return float((self.white - self.black).min())
+
+    def matrix(self) -> np.ndarray:
+        """3x4 affine for cv2.transform mapping black -> 0 and white -> 255 per channel."""
+        gain = 255.0 / np.maximum(self.white - self.black, 1.0)
+        return np.column_stack([np.diag(gain), -gain * self.black]).astype(np.float32)
+
+
+_CELLS_CACHE: dict[tuple[str, int], np.ndarray] = {}
+
+
+def _marker_cells(dictionary: str, marker_id: int) -> np.ndarray:
+    """6x6 cell pattern (border included) of a marker: True where printed white."""
+    key = (dictionary, marker_id)
+    if key not in _CELLS_CACHE:
+        aruco_dict = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
+        _CELLS_CACHE[key] = cv2.aruco.generateImageMarker(aruco_dict, marker_id, 6) > 127
+    return _CELLS_CACHE[key]
+
+
+def marker_sample_points(layout: Layout, marker_ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Board-mm centres of the black and of the white cells of the given markers."""
+    spec = layout.markers
+    black, white = [], []
+    centres = dict(zip(spec.ids, spec.centres_mm, strict=True))
+    cell = spec.size_mm / 6
+    for marker_id in marker_ids:
+        cells = _marker_cells(spec.dictionary, marker_id)
+        x0 = centres[marker_id][0] - spec.size_mm / 2
+        y0 = centres[marker_id][1] - spec.size_mm / 2
+        for (row, col), is_white in np.ndenumerate(cells):
+            point = (x0 + (col + 0.5) * cell, y0 + (row + 0.5) * cell)
+            (white if is_white else black).append(point)
+    return np.array(black).reshape(-1, 2), np.array(white).reshape(-1, 2)
+
+
+def frame_levels(frame: np.ndarray, homography: np.ndarray, camera: Camera, layout: Layout,
+                 marker_ids: list[int] | None = None) -> Levels:
+    """Median black and white of the (visible) markers in a BGR frame."""
+    ids = list(marker_ids) if marker_ids else list(layout.markers.ids)
+    black_mm, white_mm = marker_sample_points(layout, ids)
+    height, width = frame.shape[:2]
+
+    def sample(points_mm: np.ndarray) -> np.ndarray:
+        px = np.rint(camera.distort(project(homography, points_mm))).astype(int)
+        inside = (px[:, 0] >= 0) & (px[:, 0] < width) & (px[:, 1] >= 0) & (px[:, 1] < height)
+        if not inside.any():
+            raise VisionError("the board markers are outside the frame")
+        return np.median(frame[px[inside, 1], px[inside, 0]].astype(np.float64), axis=0)
+
+    return Levels(sample(black_mm), sample(white_mm))
+
+
+def normalise(image: np.ndarray, levels: Levels) -> np.ndarray:
+    """Stretch each channel so the markers' black is 0 and their white is 255."""
+    return cv2.transform(image, levels.matrix())
+
+
+def to_lab(normalised_bgr: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(normalised_bgr, cv2.COLOR_BGR2Lab)

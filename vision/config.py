@@ -1,0 +1,160 @@
+"""Every threshold of the board reader in one place, with the reason for its default.
+
+The pipeline stages take a :class:`VisionConfig` instead of literals so that a user with
+an unusual camera or lighting can tune them from a JSON or TOML file
+(``VisionConfig.load(path)``) without touching code.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(ValueError):
+    """A vision config file that is missing, unreadable or names unknown settings."""
+
+
+@dataclass(frozen=True)
+class VisionConfig:
+    # --- frame -----------------------------------------------------------------------
+    #: The frame size the camera delivers (width, height); other sizes are refused so a
+    #: mis-configured camera is noticed instead of silently read at the wrong scale.
+    frame_size: tuple[int, int] = (1280, 960)
+    #: Mean grey level below which a frame counts as black (lens cap, camera not ready).
+    black_frame_level: float = 12.0
+
+    # --- markers (localisation) --------------------------------------------------------
+    #: Downscale factor for the full-frame marker search; half size is ~6x faster and
+    #: markers (24 mm) stay >= 13 px wide at 80 cm. Corners are refined at full size.
+    detect_scale: float = 0.5
+    #: Half-width of the search window around an expected marker, in marker sizes; big
+    #: enough for a few mm of board drift between frames, small enough to be fast.
+    search_margin: float = 1.0
+    #: Window (px, half-size) for cv2.cornerSubPix refinement of marker corners.
+    subpix_window: int = 3
+    #: Mean corner disagreement (px) between detected markers and the previous
+    #: homography above which the camera or board is taken to have been bumped.
+    bump_threshold_px: float = 4.0
+    #: Homography fit reprojection error (px) above which a marker set is inconsistent.
+    max_fit_error_px: float = 3.0
+
+    #: The board/camera geometry is rebuilt only when the board corners move by more
+    #: than this (px); marker jitter below it would otherwise cost a rebuild per frame.
+    geometry_reuse_px: float = 1.0
+    #: Least difference (grey levels) between the markers' white and black for a frame
+    #: to be readable at all.
+    min_marker_contrast: float = 25.0
+
+    # --- camera geometry ---------------------------------------------------------------
+    #: Focal length in pixels; None = estimate it from the homography (needs some tilt)
+    #: and fall back to ``default_fov_deg``.
+    focal_px: float | None = None
+    #: Horizontal field of view assumed when the focal length cannot be estimated; the
+    #: middle of the supported 60-80 degree range.
+    default_fov_deg: float = 70.0
+    #: Estimated focal lengths outside this FOV range (degrees) are not trusted.
+    fov_range_deg: tuple[float, float] = (50.0, 90.0)
+    #: Below this tilt (degrees) the focal length is not observable from a homography.
+    min_tilt_for_focal_deg: float = 12.0
+    #: Radial lens distortion (OpenCV k1; negative = barrel) of the camera.
+    k1: float = 0.0
+
+    # --- rectified board image -----------------------------------------------------------
+    #: Resolution of the top-down board image the field stage works on: pixels per mm,
+    #: at least ``min_piece_px`` across one piece.
+    rectified_px_per_mm: float = 1.0
+    min_piece_px: float = 18.0
+    max_px_per_mm: float = 2.5
+
+    # --- colours ----------------------------------------------------------------------
+    #: Lab distance (after normalising by the markers' black and white) within which a
+    #: pixel counts as showing a given colour.
+    colour_match_distance: float = 30.0
+    #: How much nearer a player colour than the board colour printed at the same spot a
+    #: pixel must be to count as a piece (ties go to the board: no phantom stones).
+    board_preference: float = 3.0
+    #: Weight of lightness against the a/b chroma in colour distances; <1 because
+    #: shading and exposure move L much more than hue.
+    lightness_weight: float = 0.5
+
+    #: Light levels (relative to the markers' white) at which each colour is still
+    #: recognised: shadows of towers and hands, shaded tower sides, uneven lamps.
+    shade_levels: tuple[float, ...] = (0.4, 0.55, 0.7, 0.85, 1.0, 1.15)
+    #: Glare (a lamp's reflection) mixes a colour towards white by these shares.
+    glare_levels: tuple[float, ...] = (0.3, 0.55)
+    board_glare_levels: tuple[float, ...] = (0.3,)
+    #: Colour of the board between fields when the layout names no "board" colour.
+    default_board_hex: str = "#ece6d6"
+
+    # --- fields -----------------------------------------------------------------------
+    #: Fraction of the inner top face of a piece that must match one player colour.
+    min_piece_fraction: float = 0.45
+    #: The share of the top face sampled (radius ratio), avoiding the rim and the
+    #: anti-aliased edge of the printed field.
+    top_face_inner_ratio: float = 0.6
+    #: Width of the printed lines of a Mühle board, so line pixels are expected there.
+    line_width_mm: float = 3.0
+    #: Tower heights are measured along this many parallel lines through the field
+    #: (spread over this share of the piece radius either side of the centre line).
+    profile_lines: int = 5
+    profile_band_ratio: float = 0.3
+    #: Spacing of the height-profile samples along each line (finer than a frame pixel).
+    profile_step_mm: float = 0.25
+    #: Dark seams between stacked pieces are thinner than this; a longer stretch of
+    #: non-piece colour ends a tower's silhouette.
+    seam_gap_mm: float = 1.5
+    #: A tower's silhouette measures this much longer than its geometry: blur and the
+    #: dark contact shadow at its foot widen it (measured on rendered frames).
+    silhouette_bias_mm: float = 2.0
+    #: How much a pixel matching no colour counts as part of a tower's silhouette.
+    unknown_inside: float = 0.6
+    #: Weight (in layers) of "the top face shows one colour" against the silhouette
+    #: length when choosing a tower's height.
+    top_face_weight: float = 1.0
+    #: Tallest tower read; taller ones are read as this height (the rules rarely let
+    #: towers grow beyond 5, and each extra layer is harder to tell from the one below).
+    max_tower_height: int = 5
+    #: Nested Cuatro roofs: each roof raises the tower by this share of its height.
+    roof_nesting_ratio: float = 0.45
+    #: Readings with a confidence under this are marked uncertain in annotations.
+    uncertain_below: float = 0.6
+
+    # --- occlusion ----------------------------------------------------------------------
+    #: Fraction of a field's area that must show "foreign" colour (neither board nor
+    #: piece) for the field to be hidden.
+    hidden_field_fraction: float = 0.25
+    #: Smallest blob of foreign colour (mm^2 on the board) taken for a hand; a
+    #: fingertip over a 26 mm disc is about 200 mm^2, specks of glare are far smaller.
+    hand_min_area_mm2: float = 150.0
+    #: Fields within this distance of a hand blob are hidden too (shadow, arm edges).
+    hand_margin_mm: float = 8.0
+
+    @classmethod
+    def load(cls, path: str | Path) -> VisionConfig:
+        """Read settings from a .json or .toml file; unknown keys are an error."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read vision config {path}: {exc.strerror}") from None
+        try:
+            data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+        except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"{path}: not valid {path.suffix[1:] or 'JSON'}: {exc}") from None
+        return cls.from_dict(data, str(path))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "<config>") -> VisionConfig:
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise ConfigError(f"{source}: unknown vision settings {', '.join(unknown)}")
+        values = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        return replace(cls(), **values)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,441 @@
+"""Field state: what lies on each field, read from a top-down view of the board.
+
+The frame is warped onto the table plane (a rectified board image in mm). In that
+image a piece of height z at field centre c is not a disc: its top face is scaled about
+the camera's nadir N by D/(D - z) (see :mod:`vision.pose`), so a stack of h pieces
+covers the convex hull of its base disc and its lifted top disc. The reader predicts
+that silhouette for every candidate height and takes the height whose silhouette best
+agrees with the image: each extra layer adds a sliver that should show piece colours
+(if the stack is that tall) or the printed board (if not). The top colour is the
+player colour covering the predicted top face. Board colours are never mistaken for
+pieces because every pixel is compared with the colour the *empty* board has at that
+very spot (from the layout), as well as with the players' colours.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.layout import Layout
+from vision.calibration import ColourCalibration, bgr_to_lab, hex_to_bgr
+from vision.config import VisionConfig
+from vision.pose import Camera, Pose
+
+FOREIGN = 255  # a pixel that matches no board or piece colour
+UNKNOWN = -1  # board spot whose empty colour the layout does not say
+
+
+@dataclass(frozen=True)
+class FieldState:
+    """What one field shows (before occlusion is taken into account)."""
+
+    name: str
+    top_colour: str | None
+    height: int
+    confidence: float
+
+
+#: Label of a pixel that shows the empty board as the layout predicts it there.
+BOARD = 254
+
+
+class ColourClasses:
+    """Per-pixel colour labelling by lookup tables over 8-bit Lab (bins of 8).
+
+    Each pixel is compared with the players' colours and with the one board colour the
+    layout predicts at that spot, never with board colours printed elsewhere: a white
+    stone must not be mistaken for the white board margin, nor a red stone for the red
+    zone two fields away.
+    """
+
+    def __init__(self, layout: Layout, calibration: ColourCalibration, config: VisionConfig):
+        self.players = list(calibration.colours)
+        board_hex = dict(layout.field_colours)
+        board_hex.setdefault("board", config.default_board_hex)
+        self.board = list(board_hex)
+        player_labs = np.array([calibration.colours[p] for p in self.players])
+        board_labs = np.array([bgr_to_lab(hex_to_bgr(board_hex[b])) for b in self.board])
+        player_dist = self._distances(player_labs, config, config.glare_levels)  # (P, bins)
+        self.nearest_player = player_dist.argmin(axis=0).astype(np.uint8)
+        self.player_distance = player_dist.min(axis=0)
+        # Little glare for the board: strongly washed board colours look like skin.
+        self.board_distance = self._distances(board_labs, config,
+                                              config.board_glare_levels).ravel()
+        self.threshold = config.colour_match_distance
+        self.margin = config.board_preference
+
+    def board_index(self, name: str) -> int:
+        return self.board.index(name)
+
+    @staticmethod
+    def _distances(labs: np.ndarray, config: VisionConfig,
+                   glare_levels: tuple[float, ...]) -> np.ndarray:
+        """Distance from every Lab bin to each colour, the colour taken at several light
+        levels (shadows, shaded tower sides, uneven lamps: same paint, less light) and
+        washed towards white by glare."""
+        centres = np.arange(32) * 8 + 4.0
+        grid = np.stack(np.meshgrid(centres, centres, centres, indexing="ij"), axis=-1)
+        grid = grid.reshape(-1, 3)
+        weights = np.array([config.lightness_weight, 1.0, 1.0])
+        out = np.empty((len(labs), len(grid)), np.float32)
+        for index, lab in enumerate(labs):
+            bgr = cv2.cvtColor(np.uint8(np.clip(lab, 0, 255)).reshape(1, 1, 3),
+                               cv2.COLOR_Lab2BGR).reshape(3).astype(np.float64)
+            shaded = [bgr * level for level in config.shade_levels]
+            glared = [bgr + (255 - bgr) * g for g in glare_levels]
+            variants = np.array([bgr_to_lab(np.clip(v, 0, 255)) for v in shaded + glared])
+            diff = (grid[:, None, :] - variants[None]) * weights
+            out[index] = np.sqrt((diff**2).sum(axis=-1)).min(axis=1)
+        return out
+
+    def label(self, lab: np.ndarray, expected: np.ndarray) -> np.ndarray:
+        """Per pixel: the player index, BOARD (matches the predicted empty board) or
+        FOREIGN (matches neither: a hand, a sleeve, glare)."""
+        q = (lab >> 3).astype(np.int32)
+        bins = (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
+        player = self.nearest_player[bins]
+        d_player = self.player_distance[bins]
+        known = expected >= 0
+        d_board = np.full(bins.shape, np.inf, np.float32)
+        d_board[known] = self.board_distance[expected[known].astype(np.int64) * 32768
+                                             + bins[known]]
+        labels = np.full(bins.shape, FOREIGN, np.uint8)
+        # A pixel is a piece only when clearly nearer a player colour than the board
+        # colour printed there: a white stone must outshine a brightly lit silver zone.
+        is_board = (d_board <= d_player + self.margin) & (d_board <= self.threshold)
+        is_piece = (d_player + self.margin < d_board) & (d_player <= self.threshold)
+        labels[is_board] = BOARD
+        labels[is_piece] = player[is_piece]
+        return labels
+
+
+@dataclass
+class BoardGeometry:
+    """Everything about the rectified view that depends only on where board and camera
+    are: built once per homography and reused while the camera stays put."""
+
+    px_per_mm: float
+    origin_mm: tuple[float, float]
+    size: tuple[int, int]  # width, height of the rectified image
+    warp: np.ndarray  # rectified px -> undistorted frame px
+    maps: tuple[np.ndarray, np.ndarray] | None  # remap tables when the lens distorts
+    expected: np.ndarray  # rectified px -> board colour class (or UNKNOWN)
+    names: list[str]
+    max_height: int
+    sliver_idx: np.ndarray  # flat pixel indices of all (field, height) slivers
+    sliver_seg: np.ndarray  # segment id field * max_height + (h - 1) for each index
+    sliver_area: np.ndarray  # pixels per segment
+    top_idx: np.ndarray
+    top_seg: np.ndarray
+    top_area: np.ndarray
+    field_idx: np.ndarray  # each field's own square, for occlusion
+    field_seg: np.ndarray
+    field_area: np.ndarray
+    coverable: np.ndarray | None = None  # where some tower of max height could appear
+    profile_maps: tuple[np.ndarray, np.ndarray] | None = None  # (F * lines, K) frame px
+    profile_expected: np.ndarray | None = None  # (F * lines, K) board class there
+    profile_lines: int = 1
+    profile_t: np.ndarray | None = None  # (K,) distance along the radial line, mm
+    predicted_length: np.ndarray | None = None  # (F, H) silhouette length per height, mm
+    predicted_far: np.ndarray | None = None  # (F, H) far edge from the field centre, mm
+
+    def to_px(self, points_mm: np.ndarray) -> np.ndarray:
+        return (np.asarray(points_mm, dtype=np.float64) - self.origin_mm) * self.px_per_mm
+
+    def rectify(self, frame: np.ndarray) -> np.ndarray:
+        if self.maps is not None:
+            return cv2.remap(frame, self.maps[0], self.maps[1], cv2.INTER_LINEAR)
+        return cv2.warpPerspective(frame, self.warp, self.size,
+                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+
+
+def layer_pitch(layout: Layout, config: VisionConfig) -> float:
+    """How much each piece adds to a tower's height: a disc its thickness, a roof only
+    the part of its wall that the next roof does not swallow when nested."""
+    ratio = config.roof_nesting_ratio if layout.piece.shape == "roof" else 1.0
+    return layout.piece.height_mm * ratio
+
+
+def rectified_scale(layout: Layout, config: VisionConfig) -> float:
+    """Pixels per mm of the rectified image: enough pixels across the smallest piece."""
+    wanted = config.min_piece_px / layout.piece.diameter_mm
+    return float(min(config.max_px_per_mm, max(config.rectified_px_per_mm, wanted)))
+
+
+def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: Camera,
+                   classes: ColourClasses, config: VisionConfig) -> BoardGeometry:
+    ppm = rectified_scale(layout, config)
+    piece = layout.piece
+    max_height = max(1, min(piece.max_stack, config.max_tower_height))
+    radius = piece.diameter_mm / 2
+    names = list(layout.fields)
+    centres = np.array([layout.fields[n].centre_mm for n in names])
+    heights = np.arange(1, max_height + 1) * layer_pitch(layout, config)
+    lens = pose.height_mm
+    if lens <= heights[-1] + 1:
+        raise ValueError("the camera is lower than the tallest tower")
+    scales = lens / (lens - heights)  # (H,)
+    tops = pose.lift(centres[:, None, :], heights[None, :])  # (F, H, 2)
+    top_r = radius * scales
+
+    # Rectified area: the board plus everywhere a top face can appear.
+    w, h = layout.board_size_mm
+    reach = np.concatenate([tops.reshape(-1, 2) - top_r[-1], tops.reshape(-1, 2) + top_r[-1]])
+    limit = np.array([60.0, 60.0])
+    lo = np.maximum(np.minimum(reach.min(axis=0), 0) - 2, -limit)
+    hi = np.minimum(np.maximum(reach.max(axis=0), [w, h]) + 2, np.array([w, h]) + limit)
+    size = tuple(int(math.ceil(v)) for v in (hi - lo) * ppm)
+    origin = (float(lo[0]), float(lo[1]))
+    to_mm = np.array([[1 / ppm, 0, origin[0]], [0, 1 / ppm, origin[1]], [0, 0, 1]])
+    warp = homography @ to_mm
+    maps = None
+    if camera.k1:
+        xs, ys = np.meshgrid(np.arange(size[0]), np.arange(size[1]))
+        pts = np.stack([xs.ravel(), ys.ravel(), np.ones(xs.size)])
+        ideal = warp @ pts
+        raw = camera.distort((ideal[:2] / ideal[2]).T).astype(np.float32)
+        maps = (raw[:, 0].reshape(size[1], size[0]).copy(),
+                raw[:, 1].reshape(size[1], size[0]).copy())
+
+    geometry = BoardGeometry(
+        ppm, origin, size, warp, maps, np.empty(0), names, max_height,
+        *([np.empty(0, np.int64)] * 9))
+    geometry.expected = expected_board(layout, geometry, classes, config)
+
+    sliver_idx, sliver_seg, top_idx, top_seg, field_idx, field_seg = [], [], [], [], [], []
+    width_px, height_px = size
+    coverable = np.zeros((height_px, width_px), np.uint8)
+    for f, name in enumerate(names):
+        base = geometry.to_px(centres[f])
+        ring = _circle(base, radius * ppm)
+        previous = None
+        for k in range(max_height):
+            top_px = geometry.to_px(tops[f, k])
+            hull = cv2.convexHull(np.concatenate([ring, _circle(top_px, top_r[k] * ppm)]))
+            lo_px = np.floor(hull.reshape(-1, 2).min(axis=0)).astype(int) - 1
+            hi_px = np.ceil(hull.reshape(-1, 2).max(axis=0)).astype(int) + 2
+            lo_px = np.maximum(lo_px, 0)
+            hi_px = np.minimum(hi_px, [width_px, height_px])
+            mask = np.zeros((height_px, width_px), np.uint8)
+            cv2.fillConvexPoly(mask, np.rint(hull).astype(np.int32), 1)
+            sliver = mask if previous is None else mask & (1 - previous)
+            ys, xs = np.nonzero(sliver[lo_px[1]:hi_px[1], lo_px[0]:hi_px[0]])
+            flat = (ys + lo_px[1]) * width_px + xs + lo_px[0]
+            sliver_idx.append(flat)
+            sliver_seg.append(np.full(flat.size, f * max_height + k))
+            previous = mask
+            inner = np.zeros_like(mask)
+            cv2.circle(inner, tuple(np.rint(top_px).astype(int)),
+                       max(1, int(top_r[k] * ppm * config.top_face_inner_ratio)), 1, -1)
+            ys, xs = np.nonzero(inner)
+            flat = ys * width_px + xs
+            top_idx.append(flat)
+            top_seg.append(np.full(flat.size, f * max_height + k))
+        coverable |= previous
+        half = layout.fields[name].size_mm / 2 * ppm
+        x0, y0 = np.rint(base - half).astype(int)
+        x1, y1 = np.rint(base + half).astype(int)
+        ys, xs = np.mgrid[max(y0, 0):min(y1, height_px), max(x0, 0):min(x1, width_px)]
+        flat = (ys * width_px + xs).ravel()
+        field_idx.append(flat)
+        field_seg.append(np.full(flat.size, f))
+    _build_profiles(geometry, pose, camera, centres, scales, radius, config)
+    segments = len(names) * max_height
+    grow = max(1, int(round(radius * 0.15 * ppm)))  # pieces lie a little off centre
+    geometry.coverable = cv2.dilate(coverable, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
+    geometry.sliver_idx = np.concatenate(sliver_idx)
+    geometry.sliver_seg = np.concatenate(sliver_seg)
+    geometry.sliver_area = np.bincount(geometry.sliver_seg, minlength=segments)
+    geometry.top_idx = np.concatenate(top_idx)
+    geometry.top_seg = np.concatenate(top_seg)
+    geometry.top_area = np.bincount(geometry.top_seg, minlength=segments)
+    geometry.field_idx = np.concatenate(field_idx)
+    geometry.field_seg = np.concatenate(field_seg)
+    geometry.field_area = np.bincount(geometry.field_seg, minlength=len(names))
+    return geometry
+
+
+def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres: np.ndarray,
+                    scales: np.ndarray, radius: float, config: VisionConfig) -> None:
+    """Sampling lines for each field along the direction away from the nadir (where a
+    tower's top is displaced), and the silhouette length each height predicts there.
+    They are sampled from the frame itself, at its full resolution: a layer moves the
+    top by only 1-4 mm."""
+    away = centres - pose.nadir_mm
+    dist = np.linalg.norm(away, axis=1, keepdims=True)
+    u = np.where(dist > 1e-6, away / np.maximum(dist, 1e-6), [[1.0, 0.0]])
+    v = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    offsets = (scales - 1) * dist  # (F, H) top-centre displacement, mm
+    big = radius * scales  # (H,) top radius, mm
+    band = config.profile_band_ratio
+    lines = np.linspace(-band, band, config.profile_lines) * radius
+    chord = float(np.mean(np.sqrt(1 - (lines / radius) ** 2)))
+    near = np.minimum(-chord * radius, offsets - chord * big)
+    far = np.maximum(chord * radius, offsets + chord * big)
+    geometry.predicted_length = far - near
+    geometry.predicted_far = far
+    step = config.profile_step_mm
+    margin = radius * 0.6
+    t = np.arange(-(radius + margin), float(far.max()) + margin, step)  # mm, all fields
+    points = (centres[:, None, None, :] + t[None, None, :, None] * u[:, None, None, :]
+              + lines[None, :, None, None] * v[:, None, None, :]).reshape(-1, 2)
+    rect = geometry.to_px(points)
+    ideal = cv2.perspectiveTransform(rect.reshape(-1, 1, 2), geometry.warp).reshape(-1, 2)
+    px = camera.distort(ideal).astype(np.float32)
+    shape = (len(centres) * len(lines), len(t))
+    geometry.profile_maps = (px[:, 0].reshape(shape).copy(), px[:, 1].reshape(shape).copy())
+    width, height = geometry.size
+    cols = np.clip(np.rint(rect[:, 0]).astype(int), 0, width - 1)
+    rows = np.clip(np.rint(rect[:, 1]).astype(int), 0, height - 1)
+    geometry.profile_expected = geometry.expected[rows, cols].reshape(shape)
+    geometry.profile_lines = len(lines)
+    geometry.profile_t = t
+
+
+def measure_heights(profile_labels: np.ndarray, players: int, geometry: BoardGeometry,
+                    fields: np.ndarray, config: VisionConfig) -> np.ndarray:
+    """How well each height explains the silhouette of the given (occupied) fields along
+    the line away from the nadir: its near edge is the base, its far edge the top, so a
+    tower standing a little off centre does not matter. ``profile_labels`` are the
+    labelled profile samples (see :func:`profile_labels`). Returns, per field and
+    height, the length mismatch in layers (0 = perfect; NaN when the silhouette could
+    not be delimited)."""
+    # silhouette: anything but the printed board (seams and deep shade on a tower's side
+    # match no colour at all)
+    inside = np.where(profile_labels == BOARD, 0.0, np.where(profile_labels < players, 1.0,
+                                                             config.unknown_inside))
+    profiles = inside.reshape(len(geometry.names), geometry.profile_lines, -1).mean(axis=1)
+    t = geometry.profile_t
+    centre = int(np.searchsorted(t, 0.0))
+    errors = np.full((len(fields), geometry.max_height), np.nan)
+    gap = max(1, int(round(config.seam_gap_mm / config.profile_step_mm)))  # samples
+    window = np.ones(gap)
+    for k, f in enumerate(fields):
+        profile = profiles[f]
+        outside = (profile < 0.5).astype(float)
+        # a run of `gap` outside samples ends the silhouette; seams between pieces don't
+        run = np.convolve(outside, window, mode="valid") >= gap  # run[i]: i..i+gap-1 out
+        before = np.nonzero(run[:max(0, centre - gap + 1)])[0]
+        after = np.nonzero(run[centre:])[0]
+        if outside[centre] or not len(before) or not len(after):
+            continue
+        a = before[-1] + gap - 1  # last outside sample before the silhouette
+        b = centre + after[0]  # first outside sample after it
+        length = _crossing(t, profile, b - 1, b) - _crossing(t, profile, a, a + 1)
+        predicted = geometry.predicted_length[f]
+        step = float(np.diff(predicted).mean()) if len(predicted) > 1 else 1.0
+        errors[k] = np.abs(predicted - (length - config.silhouette_bias_mm)) / max(step, 1e-6)
+    return errors
+
+
+def profile_labels(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
+                   levels_matrix: np.ndarray) -> np.ndarray:
+    """Labels of the height-profile samples, taken from the full-resolution frame."""
+    sampled = cv2.remap(frame, geometry.profile_maps[0], geometry.profile_maps[1],
+                        cv2.INTER_LINEAR)
+    lab = cv2.cvtColor(cv2.transform(sampled, levels_matrix), cv2.COLOR_BGR2Lab)
+    return classes.label(lab, geometry.profile_expected)
+
+
+def _crossing(t: np.ndarray, profile: np.ndarray, i: int, j: int) -> float:
+    """Where the profile crosses 0.5 between samples i and j (linear interpolation)."""
+    a, b = profile[i], profile[j]
+    if a == b:
+        return float((t[i] + t[j]) / 2)
+    return float(t[i] + (0.5 - a) / (b - a) * (t[j] - t[i]))
+
+
+def _circle(centre: np.ndarray, radius: float, points: int = 32) -> np.ndarray:
+    angles = np.linspace(0, 2 * np.pi, points, endpoint=False)
+    return (centre + radius * np.stack([np.cos(angles), np.sin(angles)], axis=1)).astype(
+        np.float32)
+
+
+def expected_board(layout: Layout, geometry: BoardGeometry, classes: ColourClasses,
+                   config: VisionConfig) -> np.ndarray:
+    """The colour class an empty board shows at each rectified pixel, from the layout:
+    the board colour, each field's own colour (attribute ``colour`` or ``zone``), and
+    lines drawn between the points of each mill (Mühle)."""
+    width, height = geometry.size
+    expected = np.full((height, width), UNKNOWN, np.int16)
+    w, h = layout.board_size_mm
+    if "board" in classes.board:
+        x0, y0 = np.rint(geometry.to_px([0, 0])).astype(int)
+        x1, y1 = np.rint(geometry.to_px([w, h])).astype(int)
+        expected[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = classes.board_index("board")
+    for fld in layout.fields.values():
+        colour = fld.attrs.get("colour") or fld.attrs.get("zone")
+        if colour in classes.board:
+            half = fld.size_mm / 2
+            x0, y0 = np.rint(geometry.to_px([fld.x_mm - half, fld.y_mm - half])).astype(int)
+            x1, y1 = np.rint(geometry.to_px([fld.x_mm + half, fld.y_mm + half])).astype(int)
+            expected[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = classes.board_index(colour)
+    lines = layout.extra.get("mills")
+    if lines and "lines" in classes.board:
+        thickness = max(1, int(round(config.line_width_mm * geometry.px_per_mm)))
+        index = classes.board_index("lines")
+        for mill in lines:
+            ends = [geometry.to_px(layout.fields[n].centre_mm) for n in (mill[0], mill[-1])]
+            cv2.line(expected, tuple(np.rint(ends[0]).astype(int)),
+                     tuple(np.rint(ends[1]).astype(int)), index, thickness)
+    return expected
+
+
+def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
+                config: VisionConfig, profiles: np.ndarray | None = None) -> list[FieldState]:
+    """Occupancy, height and top colour of every field from a labelled rectified image
+    (and, for towers, the labelled height profiles: :func:`profile_labels`)."""
+    flat = labels.ravel()
+    players = len(classes.players)
+    is_piece = flat < players
+    is_board = flat == BOARD
+    segments = len(geometry.names) * geometry.max_height
+    piece_hits = np.bincount(geometry.sliver_seg, weights=is_piece[geometry.sliver_idx],
+                             minlength=segments)
+    board_hits = np.bincount(geometry.sliver_seg, weights=is_board[geometry.sliver_idx],
+                             minlength=segments)
+    evidence = (piece_hits - board_hits).reshape(-1, geometry.max_height)
+    area = np.maximum(geometry.sliver_area, 1).reshape(-1, geometry.max_height)
+    score = np.concatenate([np.zeros((evidence.shape[0], 1)), np.cumsum(evidence, axis=1)],
+                           axis=1)
+    top_labels = flat[geometry.top_idx].astype(np.int64)
+    counts = np.bincount(geometry.top_seg * (players + 1) + np.minimum(top_labels, players),
+                         minlength=segments * (players + 1)).reshape(segments, players + 1)
+    top_area = np.maximum(geometry.top_area, 1)
+    heights = score.argmax(axis=1)
+    height_margin = np.ones(len(heights))
+    occupied = np.nonzero(heights > 0)[0]
+    if geometry.max_height > 1 and len(occupied) and profiles is not None:
+        mismatch = measure_heights(profiles, players, geometry, occupied, config)
+        # The top face at the right height shows one colour all over; too high and it
+        # slides off the tower, too low and it takes in the tower's side.
+        segs = occupied[:, None] * geometry.max_height + np.arange(geometry.max_height)
+        share = counts[segs, :players].max(axis=2) / top_area[segs]
+        cost = np.where(np.isnan(mismatch), 0.0, mismatch) - config.top_face_weight * share
+        best = cost.argmin(axis=1)
+        heights[occupied] = best + 1
+        ordered = np.sort(cost, axis=1)
+        height_margin[occupied] = ordered[:, 1] - ordered[:, 0]
+
+
+    states = []
+    for f, name in enumerate(geometry.names):
+        height = int(heights[f])
+        if height == 0:
+            # confidence: how clearly the first layer shows board rather than piece
+            first = evidence[f, 0] / area[f, 0]
+            states.append(FieldState(name, None, 0, float(min(1.0, max(0.0, -first)))))
+            continue
+        seg = f * geometry.max_height + height - 1
+        colour_counts = counts[seg, :players]
+        best = int(colour_counts.argmax())
+        colour_share = colour_counts[best] / top_area[seg]
+        occupancy = evidence[f, 0] / area[f, 0]
+        confidence = min(1.0, max(0.0, occupancy), max(0.0, height_margin[f]),
+                         colour_share / max(config.min_piece_fraction, 1e-6))
+        states.append(FieldState(name, classes.players[best], height, float(confidence)))
+    return states

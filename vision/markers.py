@@ -1,0 +1,296 @@
+"""Localisation: find the board in a frame from its four ArUco markers.
+
+The result is a homography from board millimetres to (undistorted) frame pixels. A
+:class:`Localiser` keeps the last good homography across frames, because at a real
+table a hand often covers one marker, and searching small windows around where the
+markers were is much faster than searching the whole frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from companion.layout import Layout
+from vision.config import VisionConfig
+from vision.errors import VisionError
+from vision.pose import Camera
+
+#: Corner offsets of a marker around its centre, in units of its size, in ArUco's
+#: corner order (top-left, top-right, bottom-right, bottom-left of the printed marker).
+_CORNER_OFFSETS = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
+
+
+class NoBoard(VisionError):
+    """The board cannot be located in the frame."""
+
+
+@dataclass
+class Localisation:
+    """Where the board is in one frame and how sure we are."""
+
+    homography: np.ndarray  # board mm -> undistorted frame px
+    marker_corners: dict[int, np.ndarray] = field(default_factory=dict)  # seen, raw px
+    relocalised: bool = False  # the camera or board moved since the last frame
+    source: str = "markers"  # "markers", "previous" (too few seen) or "corners"
+
+    @property
+    def markers_seen(self) -> int:
+        return len(self.marker_corners)
+
+
+def marker_corners_mm(layout: Layout) -> dict[int, np.ndarray]:
+    """Each marker's four corners in board mm (printed upright, as ``companion markers``
+    prints them), keyed by marker id."""
+    spec = layout.markers
+    return {
+        marker_id: np.asarray(centre) + _CORNER_OFFSETS * spec.size_mm
+        for marker_id, centre in zip(spec.ids, spec.centres_mm, strict=True)
+    }
+
+
+def board_corners_mm(layout: Layout) -> np.ndarray:
+    """The board's own corners TL, TR, BR, BL in mm."""
+    w, h = layout.board_size_mm
+    return np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64)
+
+
+def _dictionary(layout: Layout) -> cv2.aruco.Dictionary:
+    name = layout.markers.dictionary
+    if not hasattr(cv2.aruco, name):
+        raise VisionError(f"unknown ArUco dictionary {name!r} in layout {layout.game}")
+    return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
+
+
+def make_detector(layout: Layout) -> cv2.aruco.ArucoDetector:
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE  # we refine ourselves
+    return cv2.aruco.ArucoDetector(_dictionary(layout), params)
+
+
+def detect_markers(
+    gray: np.ndarray,
+    layout: Layout,
+    config: VisionConfig,
+    detector: cv2.aruco.ArucoDetector | None = None,
+) -> dict[int, np.ndarray]:
+    """Find the layout's markers anywhere in a grey frame: detect on a downscaled copy
+    (fast), then refine the corners at full resolution. Returns id -> 4x2 corners (px)."""
+    detector = detector or make_detector(layout)
+    scale = config.detect_scale
+    small = gray if scale >= 1 else cv2.resize(
+        gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA
+    )
+    found = _detect(small, detector, layout, 1.0 / scale if scale < 1 else 1.0, (0, 0))
+    if len(found) < 4 and scale < 1:  # tiny or blurred markers: try full size once
+        found = _detect(gray, detector, layout, 1.0, (0, 0)) | found
+    return _refine(gray, found, config)
+
+
+def detect_markers_near(
+    gray: np.ndarray,
+    layout: Layout,
+    config: VisionConfig,
+    expected: dict[int, np.ndarray],
+    detector: cv2.aruco.ArucoDetector | None = None,
+) -> dict[int, np.ndarray]:
+    """Search only small windows around where each marker is expected (px corners)."""
+    detector = detector or make_detector(layout)
+    height, width = gray.shape
+    found: dict[int, np.ndarray] = {}
+    for marker_id, corners in expected.items():
+        size = np.ptp(corners, axis=0).max()
+        margin = size * config.search_margin
+        x0, y0 = np.floor(corners.min(axis=0) - margin).astype(int)
+        x1, y1 = np.ceil(corners.max(axis=0) + margin).astype(int)
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            continue  # the marker is expected outside the frame
+        hits = _detect(gray[y0:y1, x0:x1], detector, layout, 1.0, (x0, y0))
+        if marker_id in hits:
+            found[marker_id] = hits[marker_id]
+    return _refine(gray, found, config)
+
+
+def _detect(
+    image: np.ndarray,
+    detector: cv2.aruco.ArucoDetector,
+    layout: Layout,
+    scale: float,
+    offset: tuple[int, int],
+) -> dict[int, np.ndarray]:
+    corners, ids, _ = detector.detectMarkers(image)
+    if ids is None:
+        return {}
+    wanted = set(layout.markers.ids)
+    found: dict[int, np.ndarray] = {}
+    for marker_id, quad in zip(ids.ravel().tolist(), corners, strict=True):
+        if marker_id in wanted and marker_id not in found:
+            found[marker_id] = quad.reshape(4, 2).astype(np.float64) * scale + offset
+    return found
+
+
+def _refine(
+    gray: np.ndarray, found: dict[int, np.ndarray], config: VisionConfig
+) -> dict[int, np.ndarray]:
+    if not found or config.subpix_window <= 0:
+        return found
+    ids = list(found)
+    points = np.concatenate([found[i] for i in ids]).astype(np.float32).reshape(-1, 1, 2)
+    # Keep the window inside the marker: a quarter of the smallest marker side at most.
+    smallest = min(np.ptp(found[i], axis=0).min() for i in ids)
+    win = int(max(1, min(config.subpix_window, smallest // 4)))
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.01)
+    cv2.cornerSubPix(gray, points, (win, win), (-1, -1), criteria)
+    points = points.reshape(-1, 4, 2).astype(np.float64)
+    return {marker_id: points[k] for k, marker_id in enumerate(ids)}
+
+
+def fit_homography(
+    detections: dict[int, np.ndarray], layout: Layout, camera: Camera
+) -> tuple[np.ndarray, float]:
+    """Board-mm -> undistorted-px homography from all corners of the seen markers, and
+    its RMS reprojection error in px."""
+    if len(detections) < 2:
+        raise NoBoard(f"only {len(detections)} board marker(s) visible; need at least 3")
+    mm = marker_corners_mm(layout)
+    src = np.concatenate([mm[i] for i in detections])
+    dst = camera.undistort(np.concatenate([detections[i] for i in detections]))
+    homography, _ = cv2.findHomography(src, dst, 0)
+    if homography is None:
+        raise NoBoard("the visible markers do not form a board (degenerate positions)")
+    error = reprojection_error(homography, src, dst)
+    return homography / homography[2, 2], error
+
+
+def homography_from_corners(corners_px: np.ndarray, layout: Layout, camera: Camera) -> np.ndarray:
+    """Homography from four board corners clicked by hand (TL, TR, BR, BL, raw px)."""
+    corners_px = np.asarray(corners_px, dtype=np.float64).reshape(-1, 2)
+    if corners_px.shape != (4, 2):
+        raise VisionError("give exactly four board corners: top-left, top-right, "
+                          "bottom-right, bottom-left")
+    homography, _ = cv2.findHomography(board_corners_mm(layout), camera.undistort(corners_px), 0)
+    if homography is None or abs(np.linalg.det(homography)) < 1e-12:
+        raise VisionError("the four board corners do not form a quadrilateral")
+    # A board seen from above keeps its corner order; a mirrored order means a typo.
+    if _mirrored(corners_px):
+        raise VisionError("board corners must go clockwise: top-left, top-right, "
+                          "bottom-right, bottom-left")
+    return homography / homography[2, 2]
+
+
+def _mirrored(corners: np.ndarray) -> bool:
+    area = 0.0
+    for k in range(4):
+        x0, y0 = corners[k]
+        x1, y1 = corners[(k + 1) % 4]
+        area += x0 * y1 - x1 * y0
+    return area < 0  # image y points down: clockwise corners give a positive area
+
+
+def project(homography: np.ndarray, points_mm: np.ndarray) -> np.ndarray:
+    """Board mm -> undistorted px."""
+    pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(pts, homography).reshape(-1, 2)
+
+
+def reprojection_error(homography: np.ndarray, src_mm: np.ndarray, dst_px: np.ndarray) -> float:
+    diff = project(homography, src_mm) - dst_px.reshape(-1, 2)
+    return float(np.sqrt((diff**2).sum(axis=1).mean()))
+
+
+class Localiser:
+    """Tracks the board across frames.
+
+    Holds the last good homography so that three markers (one covered by a hand) are
+    enough, searches only near the expected markers when it can, and notices a bump
+    (markers disagreeing with the previous homography) to re-localise from scratch.
+    """
+
+    def __init__(
+        self,
+        layout: Layout,
+        config: VisionConfig | None = None,
+        corners_px: np.ndarray | None = None,
+        camera: Camera | None = None,
+    ) -> None:
+        self.layout = layout
+        self.config = config or VisionConfig()
+        self.camera = camera or Camera.from_config(self.config)
+        self.detector = make_detector(layout)
+        self.homography: np.ndarray | None = None
+        self.fixed = corners_px is not None
+        if corners_px is not None:
+            self.homography = homography_from_corners(corners_px, layout, self.camera)
+        self.frames = 0
+        self.bumps = 0
+
+    def __repr__(self) -> str:
+        state = "fixed corners" if self.fixed else (
+            "located" if self.homography is not None else "not located")
+        return f"<Localiser {self.layout.game} {state}, {self.frames} frames, {self.bumps} bumps>"
+
+    def reset(self) -> None:
+        """Forget the board position (e.g. after the board was moved on purpose)."""
+        if not self.fixed:
+            self.homography = None
+
+    def locate(self, gray: np.ndarray) -> Localisation:
+        """Locate the board in a grey frame or raise :class:`NoBoard`."""
+        self.frames += 1
+        if self.fixed:
+            return Localisation(self.homography, {}, False, "corners")
+        cfg = self.config
+        previous = self.homography
+        found: dict[int, np.ndarray] = {}
+        if previous is not None:
+            found = detect_markers_near(gray, self.layout, cfg, self._expected(previous),
+                                        self.detector)
+        if len(found) < 3:
+            found = detect_markers(gray, self.layout, cfg, self.detector) | found
+        if previous is not None and found:
+            disagreement = self._disagreement(previous, found)
+            if disagreement <= cfg.bump_threshold_px:
+                if len(found) >= 3:
+                    # A covered marker is still where the last homography put it.
+                    filled = self._expected(previous) | found
+                    homography, error = fit_homography(filled, self.layout, self.camera)
+                    if error <= cfg.max_fit_error_px:
+                        self.homography = homography
+                        return Localisation(homography, found, False, "markers")
+                return Localisation(previous, found, False, "previous")
+            bumped = True
+        else:
+            bumped = previous is not None
+        if len(found) < 3:
+            if previous is not None and not bumped:
+                return Localisation(previous, found, False, "previous")
+            self.homography = None
+            if not found:
+                raise NoBoard("no board in view: none of the four corner markers was found")
+            what = "moved and " if bumped else ""
+            raise NoBoard(f"the board {what}cannot be located: only {len(found)} of 4 corner "
+                          "markers visible, need at least 3")
+        homography, error = fit_homography(found, self.layout, self.camera)
+        if error > cfg.max_fit_error_px:
+            raise NoBoard(f"the board markers do not fit together (error {error:.1f} px); "
+                          "is a marker loose or mis-printed?")
+        if bumped:
+            self.bumps += 1
+        self.homography = homography
+        return Localisation(homography, found, bumped, "markers")
+
+    def _expected(self, homography: np.ndarray) -> dict[int, np.ndarray]:
+        return {
+            marker_id: self.camera.distort(project(homography, corners))
+            for marker_id, corners in marker_corners_mm(self.layout).items()
+        }
+
+    def _disagreement(self, homography: np.ndarray, found: dict[int, np.ndarray]) -> float:
+        mm = marker_corners_mm(self.layout)
+        src = np.concatenate([mm[i] for i in found])
+        dst = self.camera.undistort(np.concatenate([found[i] for i in found]))
+        diff = project(homography, src) - dst
+        return float(np.sqrt((diff**2).sum(axis=1)).mean())

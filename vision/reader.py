@@ -1,0 +1,268 @@
+"""The board reader: one camera frame in, the state of every visible field out.
+
+``read_board`` runs the stages in order — localisation (:mod:`vision.markers`), camera
+pose (:mod:`vision.pose`), the frame's own black/white reference
+(:mod:`vision.calibration`), field state (:mod:`vision.fields`) and occlusion
+(:mod:`vision.occlusion`). A :class:`BoardTracker` carries what may be reused between
+frames of a fixed camera (the board position and all geometry built from it), which is
+what makes a live loop fast. Bad frames raise :class:`BadFrame`; frames that are fine
+but show no readable board give a reading whose ``problem`` says why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from companion.layout import Layout
+from vision.calibration import (
+    CalibrationError,
+    ColourCalibration,
+    frame_levels,
+    normalise,
+    to_lab,
+)
+from vision.config import VisionConfig
+from vision.errors import BadFrame, VisionError
+from vision.fields import (
+    BoardGeometry,
+    ColourClasses,
+    build_geometry,
+    profile_labels,
+    read_fields,
+)
+from vision.markers import Localisation, Localiser, NoBoard, project
+from vision.occlusion import find_occlusion
+from vision.pose import Pose, recover_pose
+
+
+@dataclass(frozen=True)
+class FieldReading:
+    """One field as the camera sees it: ``top_colour`` None and height 0 when empty."""
+
+    name: str
+    top_colour: str | None
+    height: int
+    confidence: float
+
+    def to_dict(self) -> dict:
+        return {"top": self.top_colour, "height": self.height,
+                "confidence": round(self.confidence, 3)}
+
+
+@dataclass
+class BoardReading:
+    """The board in one frame. ``fields`` holds only fields the camera could see: hidden
+    ones are listed in ``hidden_fields`` and never given a state."""
+
+    fields: dict[str, FieldReading] = field(default_factory=dict)
+    occluded: bool = False
+    hidden_fields: frozenset[str] = frozenset()
+    homography: np.ndarray | None = None
+    pose: Pose | None = None
+    problem: str | None = None
+    relocalised: bool = False
+    markers_seen: int = 0
+    notes: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+    def __repr__(self) -> str:
+        if self.problem:
+            return f"<BoardReading problem: {self.problem}>"
+        occupied = sum(1 for f in self.fields.values() if f.height)
+        return (f"<BoardReading {occupied} occupied of {len(self.fields)} visible fields"
+                f"{f', {len(self.hidden_fields)} hidden' if self.hidden_fields else ''}>")
+
+    def to_dict(self) -> dict:
+        data: dict = {"ok": self.ok, "problem": self.problem, "occluded": self.occluded,
+                      "hidden_fields": sorted(self.hidden_fields),
+                      "markers_seen": self.markers_seen, "relocalised": self.relocalised,
+                      "fields": {n: f.to_dict() for n, f in self.fields.items()}}
+        if self.notes:
+            data["notes"] = self.notes
+        if self.homography is not None:
+            data["homography"] = [[round(float(v), 8) for v in row] for row in self.homography]
+        if self.pose is not None:
+            data["camera"] = {"height_mm": round(self.pose.height_mm, 1),
+                              "tilt_deg": round(self.pose.tilt_deg, 1),
+                              "focal_px": round(self.pose.focal_px, 1),
+                              "focal_estimated": self.pose.focal_estimated}
+        return data
+
+
+class BoardTracker:
+    """State kept across the frames of one camera: the board's position (via a
+    :class:`~vision.markers.Localiser`) and the geometry built from it, rebuilt only when
+    the board or camera moves."""
+
+    def __init__(self, layout: Layout, calibration: ColourCalibration,
+                 config: VisionConfig | None = None,
+                 corners_px: np.ndarray | None = None) -> None:
+        self.layout = layout
+        self.config = config or VisionConfig()
+        self.calibration = calibration
+        self.localiser = Localiser(layout, self.config, corners_px)
+        self.classes = ColourClasses(layout, calibration, self.config)
+        self._geometry: BoardGeometry | None = None
+        self._pose: Pose | None = None
+        self._geometry_for: np.ndarray | None = None
+
+    def __repr__(self) -> str:
+        return f"<BoardTracker {self.layout.game} {self.localiser!r}>"
+
+    def geometry(self, homography: np.ndarray) -> tuple[BoardGeometry, Pose]:
+        if self._geometry is None or self._moved(homography):
+            self._pose = recover_pose(homography, self.config)
+            self._geometry = build_geometry(self.layout, homography, self._pose,
+                                            self.localiser.camera, self.classes, self.config)
+            self._geometry_for = homography
+        return self._geometry, self._pose
+
+    def _moved(self, homography: np.ndarray) -> bool:
+        w, h = self.layout.board_size_mm
+        corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64)
+        shift = project(homography, corners) - project(self._geometry_for, corners)
+        return float(np.abs(shift).max()) > self.config.geometry_reuse_px
+
+
+def check_frame(frame: object, config: VisionConfig) -> np.ndarray:
+    """The frame as a BGR uint8 array of the configured size, or :class:`BadFrame`."""
+    if not isinstance(frame, np.ndarray):
+        raise BadFrame(f"a frame must be an image array, not {type(frame).__name__}")
+    if frame.dtype != np.uint8:
+        raise BadFrame(f"a frame must have 8-bit pixels (uint8), not {frame.dtype}")
+    width, height = config.frame_size
+    if frame.ndim != 3 or frame.shape[2] != 3:
+        raise BadFrame(f"a frame must be a colour image (height, width, 3), got shape "
+                       f"{frame.shape}")
+    if frame.shape[:2] != (height, width):
+        raise BadFrame(f"the frame is {frame.shape[1]}x{frame.shape[0]} px, the camera is set "
+                       f"to {width}x{height}; set frame_size in the vision config")
+    return frame
+
+
+def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration | None = None,
+               config: VisionConfig | None = None,
+               tracker: BoardTracker | None = None) -> BoardReading:
+    """Read every field of ``layout`` from one BGR camera frame."""
+    if tracker is None:
+        tracker = BoardTracker(layout, calibration or ColourCalibration.default(layout), config)
+    config = tracker.config
+    frame = check_frame(frame, config)
+    if float(frame[::8, ::8].mean()) < config.black_frame_level:
+        return BoardReading(problem="the frame is black: is the lens covered or the light off?")
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    try:
+        where: Localisation = tracker.localiser.locate(gray)
+        geometry, pose = tracker.geometry(where.homography)
+    except NoBoard as exc:
+        return BoardReading(problem=str(exc))
+    except VisionError as exc:
+        return BoardReading(problem=f"the board cannot be read: {exc}")
+    seen = sorted(where.marker_corners) or None
+    levels = frame_levels(frame, where.homography, tracker.localiser.camera, layout, seen)
+    if levels.contrast < config.min_marker_contrast:
+        return BoardReading(homography=where.homography, pose=pose, markers_seen=len(seen or ()),
+                            problem="too dark or washed out: the markers' black and white "
+                            "cannot be told apart")
+    rectified = geometry.rectify(frame)
+    labels = tracker.classes.label(to_lab(normalise(rectified, levels)), geometry.expected)
+    profiles = None
+    if geometry.max_height > 1:
+        profiles = profile_labels(frame, geometry, tracker.classes, levels.matrix())
+    states = read_fields(labels, geometry, tracker.classes, config, profiles)
+    missing = 0 if where.source == "corners" else 4 - where.markers_seen
+    occlusion = find_occlusion(labels, geometry, config, missing)
+    fields = {s.name: FieldReading(s.name, s.top_colour, s.height, s.confidence)
+              for s in states if s.name not in occlusion.hidden_fields}
+    return BoardReading(fields, occlusion.occluded, occlusion.hidden_fields, where.homography,
+                        pose, None, where.relocalised, where.markers_seen, occlusion.reason)
+
+
+def annotate(frame: np.ndarray, reading: BoardReading, layout: Layout,
+             uncertain_below: float = VisionConfig.uncertain_below) -> np.ndarray:
+    """A copy of the frame with each field's reading drawn on it: a ring in the top
+    colour with the tower height, a grey cross on hidden fields, '?' where unsure."""
+    out = frame.copy()
+    if reading.homography is None:
+        cv2.putText(out, reading.problem or "no board", (20, 40), cv2.FONT_HERSHEY_SIMPLEX,
+                    1.0, (0, 0, 255), 2, cv2.LINE_AA)
+        return out
+    names = list(layout.fields)
+    centres = np.array([layout.fields[n].centre_mm for n in names])
+    base = project(reading.homography, centres)
+    ring_mm = layout.piece.diameter_mm / 2
+    edge = project(reading.homography, centres + [ring_mm, 0])
+    radii = np.maximum(np.linalg.norm(edge - base, axis=1), 4).astype(int)
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    for k, name in enumerate(names):
+        centre = tuple(np.rint(base[k]).astype(int))
+        radius = int(radii[k])
+        if name in reading.hidden_fields:
+            d = radius // 2
+            cv2.line(out, (centre[0] - d, centre[1] - d), (centre[0] + d, centre[1] + d),
+                     (128, 128, 128), 2, cv2.LINE_AA)
+            cv2.line(out, (centre[0] - d, centre[1] + d), (centre[0] + d, centre[1] - d),
+                     (128, 128, 128), 2, cv2.LINE_AA)
+            continue
+        field_reading = reading.fields.get(name)
+        if field_reading is None:
+            continue
+        unsure = field_reading.confidence < uncertain_below
+        if field_reading.height == 0:
+            cv2.circle(out, centre, 3, (0, 200, 255) if unsure else (255, 255, 255), -1)
+        else:
+            hex_colour = layout.piece_colours.get(field_reading.top_colour or "", "#ff00ff")
+            r, g, b = (int(hex_colour.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4))
+            cv2.circle(out, centre, radius, (0, 0, 0), 4, cv2.LINE_AA)
+            cv2.circle(out, centre, radius, (b, g, r), 2, cv2.LINE_AA)
+            label = str(field_reading.height) + ("?" if unsure else "")
+            size = max(0.4, radius / 25)
+            (tw, th), _ = cv2.getTextSize(label, font, size, 2)
+            org = (centre[0] - tw // 2, centre[1] + th // 2)
+            cv2.putText(out, label, org, font, size, (0, 0, 0), 4, cv2.LINE_AA)
+            cv2.putText(out, label, org, font, size, (255, 255, 255), 2, cv2.LINE_AA)
+        if unsure and field_reading.height == 0:
+            cv2.putText(out, "?", (centre[0] + 4, centre[1] - 4), font, 0.5, (0, 200, 255), 1,
+                        cv2.LINE_AA)
+    if reading.occluded:
+        cv2.putText(out, "occluded", (20, 40), font, 1.0, (0, 0, 255), 2, cv2.LINE_AA)
+    return out
+
+
+def learn_calibration(frame: np.ndarray, layout: Layout, placements: dict[str, str],
+                      config: VisionConfig | None = None) -> ColourCalibration:
+    """Learn the players' colours from a setup frame in which each player has put one
+    piece on a known field (``placements``: field name -> colour name)."""
+    config = config or VisionConfig()
+    unknown = [f for f in placements if f not in layout.fields]
+    if unknown:
+        raise CalibrationError(f"{layout.title} has no field {', '.join(unknown)}")
+    frame = check_frame(frame, config)
+    players = list(dict.fromkeys(placements.values()))
+    nominal = ColourCalibration.default(layout, [p for p in players if p in layout.piece_colours]
+                                        or None)
+    tracker = BoardTracker(layout, nominal, config)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    try:
+        where = tracker.localiser.locate(gray)
+    except NoBoard as exc:
+        raise CalibrationError(f"cannot calibrate: {exc}") from None
+    geometry, _ = tracker.geometry(where.homography)
+    levels = frame_levels(frame, where.homography, tracker.localiser.camera, layout,
+                          sorted(where.marker_corners) or None)
+    lab = to_lab(normalise(geometry.rectify(frame), levels)).reshape(-1, 3)
+    names = geometry.names
+    samples: dict[str, list[np.ndarray]] = {p: [] for p in players}
+    for field_name, colour in placements.items():
+        segment = names.index(field_name) * geometry.max_height  # a single piece: height 1
+        pixels = lab[geometry.top_idx[geometry.top_seg == segment]]
+        samples[colour].append(np.median(pixels, axis=0))
+    colours = {p: tuple(float(v) for v in np.median(np.array(s), axis=0))
+               for p, s in samples.items()}
+    return ColourCalibration(colours, "setup frame")

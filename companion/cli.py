@@ -15,6 +15,7 @@ COMMANDS = [
     "companion.commands.replay",
     "companion.commands.simulate",
     "companion.commands.selftest",
+    "companion.commands.play",
 ]
 
 

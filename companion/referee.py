@@ -100,7 +100,8 @@ class Referee:
                  config: VisionConfig | None = None,
                  stability: StabilityConfig | None = None,
                  annotate_every: int = ANNOTATE_EVERY,
-                 on_event: Callable[[Event], None] | None = None) -> None:
+                 on_event: Callable[[Event], None] | None = None,
+                 before_step: Callable[[Frame], None] | None = None) -> None:
         game = session.game
         if game.uses_dice and dice is None:
             raise ValueError(f"{game.title} needs the dice reader, which is not available yet; "
@@ -122,6 +123,7 @@ class Referee:
         self.stats = RefereeStats()
         self.problem: str | None = None
         self.on_event = on_event
+        self.before_step = before_step
         self._now = 0.0
         session.listeners.append(self._on_event)
         self._show_turn()
@@ -156,6 +158,8 @@ class Referee:
         started = time.process_time()
         self._now = frame.timestamp
         self.stats.frames += 1
+        if self.before_step is not None:
+            self.before_step(frame)
         self._buttons()
         if self.dice is not None and not self.session.game.is_over:
             values = self.dice.settled(frame)

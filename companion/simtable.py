@@ -16,15 +16,16 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from companion.core import Game, find_game
 from companion.layout import Layout
 from companion.moves import Move, Place, SetAside, Step, Throw
-from hardware.camera import FunctionSource
-from vision.sim import CameraPose, Die, Hand, Scene, render
+from hardware.camera import Frame, FunctionSource
+from vision.sim import CameraPose, Die, Hand, Lighting, Scene, render
 from vision.sim.camera import must_see_points
 from vision.sim.scene import random_dice
 
@@ -34,6 +35,9 @@ LONG_PRESS_HOLD = 1.8
 STILL_FRAMES = 8
 #: Frames an illegal piece lies still before the player notices the red light and removes it.
 ILLEGAL_STILL_FRAMES = 12
+#: A room lamp off to the side: its mirror reflection falls beside the board. (With the lamp
+#: high above, the sheen on a black stone's top reads as white: see docs/referee.md.)
+TABLE_LIGHT = Lighting(light_azimuth_deg=30.0, light_elevation_deg=40.0)
 #: Skin tone of the scripted player's hand (BGR).
 SKIN = (120, 160, 215)
 
@@ -46,8 +50,8 @@ class SimTruth:
     board (players, bottom to top); ``hand`` whether a hand is over the table; ``hand_left``
     the number of the move (1-based) whose last hand just left the board in this frame;
     ``throw`` a throw that settled in this frame (SCRIPTED TRUTH for the missing dice reader);
-    ``presses`` button edges in this frame; ``illegal`` whether an injected illegal piece lies
-    on the board.
+    ``presses`` button edges in this frame; ``illegal`` the number (1, 2, ...) of the injected
+    illegal piece lying on the board, 0 when there is none.
     """
 
     moves: tuple[Move, ...]
@@ -56,7 +60,7 @@ class SimTruth:
     hand_left: int | None = None
     throw: tuple[int, ...] | None = None
     presses: tuple[tuple[str, bool], ...] = ()
-    illegal: bool = False
+    illegal: int = 0
     note: str = ""
 
 
@@ -94,7 +98,7 @@ class _Shot:
     hand_left: int | None = None
     throw: tuple[int, ...] | None = None
     presses: tuple[tuple[str, bool], ...] = ()
-    illegal: bool = False
+    illegal: int = 0
     note: str = ""
     moves: int = 0
 
@@ -102,14 +106,17 @@ class _Shot:
 @dataclass
 class SimOptions:
     """What the scripted player does besides playing: ``illegal_moves`` numbers (1-based) of
-    moves before which a stone of the wrong player is put down and, after the red light,
-    taken away again; ``passing_hands`` the chance per move of a hand passing over the board."""
+    moves before which (or before the next placement, if that move is a throw) a stone of the
+    wrong player is put down and, after the red light, taken away again; ``passing_hands``
+    the chance per move of a hand passing over the board;
+    ``max_moves`` ends the script early; ``start_after`` films only from the board after that
+    many moves (the same seeded game, for continuing after a restart)."""
 
     illegal_moves: frozenset[int] = frozenset()
     passing_hands: float = 0.0
     still_frames: int = STILL_FRAMES
     max_moves: int | None = None
-    extra: dict = field(default_factory=dict)
+    start_after: int = 0
 
 
 class SimTable:
@@ -117,7 +124,8 @@ class SimTable:
 
     def __init__(self, game: str, players: list[str], seed: int = 0, *, fps: float = 10.0,
                  options: SimOptions | None = None, colours: dict[str, str] | None = None,
-                 game_options: dict | None = None, pose: CameraPose | None = None) -> None:
+                 game_options: dict | None = None, pose: CameraPose | None = None,
+                 lighting: Lighting | None = None) -> None:
         cls = find_game(game)
         self.game: Game = cls(players, {**cls.random_play_options, **(game_options or {})})
         self.layout = self.game.layout
@@ -127,6 +135,7 @@ class SimTable:
         self.fps = fps
         self.options = options or SimOptions()
         self.pose = pose or table_pose(self.layout)
+        self.lighting = lighting or TABLE_LIGHT
         self.scene_seed = seed % (2**31 - 1)
         self._rng = random.Random(seed)
         self._np_rng = np.random.default_rng(seed)
@@ -146,12 +155,14 @@ class SimTable:
         """Every frame of the game, from the empty board to a while after the last move."""
         index = 0
         for shot in self._shots():
+            if shot.moves < self.options.start_after:
+                continue  # already played before a restart: not filmed again
             timestamp = index / self.fps
             scene = Scene(
                 self.layout,
                 stacks={f: [self.colours[p] for p in s] for f, s in shot.stacks.items()},
-                dice=shot.dice, hand=shot.hand, noise_sigma=1.0, blur_sigma=0.4,
-                jpeg_quality=None, seed=self.scene_seed)
+                dice=shot.dice, hand=shot.hand, lighting=self.lighting, noise_sigma=1.0,
+                blur_sigma=0.4, jpeg_quality=None, seed=self.scene_seed)
             image = render(scene, self.pose, self._np_rng).frame
             if shot.hand_left is not None:
                 self.hand_left_at[shot.hand_left] = timestamp
@@ -160,6 +171,12 @@ class SimTable:
             self.current = SimFrame(timestamp, image, truth)
             yield self.current
             index += 1
+
+    def press_buttons(self, panel) -> None:
+        """Push the panel's virtual buttons as the script does in the current frame."""
+        if self.current is not None:
+            for button, down in self.current.truth.presses:
+                (panel.press if down else panel.release)(button)
 
     def source(self) -> FunctionSource:
         """The frames as a camera: a FrameSource on simulated time."""
@@ -180,6 +197,7 @@ class SimTable:
             self._dice = random_dice(self.layout, self._np_rng, 5, leaning_prob=0.0)
         yield from self._still(game.stacks(), self.options.still_frames)
         number = 0
+        inject = False  # an illegal piece is due (before the next placement)
         while not game.is_over:
             if self.options.max_moves is not None and number >= self.options.max_moves:
                 break
@@ -188,7 +206,9 @@ class SimTable:
             before = game.stacks()
             if self._rng.random() < self.options.passing_hands:
                 yield from self._passing_hand(before)
-            if number in self.options.illegal_moves and isinstance(move, Place | Step):
+            inject = inject or number in self.options.illegal_moves
+            if inject and isinstance(move, Place | Step):
+                inject = False
                 yield from self._illegal_piece(before)
             seat = game.players.index(game.current_player)
             game.apply(move)
@@ -297,8 +317,77 @@ class SimTable:
         bad = {**stacks, where: (wrong,)}
         self.injected += 1
         yield from self._over_field(where, stacks, seat, 2, holding=wrong)
-        yield self._shot(bad, illegal=True, note=f"illegal: a {wrong} stone on {where}")
+        yield self._shot(bad, illegal=self.injected, note=f"illegal: a {wrong} stone on {where}")
         for _ in range(ILLEGAL_STILL_FRAMES):
-            yield self._shot(bad, illegal=True)
+            yield self._shot(bad, illegal=self.injected)
         yield from self._over_field(where, stacks, seat, 2, holding=wrong)
         yield from self._still(stacks, self.options.still_frames)
+
+
+@dataclass
+class SimRun:
+    """A simulated game refereed through the full loop, and how it went against the truth."""
+
+    table: SimTable
+    session: Any
+    referee: Any
+    flagged: set[int]  # injected illegal pieces that were flagged while they lay there
+    false_flags: list[str]  # flags raised while no illegal piece lay on the board
+
+    @property
+    def exact(self) -> bool:
+        """Same moves, same end and same scores as the scripted game."""
+        ours, truth = self.session.game, self.table.game
+        return (ours.moves == truth.moves and ours.is_over == truth.is_over
+                and {p: s.total for p, s in ours.scores().items()}
+                == {p: s.total for p, s in truth.scores().items()})
+
+    def latencies(self) -> list[float]:
+        """Seconds from the hand leaving the board to the move being accepted (board moves)."""
+        truth = self.table.game.moves
+        accepted = self.referee.stats.accepted_at
+        return [accepted[k] - self.table.hand_left_at[k]
+                for k in sorted(accepted)
+                if k in self.table.hand_left_at and k <= len(truth)
+                and isinstance(truth[k - 1], Place | Step)]
+
+
+def referee_simulated(table: SimTable, session: Any = None, *, panel: Any = None,
+                      frames: Iterator[SimFrame] | None = None, stop_after: int | None = None,
+                      runs: SimRun | None = None) -> SimRun:
+    """Referee ``table``'s game through the whole loop (renderer -> reader -> session).
+
+    ``session`` defaults to a fresh one; ``frames`` continues an existing frame stream (after
+    a simulated crash); ``stop_after`` stops once the session holds that many moves.
+    """
+    from companion.referee import Referee, ScriptedDice
+    from companion.session import Session
+    from vision.config import VisionConfig
+
+    game = table.game
+    if session is None:
+        session = Session(find_game(game.name)(list(game.players), dict(game.options)))
+    run = runs or SimRun(table, session, None, set(), [])
+    run.session = session
+
+    def watch(event) -> None:
+        if event.kind == "illegal":
+            injected = table.current.truth.illegal if table.current else 0
+            if injected:
+                run.flagged.add(injected)
+            else:
+                run.false_flags.append(event.data["rule"])
+
+    referee = Referee(session, colours=table.colours, panel=panel,
+                      dice=ScriptedDice(table) if game.uses_dice else None,
+                      config=VisionConfig(k1=table.pose.k1), on_event=watch,
+                      before_step=(lambda f: table.press_buttons(panel)) if panel else None)
+    if run.referee is not None:  # carry the timings over a restart
+        referee.stats.accepted_at.update(run.referee.stats.accepted_at)
+    run.referee = referee
+    frames = frames if frames is not None else table.frames()
+    for index, sim_frame in enumerate(frames):
+        referee.step(Frame(sim_frame.image, sim_frame.timestamp, index))
+        if stop_after is not None and len(session.game.moves) >= stop_after:
+            break
+    return run

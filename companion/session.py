@@ -47,6 +47,8 @@ class Session:
         self.flag: Inference | None = None
         self.pending_choice: tuple[Move, ...] = ()
         self.last_observation: Observation | None = None
+        #: The last view the game agreed with (see :meth:`observe`).
+        self._baseline: Observation | None = None
         self._seq = 0
         self._lock = threading.RLock()
 
@@ -57,15 +59,32 @@ class Session:
     # -- inputs -------------------------------------------------------------------
 
     def observe(self, obs: Observation) -> Inference:
-        """A stable, unoccluded view of the board."""
+        """A stable, unoccluded view of the board.
+
+        Fields that read exactly as in the last view the game agreed with count as
+        unchanged, so a field the camera keeps misreading the same way is not taken for a
+        move again and again. While a flag is up, the board going back to the last legal
+        state clears it, and so does a view that one legal move explains (the flag was a
+        passing misreading).
+        """
         with self._lock:
+            seen = self._trusted(obs)
             self.last_observation = obs
             if self.flag is not None:
-                if not changed_fields(self.game, obs):
+                if not changed_fields(self.game, seen):
                     self.flag = None
+                    self._baseline = obs
                     self._emit("cleared", {"message": "the board is back to the last legal state"})
-                return Inference("same") if self.flag is None else self.flag
-            result = infer_move(self.game, obs)
+                    return Inference("same")
+                result = infer_move(self.game, seen)
+                if result.kind != "move":
+                    return self.flag
+                self.flag = None
+                self._emit("cleared", {"message": "the board shows a legal move again"})
+            else:
+                result = infer_move(self.game, seen)
+            if result.kind in ("same", "move"):
+                self._baseline = obs
             if result.kind == "move":
                 self.play(result.move)
             elif result.kind == "ambiguous":
@@ -83,6 +102,19 @@ class Session:
                 self._emit("waiting", {"message": result.reason})
             return result
 
+    def _trusted(self, obs: Observation) -> Observation:
+        """``obs`` with the fields that look as in the baseline set to what the game expects."""
+        base = self._baseline
+        if base is None:
+            return obs
+        expected = Observation.of_game(self.game).fields
+        fields = {}
+        for name, view in obs.fields.items():
+            before = base.fields.get(name)
+            same = before is not None and (before.top, before.height) == (view.top, view.height)
+            fields[name] = expected[name] if same and name in expected else view
+        return Observation(fields, obs.occluded, obs.hidden)
+
     def correct(self, changes: dict[str, FieldView]) -> Inference:
         """A person sets fields by hand: the board as last seen, with these fields replaced."""
         with self._lock:
@@ -92,6 +124,7 @@ class Session:
             base = self.last_observation or Observation.of_game(self.game)
             obs = Observation({**base.fields, **changes})
             self.flag = None
+            self._baseline = None
             self._emit("correction", {"fields": sorted(changes)})
             return self.observe(obs)
 
@@ -142,6 +175,7 @@ class Session:
                 return None
             move = self.game.undo()
             self.flag = None
+            self._baseline = None  # the board still shows the move until it is set back
             self._log(UNDO, {"move": move_to_dict(move)})
             self._emit("undo", {"move": move_to_dict(move), "text": str(move),
                                 "status": self.game.status()})

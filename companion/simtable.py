@@ -71,7 +71,7 @@ class SimFrame:
     truth: SimTruth
 
 
-def table_pose(layout: Layout, tilt_deg: float = 10.0, yaw_deg: float = 0.0) -> CameraPose:
+def table_pose(layout: Layout, tilt_deg: float = 35.0, yaw_deg: float = 0.0) -> CameraPose:
     """A typical fixed mount: a little tilted, just high enough to see board, markers, dice."""
     pts = must_see_points(layout)
     lo_xy, hi_xy = pts[:, :2].min(axis=0), pts[:, :2].max(axis=0)
@@ -110,13 +110,15 @@ class SimOptions:
     wrong player is put down and, after the red light, taken away again; ``passing_hands``
     the chance per move of a hand passing over the board;
     ``max_moves`` ends the script early; ``start_after`` films only from the board after that
-    many moves (the same seeded game, for continuing after a restart)."""
+    many moves (the same seeded game, for continuing after a restart); ``script`` gives the
+    moves to play instead of random ones."""
 
     illegal_moves: frozenset[int] = frozenset()
     passing_hands: float = 0.0
     still_frames: int = STILL_FRAMES
     max_moves: int | None = None
     start_after: int = 0
+    script: tuple[Move, ...] | None = None
 
 
 class SimTable:
@@ -201,7 +203,10 @@ class SimTable:
         while not game.is_over:
             if self.options.max_moves is not None and number >= self.options.max_moves:
                 break
-            move = game.random_move(self._rng)
+            script = self.options.script
+            if script is not None and number >= len(script):
+                break
+            move = script[number] if script is not None else game.random_move(self._rng)
             number += 1
             before = game.stacks()
             if self._rng.random() < self.options.passing_hands:

@@ -51,6 +51,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--pin", help="the PIN the web page asks for (default: random)")
     parser.add_argument("--panel-config", metavar="PATH", help="panel pins (TOML)")
     parser.add_argument("--seed", type=int, help="seed of the simulated game (default: random)")
+    parser.add_argument("--max-moves", type=int, metavar="N",
+                        help="with --simulate: the scripted player stops after N moves")
     parser.add_argument("--fps", type=float, default=10.0, help="frames per second")
     parser.set_defaults(func=run)
 
@@ -119,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
     if args.simulate:
         sim = SimTable(game.name, list(game.players), seed, fps=args.fps, colours=colours,
                        game_options=game.options,
-                       options=SimOptions(start_after=len(game.moves)))
+                       options=SimOptions(start_after=len(game.moves),
+                                          max_moves=args.max_moves))
         if game.moves and not _script_matches(sim, game):
             raise CommandError("the logged game is not the simulated game of this --seed; "
                                "resume with the --seed it was started with")
@@ -157,6 +160,9 @@ def run(args: argparse.Namespace) -> int:
         print(final_report(game), flush=True)
         if sim is not None:
             same = game.moves == sim.game.moves and game.is_over == sim.game.is_over
+            if not sim.game.is_over:
+                print(f"the scripted player stopped after {len(sim.game.moves)} moves "
+                      "(--max-moves)", flush=True)
             print(f"same as the scripted game: {'yes' if same else 'NO'} "
                   f"({referee.stats.frames} frames, loop CPU "
                   f"{referee.stats.cpu_seconds / max(referee.stats.frames / args.fps, 1e-9):.2f}"

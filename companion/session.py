@@ -65,7 +65,9 @@ class Session:
         unchanged, so a field the camera keeps misreading the same way is not taken for a
         move again and again. While a flag is up, the board going back to the last legal
         state clears it, and so does a view that one legal move explains (the flag was a
-        passing misreading).
+        passing misreading). A flag for pieces that only vanished (what a camera losing
+        sight of a stone reports) is raised once; after it the same reading counts as
+        unchanged, so the game can go on.
         """
         with self._lock:
             seen = self._trusted(obs)
@@ -95,12 +97,22 @@ class Session:
                     "candidates": [move_to_dict(m) for m in result.candidates],
                 })
             elif result.kind in ("illegal", "unexplained"):
+                if result.kind == "unexplained" and self._only_vanished(seen, result.changed):
+                    # Most often a stone the camera stopped seeing: flag it once, and let
+                    # the same reading count as unchanged from now on.
+                    self._baseline = obs
                 self.flag = result
                 self._emit("illegal", {"rule": result.reason, "fields": list(result.changed),
                                        "player": self.game.current_player})
             elif result.kind == "pending":
                 self._emit("waiting", {"message": result.reason})
             return result
+
+    def _only_vanished(self, obs: Observation, changed: tuple[str, ...]) -> bool:
+        """Every changed field shows less than the game has there (a lower tower, no stone)."""
+        stacks = self.game.stacks()
+        return bool(changed) and all(
+            obs.fields[f].height < len(stacks.get(f, ())) for f in changed)
 
     def _trusted(self, obs: Observation) -> Observation:
         """``obs`` with the fields that look as in the baseline set to what the game expects."""

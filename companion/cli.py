@@ -16,6 +16,8 @@ COMMANDS = [
     "companion.commands.simulate",
     "companion.commands.selftest",
     "companion.commands.play",
+    "companion.commands.export",
+    "companion.commands.score",
 ]
 
 

@@ -158,6 +158,7 @@ class Referee:
         started = time.process_time()
         self._now = frame.timestamp
         self.stats.frames += 1
+        self._follow_table()
         if self.before_step is not None:
             self.before_step(frame)
         self._buttons()
@@ -182,6 +183,22 @@ class Referee:
         if self.table is not None and self.stats.frames % self.annotate_every == 1:
             self.table.frame = self._jpeg(frame.image, reading)
         self.stats.cpu_seconds += time.process_time() - started
+
+    def _follow_table(self) -> None:
+        """A new game started from the web page: referee its session from now on."""
+        if self.table is None or self.table.session is self.session:
+            return
+        session = self.table.session
+        self.session = session
+        session.listeners.append(self._on_event)
+        self.filter = StabilityFilter(self.filter.config)
+        if session.game.layout is not self.layout:
+            self.layout = session.game.layout
+            self.colours = player_colours(list(session.game.players), self.layout.piece_colours)
+            self.colour_to_player = {c: p for p, c in self.colours.items()}
+            calibration = ColourCalibration.default(self.layout, list(self.colours.values()))
+            self.tracker = BoardTracker(self.layout, calibration, self.config)
+        self._show_turn()
 
     # -- inputs -----------------------------------------------------------------------------------
 

@@ -168,3 +168,15 @@ def test_muehle_moving_phase_steps_are_followed():
         game.apply(move)
     run = referee_simulated(table, Session(game))
     assert run.session.game.moves == list(script)
+
+
+def test_a_new_game_from_the_web_page_is_refereed_from_the_next_frame():
+    session = Session(type(SimTable("muehle", ["white", "black"], 1).game)(["white", "black"]))
+    referee = Referee(session)
+    page = Table(session)
+    referee.table = page
+    page.act("new_game", {"game": "just4fun", "players": ["red", "blue"]})
+    referee.step(Frame(np.zeros((960, 1280, 3), np.uint8), 0.0, 0))
+    assert referee.session is page.session and referee.session.game.name == "just4fun"
+    assert referee.colours == {"red": "red", "blue": "blue"}
+    assert "black" in page.message  # the black frame was unreadable: said on the page

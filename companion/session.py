@@ -79,16 +79,19 @@ class Session:
                     self._emit("cleared", {"message": "the board is back to the last legal state"})
                     return Inference("same")
                 result = infer_move(self.game, seen)
-                if result.kind != "move":
+                if result.kind not in ("move", "moves"):
                     return self.flag
                 self.flag = None
                 self._emit("cleared", {"message": "the board shows a legal move again"})
             else:
                 result = infer_move(self.game, seen)
-            if result.kind in ("same", "move"):
+            if result.kind in ("same", "move", "moves"):
                 self._baseline = obs
             if result.kind == "move":
                 self.play(result.move)
+            elif result.kind == "moves":
+                for move in result.candidates:
+                    self.play(move)
             elif result.kind == "ambiguous":
                 self.pending_choice = result.candidates
                 self._emit("confirm", {

@@ -21,6 +21,7 @@ from companion.table import Table
 from hardware.camera import CameraError, open_source
 from hardware.config import load_config
 from hardware.panel import Panel, PanelError
+from hardware.pins import NoGPIOError
 from vision.config import VisionConfig
 
 DEFAULT_LOG = "companion-games.sqlite"
@@ -75,7 +76,7 @@ def _session(args: argparse.Namespace, log: GameLog) -> Session:
         game = cls([p.strip() for p in args.players.split(",")], options)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    return Session(game, log)
+    return Session(game)  # logged once the camera and the panel are ready (see run)
 
 
 def _printer(session: Session) -> Callable[[Event], None]:
@@ -115,7 +116,10 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from None
     session = _session(args, log)
     game = session.game
-    colours = player_colours(list(game.players), game.layout.piece_colours)
+    try:
+        colours = player_colours(list(game.players), game.layout.piece_colours)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     sim = None
     if args.simulate:
@@ -133,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         panel = Panel(load_config(args.panel_config), simulate=True if sim else None,
                       clock=clock)
-    except (PanelError, ValueError) as exc:
+    except (PanelError, NoGPIOError, ValueError) as exc:
+        log.close()
         raise CommandError(str(exc)) from None
     try:
         source = sim.source() if sim else open_source(args.camera, fps=args.fps)
@@ -144,7 +149,10 @@ def run(args: argparse.Namespace) -> int:
                           before_step=(lambda frame: sim.press_buttons(panel)) if sim else None)
     except (CameraError, ValueError) as exc:
         panel.close()
+        log.close()
         raise CommandError(str(exc)) from None
+    if session.log is None:  # a new game: into the log now that everything is ready
+        session.log, session.game_id = log, log.start(game)
     table = Table(session, log=log, simulate=bool(sim), panel=panel)
     referee.table = table
     pin = args.pin or f"{secrets.randbelow(10**4):04d}"

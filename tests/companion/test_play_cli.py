@@ -14,6 +14,7 @@ import pytest
 
 from companion.cli import main
 from companion.core import find_game
+from companion.gamelog import GameLog
 from companion.simtable import TABLE_LIGHT, table_pose
 from vision.sim import Scene, render
 
@@ -87,3 +88,20 @@ def test_score_refuses_a_missing_photo(capsys, tmp_path):
     assert main(["score", str(tmp_path / "none.png"), "--game", "cuatro",
                  "--players", "red,blue"]) == 1
     assert "no photo" in capsys.readouterr().err
+
+
+def test_play_resume_continues_the_logged_game(tmp_path, capsys):
+    log = str(tmp_path / "games.sqlite")
+    common = ["--simulate", "--autoplay", "--seed", "5", "--port", "0", "--log", log]
+    assert main(["play", "--game", "just4fun", "--players", "red,blue", "--max-moves", "2",
+                 *common]) == 0
+    first = capsys.readouterr().out
+    assert main(["play", "--resume", "--max-moves", "4", *common]) == 0
+    second = capsys.readouterr().out
+    assert first.count(": place") + first.count("set a piece aside") == 2
+    assert "same as the scripted game: yes" in second
+    with GameLog(log) as games:
+        assert len(games.games()) == 1 and len(games.moves(1)) == 4
+    assert main(["play", "--resume", "--simulate", "--autoplay", "--seed", "6", "--port", "0",
+                 "--log", log]) == 1
+    assert "not the simulated game of this --seed" in capsys.readouterr().err

@@ -126,10 +126,21 @@ class VisionConfig:
     # --- occlusion ----------------------------------------------------------------------
     #: Fraction of a field's area that must show "foreign" colour (neither board nor
     #: piece) for the field to be hidden.
-    hidden_field_fraction: float = 0.25
+    hidden_field_fraction: float = 0.1
+    #: Hands are looked for on the board image smoothed over this size (mm), ...
+    hand_smoothing_mm: float = 3.0
+    #: ... as pixels farther than this from the board colour printed there (stricter
+    #: than ``colour_match_distance``: many skin tones are close to some board colour) ...
+    hand_board_distance: float = 20.0
+    #: ... and at least this far from printed edges and lines (they blur and shift).
+    print_edge_margin_mm: float = 1.0
+    #: Margin around each tower read (mm) where its shadow and rim are not hand evidence.
+    tower_margin_mm: float = 3.0
+    #: Gaps (mm) bridged between pieces of one foreign blob (edges and towers between).
+    hand_bridge_mm: float = 6.0
     #: Smallest blob of foreign colour (mm^2 on the board) taken for a hand; a
     #: fingertip over a 26 mm disc is about 200 mm^2, specks of glare are far smaller.
-    hand_min_area_mm2: float = 150.0
+    hand_min_area_mm2: float = 1200.0
     #: Fields within this distance of a hand blob are hidden too (shadow, arm edges).
     hand_margin_mm: float = 8.0
 

@@ -92,6 +92,15 @@ class ColourClasses:
             out[index] = np.sqrt((diff**2).sum(axis=-1)).min(axis=1)
         return out
 
+    def board_distance_at(self, lab: np.ndarray, expected: np.ndarray) -> np.ndarray:
+        """Each pixel's distance to the board colour expected there (inf where unknown)."""
+        q = (lab >> 3).astype(np.int32)
+        bins = (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
+        known = expected >= 0
+        out = np.full(bins.shape, np.inf, np.float32)
+        out[known] = self.board_distance[expected[known].astype(np.int64) * 32768 + bins[known]]
+        return out
+
     def label(self, lab: np.ndarray, expected: np.ndarray) -> np.ndarray:
         """Per pixel: the player index, BOARD (matches the predicted empty board) or
         FOREIGN (matches neither: a hand, a sleeve, glare)."""
@@ -99,10 +108,7 @@ class ColourClasses:
         bins = (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
         player = self.nearest_player[bins]
         d_player = self.player_distance[bins]
-        known = expected >= 0
-        d_board = np.full(bins.shape, np.inf, np.float32)
-        d_board[known] = self.board_distance[expected[known].astype(np.int64) * 32768
-                                             + bins[known]]
+        d_board = self.board_distance_at(lab, expected)
         labels = np.full(bins.shape, FOREIGN, np.uint8)
         # A pixel is a piece only when clearly nearer a player colour than the board
         # colour printed there: a white stone must outshine a brightly lit silver zone.
@@ -135,7 +141,7 @@ class BoardGeometry:
     field_idx: np.ndarray  # each field's own square, for occlusion
     field_seg: np.ndarray
     field_area: np.ndarray
-    coverable: np.ndarray | None = None  # where some tower of max height could appear
+    plain: np.ndarray | None = None  # plain printed board: away from printed edges
     profile_maps: tuple[np.ndarray, np.ndarray] | None = None  # (F * lines, K) frame px
     profile_expected: np.ndarray | None = None  # (F * lines, K) board class there
     profile_lines: int = 1
@@ -208,7 +214,6 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
 
     sliver_idx, sliver_seg, top_idx, top_seg, field_idx, field_seg = [], [], [], [], [], []
     width_px, height_px = size
-    coverable = np.zeros((height_px, width_px), np.uint8)
     for f, name in enumerate(names):
         base = geometry.to_px(centres[f])
         ring = _circle(base, radius * ppm)
@@ -235,7 +240,6 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
             flat = ys * width_px + xs
             top_idx.append(flat)
             top_seg.append(np.full(flat.size, f * max_height + k))
-        coverable |= previous
         half = layout.fields[name].size_mm / 2 * ppm
         x0, y0 = np.rint(base - half).astype(int)
         x1, y1 = np.rint(base + half).astype(int)
@@ -245,8 +249,14 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
         field_seg.append(np.full(flat.size, f))
     _build_profiles(geometry, pose, camera, centres, scales, radius, config)
     segments = len(names) * max_height
-    grow = max(1, int(round(radius * 0.15 * ppm)))  # pieces lie a little off centre
-    geometry.coverable = cv2.dilate(coverable, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
+    # Printed edges and lines are where the board image is least predictable.
+    expected = geometry.expected
+    edges = np.zeros(expected.shape, np.uint8)
+    edges[:, 1:] |= (expected[:, 1:] != expected[:, :-1]).astype(np.uint8)
+    edges[1:, :] |= (expected[1:, :] != expected[:-1, :]).astype(np.uint8)
+    near = max(1, int(round(config.print_edge_margin_mm * ppm)))
+    edges = cv2.dilate(edges, np.ones((2 * near + 1, 2 * near + 1), np.uint8))
+    geometry.plain = ((edges == 0) & (expected >= 0)).astype(np.uint8)
     geometry.sliver_idx = np.concatenate(sliver_idx)
     geometry.sliver_seg = np.concatenate(sliver_seg)
     geometry.sliver_area = np.bincount(geometry.sliver_seg, minlength=segments)
@@ -330,6 +340,20 @@ def measure_heights(profile_labels: np.ndarray, players: int, geometry: BoardGeo
         step = float(np.diff(predicted).mean()) if len(predicted) > 1 else 1.0
         errors[k] = np.abs(predicted - (length - config.silhouette_bias_mm)) / max(step, 1e-6)
     return errors
+
+
+def tower_mask(states: list[FieldState], geometry: BoardGeometry,
+               margin_mm: float) -> np.ndarray:
+    """Where the towers read in this frame stand (their silhouettes, grown by a margin
+    for pieces lying off centre): 1 there, 0 elsewhere, in the rectified image."""
+    heights = np.array([s.height for s in states])
+    field = geometry.sliver_seg // geometry.max_height
+    level = geometry.sliver_seg % geometry.max_height
+    mask = np.zeros(geometry.size[1] * geometry.size[0], np.uint8)
+    mask[geometry.sliver_idx[level < heights[field]]] = 1
+    mask = mask.reshape(geometry.size[1], geometry.size[0])
+    grow = max(1, int(round(margin_mm * geometry.px_per_mm)))
+    return cv2.dilate(mask, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
 
 
 def profile_labels(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.config import VisionConfig
-from vision.fields import BOARD, BoardGeometry
+from vision.fields import BoardGeometry, ColourClasses
 
 
 @dataclass(frozen=True)
@@ -26,21 +26,36 @@ class Occlusion:
     reason: str = ""
 
 
-def find_occlusion(labels: np.ndarray, geometry: BoardGeometry, config: VisionConfig,
+def find_occlusion(lab: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
+                   towers: np.ndarray, config: VisionConfig,
                    markers_missing: int = 0) -> Occlusion:
-    """Hidden fields from the labelled rectified image (see :func:`vision.fields.read_fields`)."""
-    # Unexpected: anything but the printed board where no tower can be. (Inside a tower's
-    # reach, deep shade or glare on a piece also match nothing: not evidence of a hand.)
-    foreign = (labels != BOARD) & (geometry.coverable == 0)
-    foreign = foreign.astype(np.uint8)
+    """Hidden fields from the rectified, normalised Lab board image and the mask of the
+    towers read in it (:func:`vision.fields.tower_mask`)."""
+    # Unexpected: not the printed board, on plain board where no tower stands (deep
+    # shade or glare on a piece match nothing either, and printed edges blur). Judged
+    # strictly, on a slightly smoothed image: many skin tones are close to some board
+    # colour.
+    size = max(3, int(round(config.hand_smoothing_mm * geometry.px_per_mm)) | 1)
+    distance = classes.board_distance_at(cv2.blur(lab, (size, size)), geometry.expected)
+    foreign = ((distance > config.hand_board_distance) & (geometry.plain > 0)
+               & (towers == 0)).astype(np.uint8)
     kernel = np.ones((3, 3), np.uint8)
     foreign = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, kernel)
+    # bridge the printed edges and towers left out above, so a hand is one blob
+    bridge = int(round(config.hand_bridge_mm * geometry.px_per_mm)) | 1
+    foreign = cv2.morphologyEx(foreign, cv2.MORPH_CLOSE, np.ones((bridge, bridge), np.uint8))
     count, components, stats, _ = cv2.connectedComponentsWithStats(foreign, connectivity=8)
     min_area = config.hand_min_area_mm2 * geometry.px_per_mm**2
     big = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= min_area]
     hidden: set[str] = set()
     if big:
-        blob = np.isin(components, big).astype(np.uint8)
+        # Towers and printed edges were left out of the test, so a hand shows in
+        # pieces: its convex hull is what it covers.
+        blob = np.zeros(foreign.shape, np.uint8)
+        for k in big:
+            ys, xs = np.nonzero(components == k)
+            hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32))
+            cv2.fillConvexPoly(blob, hull, 1)
         grow = max(1, int(round(config.hand_margin_mm * geometry.px_per_mm)))
         blob = cv2.dilate(blob, cv2.getStructuringElement(
             cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))

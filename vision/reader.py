@@ -32,6 +32,7 @@ from vision.fields import (
     build_geometry,
     profile_labels,
     read_fields,
+    tower_mask,
 )
 from vision.markers import Localisation, Localiser, NoBoard, project
 from vision.occlusion import find_occlusion
@@ -171,13 +172,15 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
                             problem="too dark or washed out: the markers' black and white "
                             "cannot be told apart")
     rectified = geometry.rectify(frame)
-    labels = tracker.classes.label(to_lab(normalise(rectified, levels)), geometry.expected)
+    lab = to_lab(normalise(rectified, levels))
+    labels = tracker.classes.label(lab, geometry.expected)
     profiles = None
     if geometry.max_height > 1:
         profiles = profile_labels(frame, geometry, tracker.classes, levels.matrix())
     states = read_fields(labels, geometry, tracker.classes, config, profiles)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
-    occlusion = find_occlusion(labels, geometry, config, missing)
+    towers = tower_mask(states, geometry, config.tower_margin_mm)
+    occlusion = find_occlusion(lab, geometry, tracker.classes, towers, config, missing)
     fields = {s.name: FieldReading(s.name, s.top_colour, s.height, s.confidence)
               for s in states if s.name not in occlusion.hidden_fields}
     return BoardReading(fields, occlusion.occluded, occlusion.hidden_fields, where.homography,

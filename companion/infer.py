@@ -66,7 +66,7 @@ class Inference:
     changed: tuple[str, ...] = field(default=())
 
 
-#: A field read with less confidence than this counts as only half a mismatch.
+#: A tower height read with less confidence than this counts as only half a mismatch.
 LOW_CONFIDENCE = 0.6
 
 
@@ -95,10 +95,10 @@ def _touched(move: Move) -> set[str]:
 def _mismatch(view: FieldView, expected: tuple[str | None, int]) -> float:
     if (view.top, view.height) == expected:
         return 0.0
-    if view.top is not None and expected[0] is not None and view.top != expected[0]:
-        return 1.0  # a piece of another colour is never excused as a misreading
+    if view.top != expected[0]:
+        return 1.0  # another colour on top, a piece appearing or vanishing: never excused
     weight = 0.5 if view.confidence < LOW_CONFIDENCE else 1.0
-    if view.top == expected[0] and abs(view.height - expected[1]) == 1:
+    if abs(view.height - expected[1]) == 1:
         weight *= 0.5  # a tower height off by one: the likeliest misreading
     return weight
 

@@ -27,6 +27,15 @@ from vision.config import VisionConfig
 from vision.errors import VisionError
 from vision.reader import BoardReading, BoardTracker, annotate, read_board
 
+#: Motion gate: frames are compared at this size (grey, blurred), and a frame in which more
+#: than MOVING_SHARE of the pixels changed by more than MOVING_LEVEL grey levels since the
+#: previous frame counts as moving (a hand the reader did not recognise, a bumped board).
+MOTION_SIZE = (160, 120)
+MOVING_LEVEL = 25
+MOVING_SHARE = 0.003
+#: With the motion gate in front, 0.3 s of steady readings after the first still frame.
+REFEREE_STABILITY = StabilityConfig(min_frames=3, min_seconds=0.3)
+
 #: Every this many frames the annotated frame is encoded for the web page (JPEG is not free).
 ANNOTATE_EVERY = 5
 JPEG_QUALITY = 75
@@ -118,7 +127,8 @@ class Referee:
         calibration = calibration or ColourCalibration.default(
             self.layout, list(self.colours.values()))
         self.tracker = BoardTracker(self.layout, calibration, self.config)
-        self.filter = StabilityFilter(stability)
+        self.filter = StabilityFilter(stability or REFEREE_STABILITY)
+        self._previous: np.ndarray | None = None
         self.annotate_every = annotate_every
         self.stats = RefereeStats()
         self.problem: str | None = None
@@ -171,8 +181,11 @@ class Referee:
                                  tracker=self.tracker)
         except VisionError as exc:
             reading = BoardReading(problem=str(exc))
+        moving = self._moving(frame.image)
         if reading.problem:
             self._unreadable(reading.problem)
+        elif moving:
+            self.filter.feed(Observation({}, occluded=True), frame.timestamp)
         else:
             if self.problem is not None:
                 self._readable_again()
@@ -213,6 +226,17 @@ class Referee:
                     self.filter.reset()  # the same board must count again once set back
             elif event.kind == "cannot_play":
                 self.session.cannot_play()
+
+    def _moving(self, image: np.ndarray) -> bool:
+        """Whether much of the picture changed since the last frame (see MOVING_SHARE)."""
+        small = cv2.GaussianBlur(cv2.cvtColor(cv2.resize(image, MOTION_SIZE,
+                                                         interpolation=cv2.INTER_AREA),
+                                              cv2.COLOR_BGR2GRAY), (3, 3), 0)
+        previous, self._previous = self._previous, small
+        if previous is None:
+            return False
+        changed = cv2.absdiff(small, previous) > MOVING_LEVEL
+        return float(changed.mean()) > MOVING_SHARE
 
     def _unreadable(self, problem: str) -> None:
         self.stats.unreadable += 1

@@ -49,6 +49,8 @@ class Session:
         self.last_observation: Observation | None = None
         #: The last view the game agreed with (see :meth:`observe`).
         self._baseline: Observation | None = None
+        #: The same, but never a view that was flagged (see :meth:`observe`).
+        self._agreed: Observation | None = None
         self._seq = 0
         self._lock = threading.RLock()
 
@@ -75,10 +77,15 @@ class Session:
             if self.flag is not None:
                 if not changed_fields(self.game, seen):
                     self.flag = None
-                    self._baseline = obs
+                    self._baseline = self._agreed = obs
                     self._emit("cleared", {"message": "the board is back to the last legal state"})
                     return Inference("same")
                 result = infer_move(self.game, seen)
+                if result.kind not in ("move", "moves") and self._agreed is not self._baseline:
+                    # what vanished may just have been lifted for this move: judge the view
+                    # against the last view the game agreed with
+                    seen = self._trusted(obs, self._agreed)
+                    result = infer_move(self.game, seen)
                 if result.kind not in ("move", "moves"):
                     return self.flag
                 self.flag = None
@@ -86,7 +93,7 @@ class Session:
             else:
                 result = infer_move(self.game, seen)
             if result.kind in ("same", "move", "moves"):
-                self._baseline = obs
+                self._baseline = self._agreed = obs
             if result.kind == "move":
                 self.play(result.move)
             elif result.kind == "moves":
@@ -117,9 +124,9 @@ class Session:
         return bool(changed) and all(
             obs.fields[f].height < len(stacks.get(f, ())) for f in changed)
 
-    def _trusted(self, obs: Observation) -> Observation:
+    def _trusted(self, obs: Observation, base: Observation | None = None) -> Observation:
         """``obs`` with the fields that look as in the baseline set to what the game expects."""
-        base = self._baseline
+        base = base or self._baseline
         if base is None:
             return obs
         expected = Observation.of_game(self.game).fields
@@ -139,7 +146,7 @@ class Session:
             base = self.last_observation or Observation.of_game(self.game)
             obs = Observation({**base.fields, **changes})
             self.flag = None
-            self._baseline = None
+            self._baseline = self._agreed = None
             self._emit("correction", {"fields": sorted(changes)})
             return self.observe(obs)
 
@@ -190,7 +197,7 @@ class Session:
                 return None
             move = self.game.undo()
             self.flag = None
-            self._baseline = None  # the board still shows the move until it is set back
+            self._baseline = self._agreed = None  # the board shows the move until set back
             self._log(UNDO, {"move": move_to_dict(move)})
             self._emit("undo", {"move": move_to_dict(move), "text": str(move),
                                 "status": self.game.status()})

@@ -162,7 +162,7 @@ def test_muehle_moving_phase_steps_are_followed():
         rehearsal.apply(rehearsal.random_move(rng))
     script = tuple(rehearsal.moves)
     table = SimTable("muehle", ["white", "black"], 11, options=SimOptions(
-        script=script, start_after=len(script) - 2, still_frames=QUICK))
+        script=script, start_after=len(script) - 2, still_frames=12))  # a full board: more time
     game = type(rehearsal)(["white", "black"], {"no_capture_limit": 50})
     for move in script[:-2]:
         game.apply(move)

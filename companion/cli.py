@@ -15,6 +15,9 @@ COMMANDS = [
     "companion.commands.replay",
     "companion.commands.simulate",
     "companion.commands.selftest",
+    "companion.commands.play",
+    "companion.commands.export",
+    "companion.commands.score",
 ]
 
 

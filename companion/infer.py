@@ -52,6 +52,7 @@ class Inference:
     """What the referee makes of an observation.
 
     ``kind`` is one of: ``same`` (nothing changed), ``move`` (one legal move explains it),
+    ``moves`` (two turns the camera saw as one: ``candidates`` holds both, in order),
     ``ambiguous`` (several explain it equally well: ask to confirm), ``pending`` (a mill
     was closed and the capture has not happened yet), ``illegal`` (a move was made that
     the rules forbid; ``reason`` says which rule), ``unexplained`` (no single move
@@ -65,7 +66,7 @@ class Inference:
     changed: tuple[str, ...] = field(default=())
 
 
-#: A field read with less confidence than this counts as only half a mismatch.
+#: A tower height read with less confidence than this counts as only half a mismatch.
 LOW_CONFIDENCE = 0.6
 
 
@@ -94,8 +95,10 @@ def _touched(move: Move) -> set[str]:
 def _mismatch(view: FieldView, expected: tuple[str | None, int]) -> float:
     if (view.top, view.height) == expected:
         return 0.0
+    if view.top != expected[0]:
+        return 1.0  # another colour on top, a piece appearing or vanishing: never excused
     weight = 0.5 if view.confidence < LOW_CONFIDENCE else 1.0
-    if view.top == expected[0] and abs(view.height - expected[1]) == 1:
+    if abs(view.height - expected[1]) == 1:
         weight *= 0.5  # a tower height off by one: the likeliest misreading
     return weight
 
@@ -134,7 +137,38 @@ def infer_move(game: Game, obs: Observation) -> Inference:
     pending = _capture_pending(game, obs, changed_set, scored)
     if pending is not None:
         return pending
+    caught_up = _two_moves(game, obs, changed_set)
+    if caught_up is not None:
+        return caught_up
     return _explain_illegal(game, obs, changed)
+
+
+def _two_moves(game: Game, obs: Observation, changed: set[str]) -> Inference | None:
+    """Two turns the camera saw as one (the first piece went unseen until the second came):
+    exactly one pair of legal moves, this player's then the next one's, explains the view.
+
+    Only without dice: in a dice game the next player's throws come in between.
+    """
+    if game.uses_dice or not 2 <= len(changed) <= 4:
+        return None
+    fits = []
+    for first in game.legal_moves():
+        touched = _touched(first)
+        if isinstance(first, SetAside | Throw) or not touched <= changed:
+            continue
+        after = game.copy()
+        after.apply(first)
+        if after.is_over:
+            continue
+        for second in after.legal_moves():
+            both = touched | _touched(second)
+            if isinstance(second, SetAside | Throw) or both != changed:
+                continue
+            if _cost(after, second, obs, changed) < 0.5:
+                fits.append((first, second))
+    if len(fits) != 1:
+        return None
+    return Inference("moves", None, fits[0], "two turns seen at once", tuple(sorted(changed)))
 
 
 def _capture_pending(

@@ -47,6 +47,10 @@ class Session:
         self.flag: Inference | None = None
         self.pending_choice: tuple[Move, ...] = ()
         self.last_observation: Observation | None = None
+        #: The last view the game agreed with (see :meth:`observe`).
+        self._baseline: Observation | None = None
+        #: The same, but never a view that was flagged (see :meth:`observe`).
+        self._agreed: Observation | None = None
         self._seq = 0
         self._lock = threading.RLock()
 
@@ -57,17 +61,44 @@ class Session:
     # -- inputs -------------------------------------------------------------------
 
     def observe(self, obs: Observation) -> Inference:
-        """A stable, unoccluded view of the board."""
+        """A stable, unoccluded view of the board.
+
+        Fields that read exactly as in the last view the game agreed with count as
+        unchanged, so a field the camera keeps misreading the same way is not taken for a
+        move again and again. While a flag is up, the board going back to the last legal
+        state clears it, and so does a view that one legal move explains (the flag was a
+        passing misreading). A flag for pieces that only vanished (what a camera losing
+        sight of a stone reports) is raised once; after it the same reading counts as
+        unchanged, so the game can go on.
+        """
         with self._lock:
+            seen = self._trusted(obs)
             self.last_observation = obs
             if self.flag is not None:
-                if not changed_fields(self.game, obs):
+                if not changed_fields(self.game, seen):
                     self.flag = None
+                    self._baseline = self._agreed = obs
                     self._emit("cleared", {"message": "the board is back to the last legal state"})
-                return Inference("same") if self.flag is None else self.flag
-            result = infer_move(self.game, obs)
+                    return Inference("same")
+                result = infer_move(self.game, seen)
+                if result.kind not in ("move", "moves") and self._agreed is not self._baseline:
+                    # what vanished may just have been lifted for this move: judge the view
+                    # against the last view the game agreed with
+                    seen = self._trusted(obs, self._agreed)
+                    result = infer_move(self.game, seen)
+                if result.kind not in ("move", "moves"):
+                    return self.flag
+                self.flag = None
+                self._emit("cleared", {"message": "the board shows a legal move again"})
+            else:
+                result = infer_move(self.game, seen)
+            if result.kind in ("same", "move", "moves"):
+                self._baseline = self._agreed = obs
             if result.kind == "move":
                 self.play(result.move)
+            elif result.kind == "moves":
+                for move in result.candidates:
+                    self.play(move)
             elif result.kind == "ambiguous":
                 self.pending_choice = result.candidates
                 self._emit("confirm", {
@@ -76,12 +107,35 @@ class Session:
                     "candidates": [move_to_dict(m) for m in result.candidates],
                 })
             elif result.kind in ("illegal", "unexplained"):
+                if result.kind == "unexplained" and self._only_vanished(seen, result.changed):
+                    # Most often a stone the camera stopped seeing: flag it once, and let
+                    # the same reading count as unchanged from now on.
+                    self._baseline = obs
                 self.flag = result
                 self._emit("illegal", {"rule": result.reason, "fields": list(result.changed),
                                        "player": self.game.current_player})
             elif result.kind == "pending":
                 self._emit("waiting", {"message": result.reason})
             return result
+
+    def _only_vanished(self, obs: Observation, changed: tuple[str, ...]) -> bool:
+        """Every changed field shows less than the game has there (a lower tower, no stone)."""
+        stacks = self.game.stacks()
+        return bool(changed) and all(
+            obs.fields[f].height < len(stacks.get(f, ())) for f in changed)
+
+    def _trusted(self, obs: Observation, base: Observation | None = None) -> Observation:
+        """``obs`` with the fields that look as in the baseline set to what the game expects."""
+        base = base or self._baseline
+        if base is None:
+            return obs
+        expected = Observation.of_game(self.game).fields
+        fields = {}
+        for name, view in obs.fields.items():
+            before = base.fields.get(name)
+            same = before is not None and (before.top, before.height) == (view.top, view.height)
+            fields[name] = expected[name] if same and name in expected else view
+        return Observation(fields, obs.occluded, obs.hidden)
 
     def correct(self, changes: dict[str, FieldView]) -> Inference:
         """A person sets fields by hand: the board as last seen, with these fields replaced."""
@@ -92,6 +146,7 @@ class Session:
             base = self.last_observation or Observation.of_game(self.game)
             obs = Observation({**base.fields, **changes})
             self.flag = None
+            self._baseline = self._agreed = None
             self._emit("correction", {"fields": sorted(changes)})
             return self.observe(obs)
 
@@ -142,6 +197,7 @@ class Session:
                 return None
             move = self.game.undo()
             self.flag = None
+            self._baseline = self._agreed = None  # the board shows the move until set back
             self._log(UNDO, {"move": move_to_dict(move)})
             self._emit("undo", {"move": move_to_dict(move), "text": str(move),
                                 "status": self.game.status()})

@@ -2,20 +2,31 @@
 
 Hands move over the board, pieces wobble while being set down and the reader
 sometimes misreads one frame; the referee acts only on a reading that has stayed
-the same for ``min_frames`` frames and ``min_seconds`` seconds.
+the same for ``min_frames`` frames and ``min_seconds`` seconds. Each field's reading is
+a vote over its last ``window`` unoccluded frames, weighted by the reader's confidence,
+so a field flickering now and then (noise, an unsure reading) does not keep the whole
+board from ever being steady.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict, deque
 from dataclasses import dataclass
 
-from companion.infer import Observation
+from companion.infer import FieldView, Observation
+
+#: A reading's vote is its confidence, but at least this (a sure reader says 1).
+MIN_WEIGHT = 0.05
+#: A field's new value must outweigh its current one this many times over.
+HYSTERESIS = 1.5
 
 
 @dataclass
 class StabilityConfig:
     min_frames: int = 3
     min_seconds: float = 0.4
+    #: Frames over which each field's reading is voted (1: no vote).
+    window: int = 5
 
 
 class StabilityFilter:
@@ -23,6 +34,8 @@ class StabilityFilter:
 
     def __init__(self, config: StabilityConfig | None = None) -> None:
         self.config = config or StabilityConfig()
+        self._recent: deque[Observation] = deque(maxlen=max(1, self.config.window))
+        self._voted: dict[str, tuple[str | None, int]] | None = None
         self._key: tuple | None = None
         self._since = 0.0
         self._count = 0
@@ -33,10 +46,14 @@ class StabilityFilter:
 
     def feed(self, obs: Observation, timestamp: float) -> Observation | None:
         if obs.occluded or obs.hidden:
+            self._recent.clear()
+            self._voted = None
             self._key = None
             self._count = 0
             return None
-        key = tuple(sorted((f, v.top, v.height) for f, v in obs.fields.items()))
+        self._recent.append(obs)
+        voted = self._vote()
+        key = tuple(sorted((f, v.top, v.height) for f, v in voted.fields.items()))
         if key != self._key:
             self._key, self._since, self._count = key, timestamp, 1
             return None
@@ -44,8 +61,35 @@ class StabilityFilter:
         held = timestamp - self._since >= self.config.min_seconds
         if held and self._count >= self.config.min_frames and key != self._reported:
             self._reported = key
-            return obs
+            same = all((v.top, v.height) == (obs.fields[f].top, obs.fields[f].height)
+                       for f, v in voted.fields.items())
+            return obs if same else voted
         return None
+
+    def _vote(self) -> Observation:
+        """Each field's reading over the recent frames, weighted by the reader's confidence,
+        with hysteresis: a field keeps its value until another clearly outweighs it."""
+        latest = self._recent[-1]
+        voted: dict[str, tuple[str | None, int]] = {}
+        fields = {}
+        for name, view in latest.fields.items():
+            weights: dict[tuple[str | None, int], float] = defaultdict(float)
+            best: dict[tuple[str | None, int], float] = {}
+            for o in self._recent:
+                if name in o.fields:
+                    seen = o.fields[name]
+                    key = (seen.top, seen.height)
+                    weights[key] += max(seen.confidence, MIN_WEIGHT)
+                    best[key] = max(best.get(key, 0.0), seen.confidence)
+            value = max(weights, key=weights.__getitem__)
+            before = (self._voted or {}).get(name)
+            if before is not None and before != value and (
+                    weights.get(before, 0.0) * HYSTERESIS >= weights[value]):
+                value = before
+            voted[name] = value
+            fields[name] = FieldView(value[0], value[1], best.get(value, view.confidence))
+        self._voted = voted
+        return Observation(fields)
 
     def reset(self) -> None:
         """Forget what was reported (after an undo or a correction the same view counts again)."""

@@ -167,3 +167,21 @@ def test_stability_filter_waits_for_a_steady_unoccluded_view():
     assert stable.feed(view, 0.4) is None
     assert stable.feed(view, 0.7) is view
     assert stable.feed(view, 0.8) is None  # reported once
+
+
+def test_two_turns_seen_as_one_are_both_accepted_without_dice():
+    game = new_game("muehle", ["white", "black"])
+    session = Session(game)
+    played = session.observe(seen_after(game.copy(), Place("a1"), Place("g7")))
+    assert played.kind == "moves"
+    assert game.moves == [Place("a1"), Place("g7")]
+
+
+def test_two_stones_of_one_player_are_still_unexplained():
+    game = new_game("muehle", ["white", "black"])
+    after = game.copy()
+    view = seen_after(after, Place("a1"))
+    fields = dict(view.fields)
+    fields["g7"] = FieldView("white", 1)
+    assert Session(game).observe(Observation(fields)).kind in ("unexplained", "illegal")
+    assert game.moves == []

@@ -1,0 +1,88 @@
+"""The live referee end to end on the simulated table: whole seeded games of every game.
+
+Each game is played physically by the scripted player (hands, falling pieces, thrown dice,
+Mühle captures, illegal stones taken back, hands passing over) and refereed through the
+full loop: renderer -> board reader -> stability filter -> session -> rules. Prints per game
+and overall: the share of games ending with exactly the true moves, end and scores; the
+injected illegal moves flagged; the latency from the hand leaving the board to the move
+being accepted (simulated time); and the loop's CPU per simulated second (rendering not
+counted). Dice throws come from the script (no dice reader yet), as the output says.
+
+    python bench/referee_e2e.py [--games N] [--only cuatro,muehle] [--fps 10] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from companion.referee import ScriptedDice  # noqa: E402
+from companion.simtable import SimOptions, SimTable, referee_simulated  # noqa: E402
+from hardware.panel import Panel  # noqa: E402
+
+PLAYERS = {"cuatro": ["red", "blue"], "just4fun": ["red", "blue"],
+           "spexxx": ["black", "white"], "muehle": ["white", "black"]}
+#: An illegal stone is put down before these moves (or the next placement after them).
+ILLEGAL_AT = frozenset({4, 15, 30})
+
+
+def play_one(game: str, seed: int, fps: float) -> dict:
+    table = SimTable(game, PLAYERS[game], seed, fps=fps,
+                     options=SimOptions(illegal_moves=ILLEGAL_AT, passing_hands=0.15))
+    with Panel(simulate=True, clock=lambda: table.current.timestamp if table.current else 0.0,
+               background=False, sleep=lambda s: None) as panel:
+        started = time.process_time()
+        run = referee_simulated(table, panel=panel)
+        total_cpu = time.process_time() - started
+    frames = run.referee.stats.frames
+    return {
+        "game": game, "seed": seed, "exact": run.exact, "moves": len(table.game.moves),
+        "accepted": len(run.session.game.moves), "injected": table.injected,
+        "flagged": len(run.flagged), "false_flags": run.false_flags,
+        "latencies": run.latencies(), "frames": frames,
+        "loop_cpu": run.referee.stats.cpu_seconds, "sim_seconds": frames / fps,
+        "total_cpu": total_cpu,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=3, help="games per game kind")
+    parser.add_argument("--only", default=",".join(PLAYERS), help="comma-separated games")
+    parser.add_argument("--fps", type=float, default=10.0)
+    parser.add_argument("--seed", type=int, default=1, help="first seed")
+    args = parser.parse_args()
+    print(f"note: {ScriptedDice.label}")
+    results = []
+    for game in args.only.split(","):
+        for seed in range(args.seed, args.seed + args.games):
+            r = play_one(game, seed, args.fps)
+            results.append(r)
+            print(f"{game:9} seed {seed:3}: {'exact' if r['exact'] else 'DIFFERS'}, "
+                  f"{r['accepted']}/{r['moves']} moves, illegal flagged {r['flagged']}/"
+                  f"{r['injected']}, false flags {len(r['false_flags'])}"
+                  f"{' ' + repr(r['false_flags'][:2]) if r['false_flags'] else ''}, "
+                  f"{r['frames']} frames, loop CPU {r['loop_cpu'] / r['sim_seconds']:.3f} s/s",
+                  flush=True)
+    print()
+    for game in [*args.only.split(","), "all"]:
+        rs = [r for r in results if game in ("all", r["game"])]
+        lat = sorted(x for r in rs for x in r["latencies"])
+        p95 = lat[min(len(lat) - 1, int(round(0.95 * (len(lat) - 1))))] if lat else float("nan")
+        cpu = sum(r["loop_cpu"] for r in rs) / sum(r["sim_seconds"] for r in rs)
+        print(f"{game:9}: exact {sum(r['exact'] for r in rs)}/{len(rs)} "
+              f"({100 * sum(r['exact'] for r in rs) / len(rs):.0f} %), illegal flagged "
+              f"{sum(r['flagged'] for r in rs)}/{sum(r['injected'] for r in rs)}, false flags "
+              f"{sum(len(r['false_flags']) for r in rs)}, latency median "
+              f"{statistics.median(lat) if lat else float('nan'):.2f} s p95 {p95:.2f} s "
+              f"(n={len(lat)}), loop CPU {cpu:.3f} s per simulated s at {args.fps:g} fps")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

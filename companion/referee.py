@@ -1,0 +1,290 @@
+"""The live referee: camera frames in, accepted moves, flags and the final score out.
+
+Per frame: :func:`vision.reader.read_board` -> :func:`observation_of` (colours to players;
+hidden fields or an occluded board are never stable) -> :class:`StabilityFilter` ->
+:meth:`Session.observe`. Settled throws come from a dice seam (:class:`DiceSeam`: the dice
+reader when it exists, the simulated table's scripted truth until then), panel buttons go to
+confirm/undo/"I cannot play", and session events light the panel. Every few frames the
+annotated picture is kept for the web page's camera view.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from companion.infer import FieldView, Observation
+from companion.session import Event, Session
+from companion.stability import StabilityConfig, StabilityFilter
+from hardware.camera import Frame, FrameSource
+from vision.calibration import ColourCalibration
+from vision.config import VisionConfig
+from vision.errors import VisionError
+from vision.reader import BoardReading, BoardTracker, annotate, read_board
+
+#: Motion gate: frames are compared at this size (grey, blurred), and a frame in which more
+#: than MOVING_SHARE of the pixels changed by more than MOVING_LEVEL grey levels since the
+#: previous frame counts as moving (a hand the reader did not recognise, a bumped board).
+MOTION_SIZE = (160, 120)
+MOVING_LEVEL = 25
+MOVING_SHARE = 0.003
+#: With the motion gate in front, 0.3 s of steady readings after the first still frame.
+REFEREE_STABILITY = StabilityConfig(min_frames=3, min_seconds=0.3)
+
+#: Every this many frames the annotated frame is encoded for the web page (JPEG is not free).
+ANNOTATE_EVERY = 5
+JPEG_QUALITY = 75
+
+
+class DiceSeam(Protocol):
+    """Where settled throws come from: ``settled(frame) -> dice values or None``."""
+
+    def settled(self, frame: Frame) -> tuple[int, ...] | None: ...
+
+
+class ScriptedDice:
+    """SCRIPTED TRUTH, not vision: the simulated table's own record of each settled throw.
+
+    Stands in for the dice reader (vision.dice / vision.throws) until it exists, so dice games
+    can be refereed end to end on the simulated table. It never looks at the image.
+    """
+
+    label = "dice from the simulated table's script (no dice reader yet)"
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+
+    def settled(self, frame: Frame) -> tuple[int, ...] | None:
+        current = self.table.current
+        return None if current is None else current.truth.throw
+
+
+def observation_of(reading: BoardReading, colour_to_player: Mapping[str, str]) -> Observation:
+    """The reader's fields in the session's terms: top colour -> the player of that colour."""
+    fields = {
+        name: FieldView(colour_to_player.get(f.top_colour, f.top_colour) if f.top_colour
+                        else None, f.height, f.confidence)
+        for name, f in reading.fields.items()
+    }
+    return Observation(fields, reading.occluded, frozenset(reading.hidden_fields))
+
+
+def player_colours(players: list[str], piece_colours: Mapping[str, str]) -> dict[str, str]:
+    """Which piece colour each player has: a player named after a colour has that colour,
+    the others get the remaining colours in the layout's order."""
+    free = [c for c in piece_colours if c not in players]
+    colours = {}
+    for player in players:
+        if player in piece_colours:
+            colours[player] = player
+        elif free:
+            colours[player] = free.pop(0)
+        else:
+            raise ValueError(f"there are not enough piece colours for {', '.join(players)}")
+    return colours
+
+
+@dataclass
+class RefereeStats:
+    """What the loop did: frames, unreadable frames, CPU seconds spent, when moves came."""
+
+    frames: int = 0
+    unreadable: int = 0
+    cpu_seconds: float = 0.0
+    accepted_at: dict[int, float] = field(default_factory=dict)
+    flags: list[tuple[float, str]] = field(default_factory=list)
+
+
+class Referee:
+    """The loop for one session: call :meth:`step` per frame, or :meth:`run` on a source."""
+
+    def __init__(self, session: Session, *, colours: Mapping[str, str] | None = None,
+                 panel: Any = None, table: Any = None, dice: DiceSeam | None = None,
+                 calibration: ColourCalibration | None = None,
+                 config: VisionConfig | None = None,
+                 stability: StabilityConfig | None = None,
+                 annotate_every: int = ANNOTATE_EVERY,
+                 on_event: Callable[[Event], None] | None = None,
+                 before_step: Callable[[Frame], None] | None = None) -> None:
+        game = session.game
+        if game.uses_dice and dice is None:
+            raise ValueError(f"{game.title} needs the dice reader, which is not available yet; "
+                             "try --simulate")
+        self.session = session
+        self.layout = game.layout
+        self.colours = dict(colours or player_colours(list(game.players),
+                                                      self.layout.piece_colours))
+        self.colour_to_player = {c: p for p, c in self.colours.items()}
+        self.panel = panel
+        self.table = table
+        self.dice = dice
+        self.config = config or VisionConfig()
+        calibration = calibration or ColourCalibration.default(
+            self.layout, list(self.colours.values()))
+        self.tracker = BoardTracker(self.layout, calibration, self.config)
+        self.filter = StabilityFilter(stability or REFEREE_STABILITY)
+        self._previous: np.ndarray | None = None
+        self.annotate_every = annotate_every
+        self.stats = RefereeStats()
+        self.problem: str | None = None
+        self.on_event = on_event
+        self.before_step = before_step
+        self._now = 0.0
+        session.listeners.append(self._on_event)
+        self._show_turn()
+
+    def __repr__(self) -> str:
+        return f"<Referee {self.session!r}, {self.stats.frames} frames>"
+
+    # -- the loop -------------------------------------------------------------------------------
+
+    def run(self, source: FrameSource, stop: Callable[[], bool] | None = None,
+            pace: float | None = None) -> RefereeStats:
+        """Read frames until the source ends, the game is over (after a last look) or ``stop``.
+
+        ``pace`` (frames per second) sleeps between frames so a simulated table runs in real
+        time; a camera paces itself.
+        """
+        last = time.monotonic()
+        while stop is None or not stop():
+            frame = source.read()
+            if frame is None:
+                break
+            self.step(frame)
+            if pace:
+                wait = 1.0 / pace - (time.monotonic() - last)
+                if wait > 0:
+                    time.sleep(wait)
+                last = time.monotonic()
+        return self.stats
+
+    def step(self, frame: Frame) -> None:
+        """One frame through the whole chain."""
+        started = time.process_time()
+        self._now = frame.timestamp
+        self.stats.frames += 1
+        self._follow_table()
+        if self.before_step is not None:
+            self.before_step(frame)
+        self._buttons()
+        if self.dice is not None and not self.session.game.is_over:
+            values = self.dice.settled(frame)
+            if values is not None:
+                self.session.throw_settled(values)
+        try:
+            reading = read_board(frame.image, self.layout, config=self.config,
+                                 tracker=self.tracker)
+        except VisionError as exc:
+            reading = BoardReading(problem=str(exc))
+        moving = self._moving(frame.image)
+        if reading.problem:
+            self._unreadable(reading.problem)
+        elif moving:
+            self.filter.feed(Observation({}, occluded=True), frame.timestamp)
+        else:
+            if self.problem is not None:
+                self._readable_again()
+            stable = self.filter.feed(observation_of(reading, self.colour_to_player),
+                                      frame.timestamp)
+            if stable is not None and not self.session.game.is_over:
+                self.session.observe(stable)
+        if self.table is not None and self.stats.frames % self.annotate_every == 1:
+            self.table.frame = self._jpeg(frame.image, reading)
+        self.stats.cpu_seconds += time.process_time() - started
+
+    def _follow_table(self) -> None:
+        """A new game started from the web page: referee its session from now on."""
+        if self.table is None or self.table.session is self.session:
+            return
+        session = self.table.session
+        self.session = session
+        session.listeners.append(self._on_event)
+        self.filter = StabilityFilter(self.filter.config)
+        if session.game.layout is not self.layout:
+            self.layout = session.game.layout
+            self.colours = player_colours(list(session.game.players), self.layout.piece_colours)
+            self.colour_to_player = {c: p for p, c in self.colours.items()}
+            calibration = ColourCalibration.default(self.layout, list(self.colours.values()))
+            self.tracker = BoardTracker(self.layout, calibration, self.config)
+        self._show_turn()
+
+    # -- inputs -----------------------------------------------------------------------------------
+
+    def _buttons(self) -> None:
+        if self.panel is None:
+            return
+        for event in self.panel.events():
+            if event.kind == "confirm":
+                self.session.confirm()
+            elif event.kind == "undo":
+                if self.session.undo() is not None:
+                    self.filter.reset()  # the same board must count again once set back
+            elif event.kind == "cannot_play":
+                self.session.cannot_play()
+
+    def _moving(self, image: np.ndarray) -> bool:
+        """Whether much of the picture changed since the last frame (see MOVING_SHARE)."""
+        small = cv2.GaussianBlur(cv2.cvtColor(cv2.resize(image, MOTION_SIZE,
+                                                         interpolation=cv2.INTER_AREA),
+                                              cv2.COLOR_BGR2GRAY), (3, 3), 0)
+        previous, self._previous = self._previous, small
+        if previous is None:
+            return False
+        changed = cv2.absdiff(small, previous) > MOVING_LEVEL
+        return float(changed.mean()) > MOVING_SHARE
+
+    def _unreadable(self, problem: str) -> None:
+        self.stats.unreadable += 1
+        self.filter.feed(Observation({}, occluded=True), self._now)  # breaks any steady run
+        if problem != self.problem:
+            self.problem = problem
+            if self.panel is not None:
+                self.panel.show_status("waiting")
+            if self.table is not None:
+                self.table.message = f"the camera cannot read the board: {problem}"
+
+    def _readable_again(self) -> None:
+        self.problem = None
+        if self.panel is not None:
+            self.panel.show_status("illegal" if self.session.flag else "ok")
+        if self.table is not None:
+            self.table.message = None
+
+    # -- outputs ----------------------------------------------------------------------------------
+
+    def _on_event(self, event: Event) -> None:
+        game = self.session.game
+        if event.kind == "move":
+            self.stats.accepted_at[len(game.moves)] = self._now
+        elif event.kind == "illegal":
+            self.stats.flags.append((self._now, event.data["rule"]))
+        if self.panel is not None:
+            if event.kind in ("move", "undo", "cleared"):
+                self.panel.show_status("ok")
+                self._show_turn()
+            elif event.kind == "illegal":
+                self.panel.flag_illegal(event.data["rule"])
+            elif event.kind in ("waiting", "confirm"):
+                self.panel.show_status("waiting")
+            elif event.kind == "game_over":
+                self.panel.celebrate([game.players.index(p) for p in event.data["winners"]])
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def _show_turn(self) -> None:
+        game = self.session.game
+        if self.panel is None or game.is_over:
+            return
+        self.panel.show_turn(game.players.index(game.current_player))
+        if game.uses_dice:
+            self.panel.show_throws(min(game.throw_count, len(self.panel.config.throw_pins)))
+
+    def _jpeg(self, image: np.ndarray, reading: BoardReading) -> bytes | None:
+        small = annotate(image, reading, self.layout)
+        ok, data = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+        return data.tobytes() if ok else None

@@ -1,0 +1,182 @@
+"""The live referee end to end: simulated table -> board reader -> session -> rules -> panel."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from companion.gamelog import GameLog
+from companion.moves import Place, SetAside, Step, Throw
+from companion.referee import Referee, observation_of, player_colours
+from companion.session import Session
+from companion.simtable import SimOptions, SimTable, referee_simulated
+from companion.table import Table
+from hardware.camera import Frame
+from hardware.panel import Panel
+from vision.config import VisionConfig
+from vision.reader import BoardReading, FieldReading
+
+QUICK = 8  # still frames after a move: the stability filter needs 5 (0.4 s at 10 fps)
+
+
+def sim_panel(table: SimTable) -> Panel:
+    return Panel(simulate=True, clock=lambda: table.current.timestamp if table.current else 0.0,
+                 background=False, sleep=lambda seconds: None)
+
+
+def test_muehle_mill_and_capture_and_a_wrong_stone_taken_back():
+    script = (Place("a1"), Place("a4"), Place("d1"), Place("a7"), Place("g1", capture="a4"),
+              Place("d7"))
+    table = SimTable("muehle", ["white", "black"], 5, options=SimOptions(
+        script=script, illegal_moves=frozenset({4}), still_frames=QUICK))
+    with sim_panel(table) as panel:
+        run = referee_simulated(table, panel=panel)
+        assert run.session.game.moves == list(script)
+        assert run.flagged == {1} and run.false_flags == []
+        assert panel.virtual_state()["status"]["name"] == "ok"
+        assert panel.virtual_state()["turn"] == 0  # white to play after black's d7
+    assert run.session.game.stone_counts()["black"].removed == 1
+
+
+def test_a_flag_names_the_rule_and_clears_when_the_stone_is_taken_away():
+    script = (Place("C2"), Place("D4"), Place("C3"))
+    table = SimTable("just4fun", ["red", "blue"], 2, options=SimOptions(
+        script=script, illegal_moves=frozenset({2}), still_frames=QUICK))
+    session = Session(type(table.game)(["red", "blue"]))
+    events = []
+    session.listeners.append(lambda e: events.append((e.kind, e.data)))
+    run = referee_simulated(table, session)
+    kinds = [k for k, _ in events]
+    assert kinds.index("illegal") < kinds.index("cleared") < len(kinds)
+    rule = next(d["rule"] for k, d in events if k == "illegal")
+    assert "blue's turn" in rule and "red piece appeared" in rule
+    assert run.session.game.moves == list(script)
+
+
+def test_just4fun_cannot_play_is_a_long_press_and_hands_passing_change_nothing():
+    script = (Place("B2"), SetAside(), Place("B2"))
+    table = SimTable("just4fun", ["red", "blue"], 3, options=SimOptions(
+        script=script, passing_hands=1.0, still_frames=QUICK))
+    with sim_panel(table) as panel:
+        run = referee_simulated(table, panel=panel)
+    assert run.session.game.moves == list(script)
+    assert run.session.game.stacks()["B2"] == ("red", "red")
+    assert run.false_flags == []
+    assert all(lat <= 0.5 for lat in run.latencies())
+
+
+def test_cuatro_throws_then_a_roof_on_a_roof():
+    table = SimTable("cuatro", ["red", "blue"], 7, options=SimOptions(
+        max_moves=5, still_frames=QUICK))
+    with sim_panel(table) as panel:
+        run = referee_simulated(table, panel=panel)
+        assert run.exact, (run.session.game.moves, table.game.moves)
+        assert any(isinstance(m, Throw) for m in table.game.moves)
+        throws = table.game.throw_count
+        assert panel.virtual_state()["throws"]["count"] == throws
+
+
+def test_spexxx_a_few_turns():
+    table = SimTable("spexxx", ["black", "white"], 4, options=SimOptions(
+        max_moves=5, still_frames=QUICK))
+    run = referee_simulated(table)
+    assert run.exact, (run.session.game.moves, table.game.moves)
+    assert sum(isinstance(m, Place) for m in table.game.moves) >= 1
+
+
+def test_crash_in_the_middle_then_resume_from_the_log(tmp_path):
+    script = (Place("a1"), Place("g7"), Place("d1"), Place("a7"), Place("g1", capture="a7"),
+              Place("d7"))
+    table = SimTable("muehle", ["white", "black"], 9, options=SimOptions(
+        script=script, still_frames=QUICK))
+    path = tmp_path / "games.sqlite"
+    log = GameLog(path)
+    frames = table.frames()
+    first = referee_simulated(table, Session(type(table.game)(["white", "black"]), log),
+                              frames=frames, stop_after=3)
+    assert len(first.session.game.moves) == 3
+    log.close()  # the power goes; the loop and the session are gone
+    del first
+    log = GameLog(path)
+    resumed = Session.resume(log)
+    assert resumed.game.moves == list(script[:3])
+    run = referee_simulated(table, resumed, frames=frames)
+    assert run.session.game.moves == list(script)
+    assert GameLog(path).restore(resumed.game_id).moves == list(script)
+    log.close()
+
+
+def test_unreadable_frames_go_amber_and_lose_nothing():
+    table = SimTable("muehle", ["white", "black"], 1, options=SimOptions(
+        script=(Place("d2"),), still_frames=QUICK))
+    with sim_panel(table) as panel:
+        session = Session(type(table.game)(["white", "black"]))
+        referee = Referee(session, colours=table.colours, panel=panel,
+                          config=VisionConfig(k1=table.pose.k1))
+        page = Table(session, panel=panel)
+        referee.table = page
+        frames = list(table.frames())
+        black = np.zeros_like(frames[0].image)
+        for k, sim_frame in enumerate(frames):
+            referee.step(Frame(sim_frame.image, sim_frame.timestamp, k))
+            if k == len(frames) // 2:
+                for extra in range(3):
+                    referee.step(Frame(black, sim_frame.timestamp + 0.01 * extra, k))
+                assert panel.virtual_state()["status"]["name"] == "waiting"
+                assert "black" in page.message
+        assert session.game.moves == [Place("d2")]
+        assert panel.virtual_state()["status"]["name"] == "ok"
+        assert page.message is None
+        assert page.frame is not None and page.frame[:2] == b"\xff\xd8"  # a JPEG
+
+
+def test_readings_become_observations_in_players_terms():
+    reading = BoardReading({"a1": FieldReading("a1", "red", 2, 0.9),
+                            "b1": FieldReading("b1", None, 0, 1.0)},
+                           hidden_fields=frozenset({"c1"}))
+    obs = observation_of(reading, {"red": "anna"})
+    assert obs.fields["a1"].top == "anna" and obs.fields["a1"].height == 2
+    assert obs.fields["b1"].top is None and obs.hidden == {"c1"}
+
+
+def test_players_get_their_named_colour_or_a_free_one():
+    colours = {"red": "#f00", "blue": "#00f", "green": "#0f0"}
+    assert player_colours(["blue", "anna"], colours) == {"blue": "blue", "anna": "red"}
+    with pytest.raises(ValueError, match="not enough piece colours"):
+        player_colours(["a", "b", "c", "d"], colours)
+
+
+def test_a_dice_game_without_a_dice_reader_is_refused_in_plain_words():
+    table = SimTable("cuatro", ["red", "blue"], 1)
+    with pytest.raises(ValueError, match="dice reader"):
+        Referee(Session(type(table.game)(["red", "blue"])))
+
+
+def test_muehle_moving_phase_steps_are_followed():
+    rehearsal = type(SimTable("muehle", ["white", "black"], 1).game)(
+        ["white", "black"], {"no_capture_limit": 50})
+    rng = random.Random(11)
+    while len(rehearsal.moves) < 20 or not isinstance(rehearsal.moves[-1], Step):
+        rehearsal.apply(rehearsal.random_move(rng))
+    script = tuple(rehearsal.moves)
+    table = SimTable("muehle", ["white", "black"], 11, options=SimOptions(
+        script=script, start_after=len(script) - 2, still_frames=12))  # a full board: more time
+    game = type(rehearsal)(["white", "black"], {"no_capture_limit": 50})
+    for move in script[:-2]:
+        game.apply(move)
+    run = referee_simulated(table, Session(game))
+    assert run.session.game.moves == list(script)
+
+
+def test_a_new_game_from_the_web_page_is_refereed_from_the_next_frame():
+    session = Session(type(SimTable("muehle", ["white", "black"], 1).game)(["white", "black"]))
+    referee = Referee(session)
+    page = Table(session)
+    referee.table = page
+    page.act("new_game", {"game": "just4fun", "players": ["red", "blue"]})
+    referee.step(Frame(np.zeros((960, 1280, 3), np.uint8), 0.0, 0))
+    assert referee.session is page.session and referee.session.game.name == "just4fun"
+    assert referee.colours == {"red": "red", "blue": "blue"}
+    assert "black" in page.message  # the black frame was unreadable: said on the page

@@ -175,6 +175,7 @@ for (const button of document.querySelectorAll("#buttons button")) {
 function follow() {
   if (!window.EventSource) { setInterval(refresh, 2000); return; }
   const source = new EventSource("/api/events");
+  source.onopen = refresh;  // whatever happened before the stream opened
   source.onmessage = refresh;
   for (const kind of ["move", "illegal", "cleared", "undo", "confirm", "waiting", "game_over", "new_game", "throw", "panel", "correction"]) {
     source.addEventListener(kind, refresh);

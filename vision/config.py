@@ -150,7 +150,12 @@ class VisionConfig:
     hand_bridge_mm: float = 6.0
     #: Smallest blob of foreign colour (mm^2 on the board) taken for a hand; a
     #: fingertip over a 26 mm disc is about 200 mm^2, specks of glare are far smaller.
-    hand_min_area_mm2: float = 1200.0
+    #: Since a hand must also cross the board's rim (``hand_edge_mm``), patches of glare
+    #: inside the board no longer force this up.
+    hand_min_area_mm2: float = 800.0
+    #: A hand blob must reach to within this distance (mm) of the board's outer edge:
+    #: an arm comes in from beyond the board, glare and shadows lie anywhere.
+    hand_edge_mm: float = 6.0
     #: Fields within this distance of a hand blob are hidden too (shadow, arm edges).
     hand_margin_mm: float = 8.0
 

@@ -160,6 +160,7 @@ class BoardGeometry:
     profile_t: np.ndarray | None = None  # (K,) distance along the radial line, mm
     predicted_length: np.ndarray | None = None  # (F, H) silhouette length per height, mm
     predicted_far: np.ndarray | None = None  # (F, H) far edge from the field centre, mm
+    board_size_mm: tuple[float, float] = (0.0, 0.0)
 
     def to_px(self, points_mm: np.ndarray) -> np.ndarray:
         return (np.asarray(points_mm, dtype=np.float64) - self.origin_mm) * self.px_per_mm
@@ -222,6 +223,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry = BoardGeometry(
         ppm, origin, size, warp, maps, np.empty(0), names, max_height,
         *([np.empty(0, np.int64)] * 9))
+    geometry.board_size_mm = (float(w), float(h))
     geometry.expected = expected_board(layout, geometry, classes, config)
     geometry.expected_offsets = classes.offsets(geometry.expected)
 

@@ -48,7 +48,7 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     foreign = cv2.morphologyEx(foreign, cv2.MORPH_CLOSE, np.ones((bridge, bridge), np.uint8))
     count, components, stats, _ = cv2.connectedComponentsWithStats(foreign, connectivity=8)
     min_area = config.hand_min_area_mm2 * geometry.px_per_mm**2
-    big = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= min_area]
+    big = _hand_blobs(components, stats, geometry, config, min_area)
     hidden: set[str] = set()
     if big:
         # Towers and printed edges were left out of the test, so a hand shows in
@@ -72,6 +72,25 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
         reasons.append(f"{markers_missing} marker(s) covered")
     # A covered marker alone does not hide a field (a card or cup may lie on it).
     return Occlusion(bool(hidden), frozenset(hidden), "; ".join(reasons))
+
+
+def _hand_blobs(components: np.ndarray, stats: np.ndarray, geometry: BoardGeometry,
+                config: VisionConfig, min_area: float) -> list[int]:
+    """The hand-sized foreign blobs, if one of them is an arm reaching in: a hand comes
+    from beyond the board, so its blob crosses the board's outer rim. Foreign patches
+    wholly inside the board with no arm in view (glare, a shadow, a blurred print) are
+    not a hand; with an arm in view, they are taken as parts of the hand that towers
+    and printed edges split off."""
+    big = [k for k in range(1, len(stats)) if stats[k, cv2.CC_STAT_AREA] >= min_area]
+    if not big:
+        return []
+    rim = components.copy()
+    (x0, y0), (x1, y1) = np.rint(geometry.to_px(
+        [(config.hand_edge_mm,) * 2,
+         np.subtract(geometry.board_size_mm, config.hand_edge_mm)])).astype(int)
+    rim[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 0
+    entering = set(np.unique(rim).tolist())
+    return big if entering & set(big) else []
 
 
 def _drop_light_effects(foreign: np.ndarray, bgr: np.ndarray, geometry: BoardGeometry,

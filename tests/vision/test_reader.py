@@ -79,6 +79,23 @@ def test_a_hand_hides_fields_and_they_get_no_state():
     assert far <= set(reading.fields)
 
 
+def _paint_on_board(image: np.ndarray, truth, corners_mm: list[tuple[float, float]]):
+    """A skin-coloured patch over the given board polygon (mm), drawn into the frame."""
+    px = cv2.perspectiveTransform(np.array([corners_mm], np.float64), truth.homography)
+    cv2.fillConvexPoly(image, np.rint(px[0]).astype(np.int32), (110, 145, 200))
+
+
+def test_a_patch_inside_the_board_is_no_hand_but_one_reaching_in_is(rendered):
+    """A hand comes from beyond the board: the same foreign patch hides fields only when
+    it crosses the board's rim (an arm), not when it lies inside (glare, a shadow)."""
+    inside = rendered.frame.copy()
+    _paint_on_board(inside, rendered.truth, [(110, 110), (180, 110), (180, 170), (110, 170)])
+    assert not read_board(inside, LAYOUT).occluded
+    reaching = rendered.frame.copy()
+    _paint_on_board(reaching, rendered.truth, [(110, 110), (290, 110), (290, 170), (110, 170)])
+    assert read_board(reaching, LAYOUT).occluded
+
+
 def test_no_hand_no_occlusion(rendered):
     reading = read_board(rendered.frame, LAYOUT)
     assert not reading.occluded and not reading.hidden_fields

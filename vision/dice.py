@@ -1,0 +1,302 @@
+"""Read the dice lying on the table: find pips, group them into faces, count the top faces.
+
+Classical pipeline, one plain function per stage: pip candidates are small round blobs darker
+(white dice) or lighter (dark dice) than their surroundings (black-hat / top-hat of a closing);
+two pips belong to the same face when the straight line between them stays on the die body
+(no edge between dice or between the top and a side face crosses it); side faces are told apart
+from the top face by their squashed pips; a face that is not a die pattern, or that touches the
+frame edge, is reported as unreadable (value None) rather than guessed.
+All thresholds live in `DiceConfig` (JSON-loadable), not in code.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+
+class DiceInputError(ValueError):
+    """The image or region handed to the dice reader cannot be used."""
+
+
+@dataclass(frozen=True)
+class DiceConfig:
+    """Thresholds of the dice reader; sizes in pixels of the frame as given."""
+
+    hat_kernel_px: int = 15  # larger than the largest pip; closing fills pips with body colour
+    min_contrast: float = 60.0  # grey levels a pip must differ from the body around it
+    min_pip_area_px: float = 4.0
+    max_pip_area_px: float = 400.0
+    min_fill: float = 0.5  # blob area / bounding-box area: round pips fill ~0.78
+    min_pip_roundness: float = 0.6  # minor / major axis; below that the blob is a line
+    top_roundness: float = 0.6  # mean pip roundness of a top face; side faces are squashed
+    link_distance: float = 6.0  # max pip spacing in pip diameters within one face
+    edge_drop: float = 18.0  # grey levels the body may dip between two pips of one face
+    link_samples: int = 7
+    pip_size_ratio: float = 1.6  # largest / smallest pip diameter within one face
+    pattern_tolerance: float = 0.28  # of the face's pip spread, for the die-pattern check
+    border_margin: float = 1.5  # pip diameters: a face this close to the frame edge is cut
+    single_ring: float = 2.6  # pip radii: where a lone pip's body ring is sampled
+    single_ring_spread: float = 35.0  # max grey spread of that ring for a lone pip
+    single_min_area_px: float = 12.0  # a lone pip (a one) is the largest pip on a die
+    single_roundness: float = 0.8
+    polarities: tuple[str, ...] = ("dark", "light")
+
+    @classmethod
+    def from_json(cls, path: str | Path) -> DiceConfig:
+        """Load a config; unknown keys are an error so a typo cannot pass silently."""
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise DiceInputError(f"cannot read dice config {path}: {exc}") from None
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise DiceInputError(f"unknown dice config keys: {', '.join(unknown)}")
+        if "polarities" in data:
+            data["polarities"] = tuple(data["polarities"])
+        return cls(**data)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=1)
+
+
+@dataclass(frozen=True)
+class DieReading:
+    """One die as read: ``value`` 1-6, or None when the top face cannot be read safely."""
+
+    value: int | None
+    confidence: float
+    box: tuple[int, int, int, int]  # x, y, w, h of the top face's pips
+    centre: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Pip:
+    x: float
+    y: float
+    diameter: float
+    roundness: float  # minor / major axis of the blob's ellipse
+    contrast: float
+
+
+def read_dice(frame: np.ndarray, region=None, config: DiceConfig | None = None) -> list[DieReading]:
+    """All dice whose top face shows pips in ``frame`` (BGR or grey), optionally only inside
+    ``region``: (x, y, w, h) or a polygon of (x, y) points."""
+    config = config or DiceConfig()
+    grey = _to_grey(frame)
+    mask = _region_mask(grey.shape, region)
+    readings: list[DieReading] = []
+    for polarity in config.polarities:
+        image = grey if polarity == "dark" else 255 - grey
+        pips, closed = find_pips(image, mask, config)
+        for face in group_faces(pips, closed, config):
+            reading = read_face(face, grey.shape, config)
+            if reading is not None:
+                readings.append(reading)
+    return _drop_duplicates(readings)
+
+
+def _to_grey(frame: np.ndarray) -> np.ndarray:
+    if not isinstance(frame, np.ndarray) or frame.size == 0:
+        raise DiceInputError("the dice reader needs an image (a non-empty numpy array)")
+    if frame.dtype != np.uint8:
+        raise DiceInputError(f"the dice reader needs an 8-bit image, not {frame.dtype}")
+    if frame.ndim == 2:
+        return frame
+    if frame.ndim == 3 and frame.shape[2] == 3:
+        return cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    raise DiceInputError(f"the dice reader needs a BGR or grey image, not shape {frame.shape}")
+
+
+def _region_mask(shape: tuple[int, int], region) -> np.ndarray | None:
+    if region is None:
+        return None
+    mask = np.zeros(shape, np.uint8)
+    pts = np.asarray(region, dtype=np.float64)
+    if pts.shape == (4,):
+        x, y, w, h = pts
+        if w <= 0 or h <= 0:
+            raise DiceInputError(f"the dice region needs a positive size, not {w} x {h}")
+        pts = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+    if pts.ndim != 2 or pts.shape[1] != 2 or len(pts) < 3:
+        raise DiceInputError("the dice region is (x, y, w, h) or a polygon of (x, y) points")
+    cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 255)
+    return mask
+
+
+def find_pips(image: np.ndarray, mask: np.ndarray | None,
+              config: DiceConfig) -> tuple[list[Pip], np.ndarray]:
+    """Small round blobs darker than the body around them (in ``image``; invert for light
+    pips). Also returns the closing, i.e. the image with pips filled by the body colour."""
+    k = config.hat_kernel_px
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    closed = cv2.morphologyEx(image, cv2.MORPH_CLOSE, kernel)
+    hat = cv2.subtract(closed, image)
+    _, binary = cv2.threshold(hat, config.min_contrast, 255, cv2.THRESH_BINARY)
+    if mask is not None:
+        binary = cv2.bitwise_and(binary, mask)
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    pips: list[Pip] = []
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        if not config.min_pip_area_px <= area <= config.max_pip_area_px:
+            continue
+        if area < config.min_fill * w * h:
+            continue
+        roi = (labels[y:y + h, x:x + w] == i).astype(np.uint8)
+        m = cv2.moments(roi, binaryImage=True)
+        mu20, mu02, mu11 = m["mu20"] / area, m["mu02"] / area, m["mu11"] / area
+        spread = math.sqrt(max(((mu20 - mu02) / 2) ** 2 + mu11 ** 2, 0.0))
+        major = (mu20 + mu02) / 2 + spread
+        minor = (mu20 + mu02) / 2 - spread
+        roundness = math.sqrt(max(minor, 0.0) / major) if major > 0 else 1.0
+        if roundness < config.min_pip_roundness:
+            continue
+        cx, cy = centroids[i]
+        contrast = float(hat[y:y + h, x:x + w][roi > 0].mean())
+        pips.append(Pip(float(cx), float(cy), 2.0 * math.sqrt(area / math.pi), roundness,
+                        contrast))
+    return pips, closed
+
+
+def _same_body(a: Pip, b: Pip, closed: np.ndarray, config: DiceConfig) -> bool:
+    """The line between two pips stays on one flat body (no die edge or face edge crosses)."""
+    d = math.hypot(a.x - b.x, a.y - b.y)
+    size = max(a.diameter, b.diameter)
+    if d > config.link_distance * size:
+        return False
+    if max(a.diameter, b.diameter) > config.pip_size_ratio * min(a.diameter, b.diameter):
+        return False
+    h, w = closed.shape
+    t = np.linspace(0.0, 1.0, config.link_samples)
+    xs = np.clip(np.round(a.x + t * (b.x - a.x)).astype(int), 0, w - 1)
+    ys = np.clip(np.round(a.y + t * (b.y - a.y)).astype(int), 0, h - 1)
+    values = closed[ys, xs].astype(np.float32)
+    body = max(values[0], values[-1])
+    return bool(values.min() >= body - config.edge_drop)
+
+
+def group_faces(pips: list[Pip], closed: np.ndarray, config: DiceConfig) -> list[list[Pip]]:
+    """Connected groups of pips that share one flat face."""
+    parent = list(range(len(pips)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(pips)):
+        for j in range(i + 1, len(pips)):
+            if root(i) != root(j) and _same_body(pips[i], pips[j], closed, config):
+                parent[root(i)] = root(j)
+    groups: dict[int, list[Pip]] = {}
+    for i, pip in enumerate(pips):
+        groups.setdefault(root(i), []).append(pip)
+    return [g for g in groups.values() if _is_top_face(g, closed, config)]
+
+
+def _is_top_face(face: list[Pip], closed: np.ndarray, config: DiceConfig) -> bool:
+    """Side faces show squashed pips; a lone pip must sit on a flat patch of die body."""
+    if np.mean([p.roundness for p in face]) < config.top_roundness:
+        return False
+    if len(face) > 1:
+        return True
+    pip = face[0]
+    if pip.roundness < config.single_roundness:
+        return False
+    if math.pi * (pip.diameter / 2) ** 2 < config.single_min_area_px:
+        return False
+    r = config.single_ring * pip.diameter / 2
+    h, w = closed.shape
+    angles = np.linspace(0, 2 * math.pi, 12, endpoint=False)
+    xs = np.round(pip.x + r * np.cos(angles)).astype(int)
+    ys = np.round(pip.y + r * np.sin(angles)).astype(int)
+    if xs.min() < 0 or ys.min() < 0 or xs.max() >= w or ys.max() >= h:
+        return True  # cut by the frame edge: read_face reports it as unreadable
+    ring = closed[ys, xs].astype(np.float32)
+    return bool(ring.max() - ring.min() <= config.single_ring_spread)
+
+
+def _pattern_ok(face: list[Pip], config: DiceConfig) -> bool:
+    """Pips laid out as on a die: 1 and 5 and 3 have a pip in the middle, 2/4/6 do not; a 3
+    is a line, a 6 is two rows of three."""
+    n = len(face)
+    if n == 1:
+        return True
+    pts = np.array([(p.x, p.y) for p in face])
+    centre = pts.mean(axis=0)
+    dist = np.linalg.norm(pts - centre, axis=1)
+    spread = dist.max()
+    if spread <= 0:
+        return False
+    has_middle = dist.min() < config.pattern_tolerance * spread
+    if n in (3, 5) and not has_middle:
+        return False
+    if n in (2, 4, 6) and has_middle:
+        return False
+    if n == 3:
+        _, s, _ = np.linalg.svd(pts - centre)
+        return bool(s[1] < config.pattern_tolerance * s[0])
+    if n in (4, 5):
+        corners = pts[dist >= config.pattern_tolerance * spread]
+        ok = len(corners) == 4
+        return bool(ok and np.ptp(dist[dist >= config.pattern_tolerance * spread])
+                    < config.pattern_tolerance * 1.5 * spread)
+    if n == 6:
+        return _two_rows_of_three(pts - centre, spread * config.pattern_tolerance)
+    return True
+
+
+def _two_rows_of_three(pts: np.ndarray, tolerance: float) -> bool:
+    """A six: along the long axis three pairs (front, middle, back), across it two rows."""
+    _, _, axes = np.linalg.svd(pts)
+    along, across = pts @ axes[0], pts @ axes[1]
+    order = np.argsort(along)
+    pairs = along[order].reshape(3, 2)
+    if np.abs(pairs[:, 0] - pairs[:, 1]).max() > tolerance or abs(pairs[1].mean()) > tolerance:
+        return False
+    return bool((across > 0).sum() == 3 and np.ptp(np.abs(across)) < tolerance)
+
+
+def read_face(face: list[Pip], shape: tuple[int, int], config: DiceConfig) -> DieReading | None:
+    pts = np.array([(p.x, p.y) for p in face])
+    diam = float(np.median([p.diameter for p in face]))
+    x0, y0 = pts.min(axis=0) - diam / 2
+    x1, y1 = pts.max(axis=0) + diam / 2
+    box = (int(round(x0)), int(round(y0)), int(round(x1 - x0)), int(round(y1 - y0)))
+    centre = (float(pts[:, 0].mean()), float(pts[:, 1].mean()))
+    h, w = shape
+    margin = config.border_margin * diam
+    cut = x0 < margin or y0 < margin or x1 > w - 1 - margin or y1 > h - 1 - margin
+    n = len(face)
+    if n > 6 or cut or not _pattern_ok(face, config):
+        return DieReading(None, 0.0, box, centre)
+    sizes = [p.diameter for p in face]
+    size_consistency = min(sizes) / max(sizes)
+    roundness = float(np.mean([p.roundness for p in face]))
+    confidence = float(np.clip(0.5 * size_consistency + 0.5 * roundness, 0.0, 1.0))
+    return DieReading(n, round(confidence, 3), box, centre)
+
+
+def _drop_duplicates(readings: list[DieReading]) -> list[DieReading]:
+    """Gaps between dark pips can look like light pips: where faces overlap, keep the read
+    one, then the larger."""
+    kept: list[DieReading] = []
+    for r in sorted(readings, key=lambda r: (r.value is None, -r.box[2] * r.box[3])):
+        if any(_inside(r.centre, k.box, margin=max(k.box[2], k.box[3]) * 0.25) for k in kept):
+            continue
+        kept.append(r)
+    return sorted(kept, key=lambda r: (r.centre[1], r.centre[0]))
+
+
+def _inside(point: tuple[float, float], box: tuple[int, int, int, int],
+            margin: float = 0.0) -> bool:
+    x, y, w, h = box
+    return x - margin <= point[0] <= x + w + margin and y - margin <= point[1] <= y + h + margin

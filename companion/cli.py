@@ -13,6 +13,7 @@ COMMANDS = [
     "companion.commands.replay",
     "companion.commands.simulate",
     "companion.commands.selftest",
+    "companion.commands.dice",
 ]
 
 

@@ -46,6 +46,10 @@ class DiceConfig:
     single_min_area_px: float = 12.0  # a lone pip (a one) is the largest pip on a die
     single_roundness: float = 0.8
     polarities: tuple[str, ...] = ("dark", "light")
+    side_distance: float = 5.0  # pip diameters between a side face and its top face
+    side_roundness_gap: float = 0.1
+    side_size_ratio: float = 0.8
+    scale: float = 1.0  # enlarge the searched area first when dice are only ~20 px across
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -91,15 +95,43 @@ def read_dice(frame: np.ndarray, region=None, config: DiceConfig | None = None) 
     config = config or DiceConfig()
     grey = _to_grey(frame)
     mask = _region_mask(grey.shape, region)
+    x0 = y0 = 0
+    if mask is not None:  # work on the region's bounding box only
+        x0, y0, w, h = cv2.boundingRect(mask)
+        if w == 0 or h == 0:
+            return []
+        grey, mask = grey[y0:y0 + h, x0:x0 + w], mask[y0:y0 + h, x0:x0 + w]
+    frame_shape = frame.shape[:2]
+    if config.scale != 1.0:
+        grey = cv2.resize(grey, None, fx=config.scale, fy=config.scale,
+                          interpolation=cv2.INTER_CUBIC)
+        if mask is not None:
+            mask = cv2.resize(mask, (grey.shape[1], grey.shape[0]),
+                              interpolation=cv2.INTER_NEAREST)
+    bounds = _bounds(frame_shape, x0, y0, config.scale)
     readings: list[DieReading] = []
     for polarity in config.polarities:
         image = grey if polarity == "dark" else 255 - grey
         pips, closed = find_pips(image, mask, config)
         for face in group_faces(pips, closed, config):
-            reading = read_face(face, grey.shape, config)
+            reading = read_face(face, bounds, config)
             if reading is not None:
-                readings.append(reading)
+                readings.append(_to_frame(reading, x0, y0, config.scale))
     return _drop_duplicates(readings)
+
+
+def _bounds(shape: tuple[int, int], x0: int, y0: int, scale: float):
+    """The frame's edges in the coordinates of the (cropped, scaled) working image."""
+    h, w = shape
+    return (-x0 * scale, -y0 * scale, (w - 1 - x0) * scale, (h - 1 - y0) * scale)
+
+
+def _to_frame(r: DieReading, x0: int, y0: int, scale: float) -> DieReading:
+    x, y, w, h = r.box
+    box = (int(round(x / scale + x0)), int(round(y / scale + y0)), int(round(w / scale)),
+           int(round(h / scale)))
+    return DieReading(r.value, r.confidence, box, (r.centre[0] / scale + x0,
+                                                     r.centre[1] / scale + y0))
 
 
 def _to_grey(frame: np.ndarray) -> np.ndarray:
@@ -199,7 +231,25 @@ def group_faces(pips: list[Pip], closed: np.ndarray, config: DiceConfig) -> list
     groups: dict[int, list[Pip]] = {}
     for i, pip in enumerate(pips):
         groups.setdefault(root(i), []).append(pip)
-    return [g for g in groups.values() if _is_top_face(g, closed, config)]
+    faces = [g for g in groups.values() if _is_top_face(g, closed, config)]
+    return [f for f in faces if not any(_side_of(f, other, config) for other in faces)]
+
+
+def _side_of(face: list[Pip], top: list[Pip], config: DiceConfig) -> bool:
+    """A face right beside another whose pips are clearly rounder or larger is a side face
+    of the same die, seen at a grazing angle."""
+    if face is top:
+        return False
+    a = np.array([(p.x, p.y) for p in face]).mean(axis=0)
+    b = np.array([(p.x, p.y) for p in top]).mean(axis=0)
+    size = float(np.median([p.diameter for p in top]))
+    if np.linalg.norm(a - b) > config.side_distance * size:
+        return False
+    round_a = np.mean([p.roundness for p in face])
+    round_b = np.mean([p.roundness for p in top])
+    size_a = float(np.median([p.diameter for p in face]))
+    return bool(round_a < round_b - config.side_roundness_gap
+                or size_a < config.side_size_ratio * size)
 
 
 def _is_top_face(face: list[Pip], closed: np.ndarray, config: DiceConfig) -> bool:
@@ -236,45 +286,39 @@ def _pattern_ok(face: list[Pip], config: DiceConfig) -> bool:
     spread = dist.max()
     if spread <= 0:
         return False
-    has_middle = dist.min() < config.pattern_tolerance * spread
-    if n in (3, 5) and not has_middle:
-        return False
-    if n in (2, 4, 6) and has_middle:
-        return False
+    tolerance = config.pattern_tolerance * spread
+    middle = dist < tolerance
+    if middle.sum() != (n % 2) or not _centrally_symmetric(pts, centre, tolerance):
+        return False  # odd faces have exactly one pip in the middle, even faces none
     if n == 3:
         _, s, _ = np.linalg.svd(pts - centre)
         return bool(s[1] < config.pattern_tolerance * s[0])
-    if n in (4, 5):
-        corners = pts[dist >= config.pattern_tolerance * spread]
-        ok = len(corners) == 4
-        return bool(ok and np.ptp(dist[dist >= config.pattern_tolerance * spread])
-                    < config.pattern_tolerance * 1.5 * spread)
-    if n == 6:
-        return _two_rows_of_three(pts - centre, spread * config.pattern_tolerance)
+    if n == 6:  # the two pips nearest the middle lie halfway between two others
+        nearest = np.argsort(dist)[:2]
+        others = np.delete(pts, nearest, axis=0)
+        halfway = (others[:, None, :] + others[None, :, :]) / 2
+        return all(np.linalg.norm(halfway - pts[i], axis=2).min() < tolerance for i in nearest)
     return True
 
 
-def _two_rows_of_three(pts: np.ndarray, tolerance: float) -> bool:
-    """A six: along the long axis three pairs (front, middle, back), across it two rows."""
-    _, _, axes = np.linalg.svd(pts)
-    along, across = pts @ axes[0], pts @ axes[1]
-    order = np.argsort(along)
-    pairs = along[order].reshape(3, 2)
-    if np.abs(pairs[:, 0] - pairs[:, 1]).max() > tolerance or abs(pairs[1].mean()) > tolerance:
-        return False
-    return bool((across > 0).sum() == 3 and np.ptp(np.abs(across)) < tolerance)
+def _centrally_symmetric(pts: np.ndarray, centre: np.ndarray, tolerance: float) -> bool:
+    """Every die face maps onto itself when turned half way round its centre."""
+    mirrored = 2 * centre - pts
+    gaps = np.linalg.norm(mirrored[:, None, :] - pts[None, :, :], axis=2).min(axis=1)
+    return bool(gaps.max() < tolerance)
 
 
-def read_face(face: list[Pip], shape: tuple[int, int], config: DiceConfig) -> DieReading | None:
+def read_face(face: list[Pip], bounds: tuple[float, float, float, float],
+              config: DiceConfig) -> DieReading | None:
     pts = np.array([(p.x, p.y) for p in face])
     diam = float(np.median([p.diameter for p in face]))
     x0, y0 = pts.min(axis=0) - diam / 2
     x1, y1 = pts.max(axis=0) + diam / 2
     box = (int(round(x0)), int(round(y0)), int(round(x1 - x0)), int(round(y1 - y0)))
     centre = (float(pts[:, 0].mean()), float(pts[:, 1].mean()))
-    h, w = shape
     margin = config.border_margin * diam
-    cut = x0 < margin or y0 < margin or x1 > w - 1 - margin or y1 > h - 1 - margin
+    left, top, right, bottom = bounds
+    cut = x0 < left + margin or y0 < top + margin or x1 > right - margin or y1 > bottom - margin
     n = len(face)
     if n > 6 or cut or not _pattern_ok(face, config):
         return DieReading(None, 0.0, box, centre)

@@ -37,7 +37,7 @@ class DiceConfig:
     top_roundness: float = 0.6  # mean pip roundness of a top face; side faces are squashed
     link_distance: float = 6.0  # max pip spacing in pip diameters within one face
     edge_drop: float = 18.0  # grey levels the body may dip between two pips of one face
-    link_samples: int = 7
+    pip_clearance: float = 0.8  # pip diameters round a pip left out when following a line
     pip_size_ratio: float = 1.6  # largest / smallest pip diameter within one face
     pattern_tolerance: float = 0.28  # of the face's pip spread, for the die-pattern check
     border_margin: float = 1.5  # pip diameters: a face this close to the frame edge is cut
@@ -46,8 +46,8 @@ class DiceConfig:
     single_min_area_px: float = 12.0  # a lone pip (a one) is the largest pip on a die
     single_roundness: float = 0.8
     polarities: tuple[str, ...] = ("dark", "light")
-    side_distance: float = 5.0  # pip diameters between a side face and its top face
-    side_roundness_gap: float = 0.1
+    side_distance: float = 6.0  # pip diameters between a side face and its top face
+    side_roundness_gap: float = 0.05
     side_size_ratio: float = 0.8
     scale: float = 1.0  # enlarge the searched area first when dice are only ~20 px across
 
@@ -112,8 +112,8 @@ def read_dice(frame: np.ndarray, region=None, config: DiceConfig | None = None) 
     readings: list[DieReading] = []
     for polarity in config.polarities:
         image = grey if polarity == "dark" else 255 - grey
-        pips, closed = find_pips(image, mask, config)
-        for face in group_faces(pips, closed, config):
+        pips, closed, hat = find_pips(image, mask, config)
+        for face in group_faces(pips, image, closed, hat, config):
             reading = read_face(face, bounds, config)
             if reading is not None:
                 readings.append(_to_frame(reading, x0, y0, config.scale))
@@ -163,9 +163,10 @@ def _region_mask(shape: tuple[int, int], region) -> np.ndarray | None:
 
 
 def find_pips(image: np.ndarray, mask: np.ndarray | None,
-              config: DiceConfig) -> tuple[list[Pip], np.ndarray]:
+              config: DiceConfig) -> tuple[list[Pip], np.ndarray, np.ndarray]:
     """Small round blobs darker than the body around them (in ``image``; invert for light
-    pips). Also returns the closing, i.e. the image with pips filled by the body colour."""
+    pips). Also returns the closing (pips filled by the body colour) and the black-hat
+    (how much darker than the body each pixel is)."""
     k = config.hat_kernel_px
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     closed = cv2.morphologyEx(image, cv2.MORPH_CLOSE, kernel)
@@ -194,10 +195,10 @@ def find_pips(image: np.ndarray, mask: np.ndarray | None,
         contrast = float(hat[y:y + h, x:x + w][roi > 0].mean())
         pips.append(Pip(float(cx), float(cy), 2.0 * math.sqrt(area / math.pi), roundness,
                         contrast))
-    return pips, closed
+    return pips, closed, hat
 
 
-def _same_body(a: Pip, b: Pip, closed: np.ndarray, config: DiceConfig) -> bool:
+def _same_body(a: Pip, b: Pip, image: np.ndarray, hat: np.ndarray, config: DiceConfig) -> bool:
     """The line between two pips stays on one flat body (no die edge or face edge crosses)."""
     d = math.hypot(a.x - b.x, a.y - b.y)
     size = max(a.diameter, b.diameter)
@@ -205,16 +206,20 @@ def _same_body(a: Pip, b: Pip, closed: np.ndarray, config: DiceConfig) -> bool:
         return False
     if max(a.diameter, b.diameter) > config.pip_size_ratio * min(a.diameter, b.diameter):
         return False
-    h, w = closed.shape
-    t = np.linspace(0.0, 1.0, config.link_samples)
+    h, w = image.shape
+    skip = config.pip_clearance * size / max(d, 1e-6)  # leave out the two pips themselves
+    if skip >= 0.5:
+        return True
+    t = np.linspace(skip, 1.0 - skip, max(int(d * (1 - 2 * skip)), 2))
     xs = np.clip(np.round(a.x + t * (b.x - a.x)).astype(int), 0, w - 1)
     ys = np.clip(np.round(a.y + t * (b.y - a.y)).astype(int), 0, h - 1)
-    values = closed[ys, xs].astype(np.float32)
-    body = max(values[0], values[-1])
+    values = image[ys, xs].astype(np.float32)
+    body = float(np.median(values))
     return bool(values.min() >= body - config.edge_drop)
 
 
-def group_faces(pips: list[Pip], closed: np.ndarray, config: DiceConfig) -> list[list[Pip]]:
+def group_faces(pips: list[Pip], image: np.ndarray, closed: np.ndarray, hat: np.ndarray,
+                config: DiceConfig) -> list[list[Pip]]:
     """Connected groups of pips that share one flat face."""
     parent = list(range(len(pips)))
 
@@ -226,7 +231,7 @@ def group_faces(pips: list[Pip], closed: np.ndarray, config: DiceConfig) -> list
 
     for i in range(len(pips)):
         for j in range(i + 1, len(pips)):
-            if root(i) != root(j) and _same_body(pips[i], pips[j], closed, config):
+            if root(i) != root(j) and _same_body(pips[i], pips[j], image, hat, config):
                 parent[root(i)] = root(j)
     groups: dict[int, list[Pip]] = {}
     for i, pip in enumerate(pips):

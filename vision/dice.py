@@ -20,6 +20,9 @@ import cv2
 import numpy as np
 
 
+PRESETS = Path(__file__).with_name("dice_configs")
+
+
 class DiceInputError(ValueError):
     """The image or region handed to the dice reader cannot be used."""
 
@@ -49,6 +52,7 @@ class DiceConfig:
     side_distance: float = 6.0  # pip diameters between a side face and its top face
     side_roundness_gap: float = 0.05
     side_size_ratio: float = 0.8
+    min_unreadable_pips: int = 3  # fewer pips out of a die pattern are dropped as not a die
     scale: float = 1.0  # enlarge the searched area first when dice are only ~20 px across
 
     @classmethod
@@ -65,6 +69,16 @@ class DiceConfig:
         if "polarities" in data:
             data["polarities"] = tuple(data["polarities"])
         return cls(**data)
+
+    @classmethod
+    def preset(cls, name: str) -> DiceConfig:
+        """A shipped setup: ``table`` (the camera over the board, dice ~20 px across) or
+        ``closeup`` (a webcam near the dice, dice ~50 px across; the defaults)."""
+        path = PRESETS / f"{name}.json"
+        if not path.is_file():
+            known = ", ".join(sorted(p.stem for p in PRESETS.glob("*.json")))
+            raise DiceInputError(f"no dice setup called {name!r}; known: {known}")
+        return cls.from_json(path)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1)
@@ -325,8 +339,11 @@ def read_face(face: list[Pip], bounds: tuple[float, float, float, float],
     left, top, right, bottom = bounds
     cut = x0 < left + margin or y0 < top + margin or x1 > right - margin or y1 > bottom - margin
     n = len(face)
-    if n > 6 or cut or not _pattern_ok(face, config):
+    if cut:
         return DieReading(None, 0.0, box, centre)
+    if n > 6 or not _pattern_ok(face, config):
+        # three or more like pips are a die we cannot read; fewer are more likely not a die
+        return DieReading(None, 0.0, box, centre) if n >= config.min_unreadable_pips else None
     sizes = [p.diameter for p in face]
     size_consistency = min(sizes) / max(sizes)
     roundness = float(np.mean([p.roundness for p in face]))

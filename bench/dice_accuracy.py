@@ -91,17 +91,19 @@ def main() -> None:
     parser.add_argument("--errors", action="store_true")
     parser.add_argument("--sim", type=int, default=0)
     parser.add_argument("--speed", type=int, default=0)
-    parser.add_argument("--config")
+    parser.add_argument("--config", help="dice config for the real close-up photos")
+    parser.add_argument("--table-config", help="dice config for rendered table frames")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     config = DiceConfig.from_json(args.config) if args.config else DiceConfig()
+    table = DiceConfig.from_json(args.table_config) if args.table_config else DiceConfig.preset("table")
     if args.real:
         real(config, args.errors)
     if args.sim:
-        sim(config, args.sim, args.errors, hard=False)
-        sim(config, args.sim, args.errors, hard=True)
+        sim(table, args.sim, args.errors, hard=False)
+        sim(table, args.sim, args.errors, hard=True)
     if args.speed:
-        speed(config, args.speed)
+        speed(table, args.speed)
 
 
 def sim_frames(n: int, seed: int = 1000, hard: bool = True):

@@ -19,7 +19,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-
 PRESETS = Path(__file__).with_name("dice_configs")
 
 
@@ -40,6 +39,7 @@ class DiceConfig:
     top_roundness: float = 0.6  # mean pip roundness of a top face; side faces are squashed
     link_distance: float = 6.0  # max pip spacing in pip diameters within one face
     edge_drop: float = 18.0  # grey levels the body may dip between two pips of one face
+    link_on_closing: bool = False  # follow lines on the pip-filled image (for tiny dice)
     pip_clearance: float = 0.8  # pip diameters round a pip left out when following a line
     pip_size_ratio: float = 1.6  # largest / smallest pip diameter within one face
     pattern_tolerance: float = 0.28  # of the face's pip spread, for the die-pattern check
@@ -212,7 +212,7 @@ def find_pips(image: np.ndarray, mask: np.ndarray | None,
     return pips, closed, hat
 
 
-def _same_body(a: Pip, b: Pip, image: np.ndarray, hat: np.ndarray, config: DiceConfig) -> bool:
+def _same_body(a: Pip, b: Pip, image: np.ndarray, config: DiceConfig) -> bool:
     """The line between two pips stays on one flat body (no die edge or face edge crosses)."""
     d = math.hypot(a.x - b.x, a.y - b.y)
     size = max(a.diameter, b.diameter)
@@ -221,14 +221,17 @@ def _same_body(a: Pip, b: Pip, image: np.ndarray, hat: np.ndarray, config: DiceC
     if max(a.diameter, b.diameter) > config.pip_size_ratio * min(a.diameter, b.diameter):
         return False
     h, w = image.shape
-    skip = config.pip_clearance * size / max(d, 1e-6)  # leave out the two pips themselves
-    if skip >= 0.5:
-        return True
-    t = np.linspace(skip, 1.0 - skip, max(int(d * (1 - 2 * skip)), 2))
+    if config.link_on_closing:  # pips are filled in: follow the whole line, body at the ends
+        t = np.linspace(0.0, 1.0, 7)
+    else:  # leave out the pips themselves; touching pips belong together
+        skip = config.pip_clearance * size / max(d, 1e-6)
+        if skip >= 0.5:
+            return True
+        t = np.linspace(skip, 1.0 - skip, max(int(d * (1 - 2 * skip)), 2))
     xs = np.clip(np.round(a.x + t * (b.x - a.x)).astype(int), 0, w - 1)
     ys = np.clip(np.round(a.y + t * (b.y - a.y)).astype(int), 0, h - 1)
     values = image[ys, xs].astype(np.float32)
-    body = float(np.median(values))
+    body = max(values[0], values[-1]) if config.link_on_closing else float(np.median(values))
     return bool(values.min() >= body - config.edge_drop)
 
 
@@ -236,6 +239,8 @@ def group_faces(pips: list[Pip], image: np.ndarray, closed: np.ndarray, hat: np.
                 config: DiceConfig) -> list[list[Pip]]:
     """Connected groups of pips that share one flat face."""
     parent = list(range(len(pips)))
+    # tiny, blurred dice: the closing is steadier than the raw image between pips
+    line_image = closed if config.link_on_closing else image
 
     def root(i: int) -> int:
         while parent[i] != i:
@@ -245,7 +250,7 @@ def group_faces(pips: list[Pip], image: np.ndarray, closed: np.ndarray, hat: np.
 
     for i in range(len(pips)):
         for j in range(i + 1, len(pips)):
-            if root(i) != root(j) and _same_body(pips[i], pips[j], image, hat, config):
+            if root(i) != root(j) and _same_body(pips[i], pips[j], line_image, config):
                 parent[root(i)] = root(j)
     groups: dict[int, list[Pip]] = {}
     for i, pip in enumerate(pips):

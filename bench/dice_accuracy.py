@@ -96,7 +96,8 @@ def main() -> None:
     args = parser.parse_args()
     cv2.setNumThreads(1)
     config = DiceConfig.from_json(args.config) if args.config else DiceConfig()
-    table = DiceConfig.from_json(args.table_config) if args.table_config else DiceConfig.preset("table")
+    table = (DiceConfig.from_json(args.table_config) if args.table_config
+             else DiceConfig.preset("table"))
     if args.real:
         real(config, args.errors)
     if args.sim:

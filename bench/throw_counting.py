@@ -21,7 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.layout import load_layout  # noqa: E402
-from vision.dice import DiceConfig, read_dice  # noqa: E402
+from vision.dice import DiceConfig  # noqa: E402
 from vision.sim import random_pose, random_scene, render  # noqa: E402
 from vision.sim.scene import Hand, random_dice  # noqa: E402
 from vision.throws import ThrowTracker  # noqa: E402

@@ -188,15 +188,21 @@ def find_pips(image: np.ndarray, mask: np.ndarray | None,
     _, binary = cv2.threshold(hat, config.min_contrast, 255, cv2.THRESH_BINARY)
     if mask is not None:
         binary = cv2.bitwise_and(binary, mask)
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    # contours, not connected components: several times faster on the same blobs
+    contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     pips: list[Pip] = []
-    for i in range(1, n):
-        x, y, w, h, area = stats[i]
+    for contour in contours:
+        x, y, w, h = cv2.boundingRect(contour)
+        if w * h < config.min_pip_area_px or w * h * config.min_fill > config.max_pip_area_px:
+            continue
+        roi = np.zeros((h, w), np.uint8)
+        cv2.drawContours(roi, [contour], -1, 1, cv2.FILLED, offset=(-x, -y))
+        roi &= binary[y:y + h, x:x + w] > 0
+        area = int(roi.sum())
         if not config.min_pip_area_px <= area <= config.max_pip_area_px:
             continue
         if area < config.min_fill * w * h:
             continue
-        roi = (labels[y:y + h, x:x + w] == i).astype(np.uint8)
         m = cv2.moments(roi, binaryImage=True)
         mu20, mu02, mu11 = m["mu20"] / area, m["mu02"] / area, m["mu11"] / area
         spread = math.sqrt(max(((mu20 - mu02) / 2) ** 2 + mu11 ** 2, 0.0))
@@ -205,7 +211,7 @@ def find_pips(image: np.ndarray, mask: np.ndarray | None,
         roundness = math.sqrt(max(minor, 0.0) / major) if major > 0 else 1.0
         if roundness < config.min_pip_roundness:
             continue
-        cx, cy = centroids[i]
+        cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
         contrast = float(hat[y:y + h, x:x + w][roi > 0].mean())
         pips.append(Pip(float(cx), float(cy), 2.0 * math.sqrt(area / math.pi), roundness,
                         contrast))

@@ -107,15 +107,16 @@ def read_dice(frame: np.ndarray, region=None, config: DiceConfig | None = None) 
     """All dice whose top face shows pips in ``frame`` (BGR or grey), optionally only inside
     ``region``: (x, y, w, h) or a polygon of (x, y) points."""
     config = config or DiceConfig()
-    grey = _to_grey(frame)
-    mask = _region_mask(grey.shape, region)
+    _check_image(frame)
+    frame_shape = frame.shape[:2]
+    mask = _region_mask(frame_shape, region)
     x0 = y0 = 0
     if mask is not None:  # work on the region's bounding box only
         x0, y0, w, h = cv2.boundingRect(mask)
         if w == 0 or h == 0:
             return []
-        grey, mask = grey[y0:y0 + h, x0:x0 + w], mask[y0:y0 + h, x0:x0 + w]
-    frame_shape = frame.shape[:2]
+        frame, mask = frame[y0:y0 + h, x0:x0 + w], mask[y0:y0 + h, x0:x0 + w]
+    grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     if config.scale != 1.0:
         grey = cv2.resize(grey, None, fx=config.scale, fy=config.scale,
                           interpolation=cv2.INTER_CUBIC)
@@ -148,16 +149,13 @@ def _to_frame(r: DieReading, x0: int, y0: int, scale: float) -> DieReading:
                                                      r.centre[1] / scale + y0))
 
 
-def _to_grey(frame: np.ndarray) -> np.ndarray:
+def _check_image(frame) -> None:
     if not isinstance(frame, np.ndarray) or frame.size == 0:
         raise DiceInputError("the dice reader needs an image (a non-empty numpy array)")
     if frame.dtype != np.uint8:
         raise DiceInputError(f"the dice reader needs an 8-bit image, not {frame.dtype}")
-    if frame.ndim == 2:
-        return frame
-    if frame.ndim == 3 and frame.shape[2] == 3:
-        return cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    raise DiceInputError(f"the dice reader needs a BGR or grey image, not shape {frame.shape}")
+    if not (frame.ndim == 2 or (frame.ndim == 3 and frame.shape[2] == 3)):
+        raise DiceInputError(f"the dice reader needs a BGR or grey image, not shape {frame.shape}")
 
 
 def _region_mask(shape: tuple[int, int], region) -> np.ndarray | None:

@@ -53,6 +53,7 @@ class DiceConfig:
     side_roundness_gap: float = 0.05
     side_size_ratio: float = 0.8
     min_unreadable_pips: int = 3  # fewer pips out of a die pattern are dropped as not a die
+    side_score_ratio: float = 0.85  # side pips' roundness x size below this share of the top's
     scale: float = 1.0  # enlarge the searched area first when dice are only ~20 px across
 
     @classmethod
@@ -336,8 +337,22 @@ def _centrally_symmetric(pts: np.ndarray, centre: np.ndarray, tolerance: float) 
     return bool(gaps.max() < tolerance)
 
 
+def _top_of_merged(face: list[Pip], config: DiceConfig) -> list[Pip] | None:
+    """A top face merged with side-face pips: keep the clearly rounder, larger pips if they
+    alone make a die pattern."""
+    ranked = sorted(face, key=lambda p: -p.roundness * p.diameter)
+    scores = [p.roundness * p.diameter for p in ranked]
+    for keep in range(min(len(ranked) - 1, 6), 0, -1):
+        if scores[keep] < config.side_score_ratio * scores[keep - 1] and _pattern_ok(
+                ranked[:keep], config):
+            return ranked[:keep]
+    return None
+
+
 def read_face(face: list[Pip], bounds: tuple[float, float, float, float],
               config: DiceConfig) -> DieReading | None:
+    if len(face) > 6 or not _pattern_ok(face, config):
+        face = _top_of_merged(face, config) or face
     pts = np.array([(p.x, p.y) for p in face])
     diam = float(np.median([p.diameter for p in face]))
     x0, y0 = pts.min(axis=0) - diam / 2

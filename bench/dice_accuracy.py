@@ -95,7 +95,8 @@ def main() -> None:
     parser.add_argument("--table-config", help="dice config for rendered table frames")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    config = DiceConfig.from_json(args.config) if args.config else DiceConfig()
+    config = (DiceConfig.from_json(args.config) if args.config
+              else DiceConfig.preset("closeup"))
     table = (DiceConfig.from_json(args.table_config) if args.table_config
              else DiceConfig.preset("table"))
     if args.real:

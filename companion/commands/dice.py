@@ -23,7 +23,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print the dice as JSON")
     parser.add_argument("--annotate", metavar="OUT.png",
                         help="write a copy of the photo with each die's box and value")
-    parser.add_argument("--config", metavar="CONFIG.json", help="dice reader thresholds")
+    parser.add_argument("--setup", default="closeup", choices=["closeup", "table"],
+                        help="camera set-up: a webcam near the dice (closeup, white dice with "
+                        "dark pips) or the camera over the whole board (table)")
+    parser.add_argument("--config", metavar="CONFIG.json",
+                        help="dice reader thresholds (instead of --setup)")
     parser.set_defaults(func=run)
 
 
@@ -32,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
     if frame is None:
         raise CommandError(f"cannot read the photo {args.photo}: missing or not an image")
     try:
-        config = DiceConfig.from_json(args.config) if args.config else DiceConfig()
+        config = (DiceConfig.from_json(args.config) if args.config
+                  else DiceConfig.preset(args.setup))
         readings = read_dice(frame, config=config)
     except DiceInputError as exc:
         raise CommandError(str(exc)) from None

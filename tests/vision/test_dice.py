@@ -17,6 +17,7 @@ from vision.sim.scene import Die
 
 DATA = Path("/work/shared/data/dice")
 TABLE = DiceConfig.preset("table")
+CLOSEUP = DiceConfig.preset("closeup")
 
 
 def _valid_photos() -> list[tuple[str, list[int]]]:
@@ -38,7 +39,7 @@ KNOWN_WRONG_PHOTOS = {"images/valid_valid_78.jpg"}  # picked by the rule, read w
     if image in KNOWN_WRONG_PHOTOS else (image, values)
     for image, values in _valid_photos()])
 def test_real_photo_values_match_label(image: str, values: list[int]) -> None:
-    readings = read_dice(cv2.imread(str(DATA / image)))
+    readings = read_dice(cv2.imread(str(DATA / image)), config=CLOSEUP)
     assert sorted((r.value or 0) for r in readings) == values
 
 

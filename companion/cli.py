@@ -15,6 +15,7 @@ COMMANDS = [
     "companion.commands.replay",
     "companion.commands.simulate",
     "companion.commands.selftest",
+    "companion.commands.dice",
     "companion.commands.play",
     "companion.commands.export",
     "companion.commands.score",

@@ -1,0 +1,144 @@
+"""The dice reader on real labelled photos (picked by a rule), rendered dice and bad input."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.layout import load_layout
+from vision.dice import DiceConfig, DiceInputError, read_dice
+from vision.sim import random_pose, random_scene, render
+from vision.sim.scene import Die
+
+DATA = Path("/work/shared/data/dice")
+TABLE = DiceConfig.preset("table")
+CLOSEUP = DiceConfig.preset("closeup")
+
+
+def _valid_photos() -> list[tuple[str, list[int]]]:
+    """Every 25th held-out photo in name order: chosen by rule, not by how well it reads."""
+    if not (DATA / "labels.csv").is_file():
+        return []
+    with open(DATA / "labels.csv") as f:
+        rows = [r for r in csv.DictReader(f) if Path(r["image"]).name.startswith("valid_")]
+    rows.sort(key=lambda r: r["image"])
+    return [(r["image"], sorted(int(v) for v in r["values_sorted"].split())) for r in rows[::25]]
+
+
+KNOWN_WRONG_PHOTOS = {"images/valid_valid_78.jpg"}  # picked by the rule, read wrong today
+
+
+@pytest.mark.parametrize(("image", "values"), [
+    pytest.param(image, values, marks=pytest.mark.xfail(
+        strict=True, reason="misread by the current reader (see the report)"))
+    if image in KNOWN_WRONG_PHOTOS else (image, values)
+    for image, values in _valid_photos()])
+def test_real_photo_values_match_label(image: str, values: list[int]) -> None:
+    readings = read_dice(cv2.imread(str(DATA / image)), config=CLOSEUP)
+    assert sorted((r.value or 0) for r in readings) == values
+
+
+def _table_frame(dice: list[Die], seed: int = 3):
+    layout = load_layout("cuatro")
+    rng = np.random.default_rng(seed)
+    scene = dataclasses.replace(random_scene(layout, rng, dice=0, hard=False), dice=dice)
+    pose = random_pose(rng, layout)
+    out = render(scene, pose, rng)
+    x0, y0, x1, y1 = layout.dice_area_mm
+    area = pose.project(np.array([[x0, y0, 0], [x1, y0, 0], [x1, y1, 0], [x0, y1, 0]], float))
+    return out, area
+
+
+def _dice_area(layout) -> tuple[float, float]:
+    x0, y0, x1, y1 = layout.dice_area_mm
+    return (x0 + x1) / 2, (y0 + y1) / 2
+
+
+def _read_values(out, area) -> list[int | None]:
+    readings = read_dice(out.frame, area, config=TABLE)
+    return sorted((r.value for r in readings), key=lambda v: v or 0)
+
+
+SHORT = pytest.mark.xfail(strict=True, reason="the reader misses most pips of ~20 px rendered "
+                          "dice seen from this pose (bench: ~60 % per die on rendered frames)")
+
+
+@pytest.mark.parametrize("angle", [pytest.param(0.0, marks=SHORT), pytest.param(20.0, marks=SHORT),
+                                   pytest.param(45.0, marks=SHORT), 70.0])
+def test_rendered_dice_at_any_rotation(angle: float) -> None:
+    layout = load_layout("cuatro")
+    cx, cy = _dice_area(layout)
+    dice = [Die(cx - 40 + 20 * i, cy, v, angle + 7 * i) for i, v in enumerate([2, 3, 4, 5, 6])]
+    out, area = _table_frame(dice)
+    assert _read_values(out, area) == [2, 3, 4, 5, 6]
+
+
+@SHORT
+def test_touching_dice_are_read_apart() -> None:
+    layout = load_layout("cuatro")
+    cx, cy = _dice_area(layout)
+    dice = [Die(cx, cy, 5, 0.0), Die(cx + 16.2, cy, 6, 0.0), Die(cx, cy + 16.2, 4, 0.0)]
+    out, area = _table_frame(dice)
+    assert _read_values(out, area) == [4, 5, 6]
+
+
+@SHORT
+def test_dark_dice_with_light_pips() -> None:
+    layout = load_layout("cuatro")
+    cx, cy = _dice_area(layout)
+    dice = [Die(cx - 25 + 25 * i, cy, v, 15.0 * i, body="#1f1f1f", pips="#f5f5f5")
+            for i, v in enumerate([1, 3, 5])]
+    out, area = _table_frame(dice)
+    assert _read_values(out, area) == [1, 3, 5]
+
+
+def test_no_dice_gives_nothing() -> None:
+    frame = np.full((480, 640, 3), 180, np.uint8)
+    assert read_dice(frame) == []
+
+
+def test_die_cut_by_the_frame_edge_is_unreadable() -> None:
+    image = cv2.imread(str(DATA / "images" / "valid_valid_50.jpg"))
+    whole = read_dice(image)
+    five = next(r for r in whole if r.value == 5)
+    x, y, w, h = five.box
+    cut = image[:, x + w // 2:]  # the left half of the five is outside the picture
+    at_edge = [r for r in read_dice(cut) if r.centre[0] < w]
+    assert at_edge and all(r.value is None for r in at_edge)
+
+
+@pytest.mark.xfail(strict=True, reason="a leaning die is not recognised yet: its tilted top "
+                   "face still reads as a value")
+def test_leaning_die_is_unreadable() -> None:
+    layout = load_layout("cuatro")
+    cx, cy = _dice_area(layout)
+    out, area = _table_frame([Die(cx, cy, 5, 10.0, leaning=True)])
+    assert all(r.value is None for r in read_dice(out.frame, area, config=TABLE))
+
+
+def test_region_limits_the_search() -> None:
+    image = cv2.imread(str(DATA / "images" / "valid_valid_50.jpg"))
+    whole = read_dice(image)
+    x, y, w, h = whole[0].box
+    inside = read_dice(image, region=(x - 20, y - 20, w + 40, h + 40))
+    assert [r.value for r in inside] == [whole[0].value]
+    assert inside[0].centre == pytest.approx(whole[0].centre, abs=1.0)
+
+
+@pytest.mark.parametrize("bad", [np.zeros((0, 0, 3), np.uint8), np.zeros((10, 10), np.float32),
+                                 "photo.png"])
+def test_bad_images_are_refused_in_words(bad) -> None:
+    with pytest.raises(DiceInputError, match="dice reader"):
+        read_dice(bad)
+
+
+def test_config_with_unknown_key_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "dice.json"
+    path.write_text('{"min_contrst": 40}')
+    with pytest.raises(DiceInputError, match="min_contrst"):
+        DiceConfig.from_json(path)

@@ -1,0 +1,142 @@
+"""Throw counting: one count per roll, none for nudges, hands or dice set aside."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.dice import DieReading
+from vision.throws import ThrowConfig, ThrowInputError, ThrowSettled, ThrowTracker
+
+FPS = 10.0
+
+
+def die(value: int | None, x: float, y: float) -> DieReading:
+    return DieReading(value, 0.9, (int(x) - 10, int(y) - 10, 20, 20), (x, y))
+
+
+def lying(values, shift: float = 0.0) -> list[DieReading]:
+    return [die(v, 100 + 40 * i + shift, 200) for i, v in enumerate(values)]
+
+
+def tumbling(rng: np.random.Generator, n: int) -> list[DieReading]:
+    return [die(int(rng.integers(1, 7)) if rng.random() < 0.6 else None,
+                rng.uniform(0, 600), rng.uniform(0, 400)) for _ in range(n)]
+
+
+class Clock:
+    """Feeds frames at a fixed rate and collects what the tracker reports."""
+
+    def __init__(self, tracker: ThrowTracker) -> None:
+        self.tracker, self.t, self.events = tracker, 0.0, []
+
+    def hold(self, readings, seconds: float) -> None:
+        for _ in range(int(seconds * FPS)):
+            self.feed(readings)
+
+    def feed(self, readings) -> None:
+        event = self.tracker.update(self.t, readings)
+        if event is not None:
+            self.events.append(event)
+        self.t += 1 / FPS
+
+    def roll(self, rng, values, frames: int = 8) -> None:
+        for _ in range(frames):
+            self.feed(tumbling(rng, len(values)))
+        self.hold(lying(values, shift=float(rng.uniform(-30, 30))), 1.0)
+
+
+def test_a_roll_is_counted_once_when_the_dice_settle() -> None:
+    clock = Clock(ThrowTracker())
+    clock.hold(lying([1, 2, 3, 4, 5]), 1.0)  # dice already lying there: no throw
+    clock.roll(np.random.default_rng(1), [6, 6, 2, 3, 1])
+    clock.hold(lying([6, 6, 2, 3, 1]), 2.0)
+    assert clock.events == [ThrowSettled((1, 2, 3, 6, 6), 1)]
+
+
+@pytest.mark.parametrize("settle", [0.3, 0.5, 1.0])
+def test_counted_once_the_dice_lie_still_for_settle_seconds(settle: float) -> None:
+    tracker = ThrowTracker(ThrowConfig(settle_seconds=settle))
+    rng = np.random.default_rng(2)
+    t = 0.0
+    for _ in range(6):
+        assert tracker.update(t, tumbling(rng, 3)) is None
+        t += 0.1
+    still_from = t
+    while (event := tracker.update(t, lying([4, 4, 4]))) is None:
+        t += 0.1
+        assert t < 5
+    assert event == ThrowSettled((4, 4, 4), 1)
+    assert t - still_from == pytest.approx(settle, abs=0.11)
+
+
+def test_nudged_die_and_passing_hand_are_not_throws() -> None:
+    clock = Clock(ThrowTracker())
+    rng = np.random.default_rng(3)
+    clock.roll(rng, [2, 3, 5])
+    nudged = lying([2, 3, 5])
+    nudged[1] = die(3, nudged[1].centre[0] + 15, nudged[1].centre[1] + 6)
+    clock.hold(nudged, 1.0)
+    clock.hold([], 0.3)  # a hand covers the dice
+    clock.hold(nudged[:1], 0.3)
+    clock.hold(nudged, 1.0)
+    assert [e.throw_number for e in clock.events] == [1]
+
+
+def test_dice_set_aside_and_taken_back_are_not_a_throw_but_a_reroll_is() -> None:
+    clock = Clock(ThrowTracker())
+    rng = np.random.default_rng(4)
+    clock.roll(rng, [1, 2, 3, 4, 5])
+    clock.hold(lying([1, 2, 3]), 1.0)  # two dice set aside
+    clock.hold(lying([1, 2, 3, 4, 5], shift=50), 1.0)  # and taken back
+    clock.roll(rng, [1, 2, 6])  # the three kept dice rolled again
+    assert [e.values for e in clock.events] == [(1, 2, 3, 4, 5), (1, 2, 6)]
+    assert [e.throw_number for e in clock.events] == [1, 2]
+
+
+def test_unreadable_die_holds_the_count_back_until_it_is_read() -> None:
+    clock = Clock(ThrowTracker())
+    rng = np.random.default_rng(5)
+    clock.hold(lying([1, 1]), 1.0)
+    clock.roll(rng, [3, 4])
+    leaning = lying([3, 4])
+    leaning[0] = die(None, *leaning[0].centre)
+    clock.hold(leaning, 1.0)
+    assert clock.events == [ThrowSettled((3, 4), 1)]
+
+
+def test_new_turn_restarts_the_count() -> None:
+    tracker = ThrowTracker()
+    clock = Clock(tracker)
+    rng = np.random.default_rng(6)
+    clock.roll(rng, [1, 2])
+    clock.roll(rng, [5, 6])
+    tracker.new_turn()
+    clock.hold(lying([5, 6]), 1.0)  # the last player's dice still lie there: no throw
+    clock.roll(rng, [3, 3])
+    assert [e.throw_number for e in clock.events] == [1, 2, 1]
+    assert "throws=1" in repr(tracker)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_sessions_count_every_changed_roll_once(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    clock = Clock(ThrowTracker())
+    clock.hold(lying([1, 1, 1, 1, 1]), 1.0)
+    expected, last = 0, (1, 1, 1, 1, 1)
+    for _ in range(5):
+        values = tuple(sorted(int(v) for v in rng.integers(1, 7, 5)))
+        clock.roll(rng, list(values), frames=int(rng.integers(3, 15)))
+        expected += values != last  # the same faces again cannot be told from a nudge
+        last = values if values != last else last
+        clock.hold(lying(values, shift=float(rng.uniform(-5, 5))), float(rng.uniform(0, 2)))
+    assert len(clock.events) == expected
+
+
+def test_bad_feed_is_refused_in_words() -> None:
+    tracker = ThrowTracker()
+    with pytest.raises(ThrowInputError, match="frame or a list"):
+        tracker.update(0.0, 42)
+    tracker.update(1.0, [])
+    with pytest.raises(ThrowInputError, match="backwards"):
+        tracker.update(0.5, [])

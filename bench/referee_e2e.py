@@ -6,9 +6,11 @@ full loop: renderer -> board reader -> stability filter -> session -> rules. Pri
 and overall: the share of games ending with exactly the true moves, end and scores; the
 injected illegal moves flagged; the latency from the hand leaving the board to the move
 being accepted (simulated time); and the loop's CPU per simulated second (rendering not
-counted). Dice throws come from the script (no dice reader yet), as the output says.
+counted). In the dice games the throws are read from the frames by the dice reader;
+``--scripted-dice`` takes them from the script instead, to measure the board loop alone.
 
     python bench/referee_e2e.py [--games N] [--only cuatro,muehle] [--fps 10] [--seed 1]
+                                [--scripted-dice]
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from companion.referee import ScriptedDice  # noqa: E402
+from companion.referee import CameraDice, ScriptedDice  # noqa: E402
 from companion.simtable import SimOptions, SimTable, referee_simulated  # noqa: E402
 from hardware.panel import Panel  # noqa: E402
 
@@ -31,13 +33,13 @@ PLAYERS = {"cuatro": ["red", "blue"], "just4fun": ["red", "blue"],
 ILLEGAL_AT = frozenset({4, 15, 30})
 
 
-def play_one(game: str, seed: int, fps: float) -> dict:
+def play_one(game: str, seed: int, fps: float, scripted_dice: bool) -> dict:
     table = SimTable(game, PLAYERS[game], seed, fps=fps,
                      options=SimOptions(illegal_moves=ILLEGAL_AT, passing_hands=0.15))
     with Panel(simulate=True, clock=lambda: table.current.timestamp if table.current else 0.0,
                background=False, sleep=lambda s: None) as panel:
         started = time.process_time()
-        run = referee_simulated(table, panel=panel)
+        run = referee_simulated(table, panel=panel, scripted_dice=scripted_dice)
         total_cpu = time.process_time() - started
     frames = run.referee.stats.frames
     return {
@@ -56,12 +58,15 @@ def main() -> int:
     parser.add_argument("--only", default=",".join(PLAYERS), help="comma-separated games")
     parser.add_argument("--fps", type=float, default=10.0)
     parser.add_argument("--seed", type=int, default=1, help="first seed")
+    parser.add_argument("--scripted-dice", action="store_true",
+                        help="throws from the script, not the dice reader")
     args = parser.parse_args()
-    print(f"note: {ScriptedDice.label}")
+    dice = ScriptedDice if args.scripted_dice else CameraDice
+    print(f"note: {dice.label}")
     results = []
     for game in args.only.split(","):
         for seed in range(args.seed, args.seed + args.games):
-            r = play_one(game, seed, args.fps)
+            r = play_one(game, seed, args.fps, args.scripted_dice)
             results.append(r)
             print(f"{game:9} seed {seed:3}: {'exact' if r['exact'] else 'DIFFERS'}, "
                   f"{r['accepted']}/{r['moves']} moves, illegal flagged {r['flagged']}/"

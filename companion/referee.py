@@ -2,8 +2,9 @@
 
 Per frame: :func:`vision.reader.read_board` -> :func:`observation_of` (colours to players;
 hidden fields or an occluded board are never stable) -> :class:`StabilityFilter` ->
-:meth:`Session.observe`. Settled throws come from a dice seam (:class:`DiceSeam`: the dice
-reader when it exists, the simulated table's scripted truth until then), panel buttons go to
+:meth:`Session.observe`. Settled throws come from a dice seam (:class:`DiceSeam`:
+:class:`CameraDice`, the dice reader on the same frame; or, to measure the board loop alone
+on the simulated table, its scripted truth :class:`ScriptedDice`), panel buttons go to
 confirm/undo/"I cannot play", and session events light the panel. Every few frames the
 annotated picture is kept for the web page's camera view.
 """
@@ -19,13 +20,18 @@ import cv2
 import numpy as np
 
 from companion.infer import FieldView, Observation
+from companion.layout import Layout
 from companion.session import Event, Session
 from companion.stability import StabilityConfig, StabilityFilter
 from hardware.camera import Frame, FrameSource
 from vision.calibration import ColourCalibration
 from vision.config import VisionConfig
+from vision.dice import DiceConfig
 from vision.errors import VisionError
+from vision.markers import project
+from vision.pose import Camera
 from vision.reader import BoardReading, BoardTracker, annotate, read_board
+from vision.throws import ThrowConfig, ThrowTracker
 
 #: Motion gate: frames are compared at this size (grey, blurred), and a frame in which more
 #: than MOVING_SHARE of the pixels changed by more than MOVING_LEVEL grey levels since the
@@ -42,24 +48,53 @@ JPEG_QUALITY = 75
 
 
 class DiceSeam(Protocol):
-    """Where settled throws come from: ``settled(frame) -> dice values or None``."""
+    """Where settled throws come from: ``settled(frame, board) -> dice values or None``."""
 
-    def settled(self, frame: Frame) -> tuple[int, ...] | None: ...
+    label: str
+
+    def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None: ...
+
+
+class CameraDice:
+    """The dice reader on the referee's frames: the layout's dice area, placed in the frame by
+    the board's homography, read by :func:`vision.dice.read_dice` and followed over time by a
+    :class:`vision.throws.ThrowTracker`, which reports each throw once when the dice settle."""
+
+    label = "dice read from the camera"
+
+    def __init__(self, layout: Layout, camera: Camera, dice_config: DiceConfig | None = None,
+                 throw_config: ThrowConfig | None = None) -> None:
+        if layout.dice_area_mm is None:
+            raise ValueError(f"the layout {layout.name!r} has no dice area (dice_area_mm)")
+        x0, y0, x1, y1 = layout.dice_area_mm
+        self.area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64)
+        self.camera = camera
+        self.tracker = ThrowTracker(throw_config, dice_config or DiceConfig.preset("table"))
+
+    def __repr__(self) -> str:
+        return f"<CameraDice {self.tracker!r}>"
+
+    def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None:
+        if board.homography is None:
+            return None  # no board, no dice area: wait for the next frame
+        self.tracker.region = self.camera.distort(project(board.homography, self.area_mm))
+        throw = self.tracker.update(frame.timestamp, frame.image)
+        return None if throw is None else throw.values
 
 
 class ScriptedDice:
     """SCRIPTED TRUTH, not vision: the simulated table's own record of each settled throw.
 
-    Stands in for the dice reader (vision.dice / vision.throws) until it exists, so dice games
-    can be refereed end to end on the simulated table. It never looks at the image.
+    Lets the benchmark measure the board loop of a dice game apart from the dice reader's
+    errors (``--scripted-dice``). It never looks at the image.
     """
 
-    label = "dice from the simulated table's script (no dice reader yet)"
+    label = "dice from the simulated table's script, not read from the frames"
 
     def __init__(self, table: Any) -> None:
         self.table = table
 
-    def settled(self, frame: Frame) -> tuple[int, ...] | None:
+    def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None:
         current = self.table.current
         return None if current is None else current.truth.throw
 
@@ -112,9 +147,6 @@ class Referee:
                  on_event: Callable[[Event], None] | None = None,
                  before_step: Callable[[Frame], None] | None = None) -> None:
         game = session.game
-        if game.uses_dice and dice is None:
-            raise ValueError(f"{game.title} needs the dice reader, which is not available yet; "
-                             "try --simulate")
         self.session = session
         self.layout = game.layout
         self.colours = dict(colours or player_colours(list(game.players),
@@ -122,8 +154,8 @@ class Referee:
         self.colour_to_player = {c: p for p, c in self.colours.items()}
         self.panel = panel
         self.table = table
-        self.dice = dice
         self.config = config or VisionConfig()
+        self.dice = dice if dice is not None else self._dice_reader()
         calibration = calibration or ColourCalibration.default(
             self.layout, list(self.colours.values()))
         self.tracker = BoardTracker(self.layout, calibration, self.config)
@@ -172,15 +204,15 @@ class Referee:
         if self.before_step is not None:
             self.before_step(frame)
         self._buttons()
-        if self.dice is not None and not self.session.game.is_over:
-            values = self.dice.settled(frame)
-            if values is not None:
-                self.session.throw_settled(values)
         try:
             reading = read_board(frame.image, self.layout, config=self.config,
                                  tracker=self.tracker)
         except VisionError as exc:
             reading = BoardReading(problem=str(exc))
+        if self.dice is not None and not self.session.game.is_over:
+            values = self.dice.settled(frame, reading)
+            if values is not None:
+                self.session.throw_settled(values)
         moving = self._moving(frame.image)
         if reading.problem:
             self._unreadable(reading.problem)
@@ -211,7 +243,13 @@ class Referee:
             self.colour_to_player = {c: p for p, c in self.colours.items()}
             calibration = ColourCalibration.default(self.layout, list(self.colours.values()))
             self.tracker = BoardTracker(self.layout, calibration, self.config)
+            self.dice = self._dice_reader()
         self._show_turn()
+
+    def _dice_reader(self) -> DiceSeam | None:
+        if not self.session.game.uses_dice:
+            return None
+        return CameraDice(self.layout, Camera.from_config(self.config))
 
     # -- inputs -----------------------------------------------------------------------------------
 

@@ -7,8 +7,8 @@ settle; a Mühle capture is taken a little after the mill closed; "I cannot play
 of the confirm button. Options inject illegal moves that are taken back and hands passing over
 the board. The referee sees only the images; the truth rides along for tests and benchmarks.
 
-Until the dice reader exists, a dice game's settled throws are reported from this script's
-truth (:class:`ScriptedDice`), never from the images: see ``SimTruth.throw``.
+The referee reads the dice from the frames like the board; the script's own record of each
+settled throw (``SimTruth.throw``) serves the benchmark that measures the board loop alone.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class SimTruth:
     ``moves`` are the game's moves completed physically so far; ``stacks`` what lies on the
     board (players, bottom to top); ``hand`` whether a hand is over the table; ``hand_left``
     the number of the move (1-based) whose last hand just left the board in this frame;
-    ``throw`` a throw that settled in this frame (SCRIPTED TRUTH for the missing dice reader);
+    ``throw`` a throw that settled in this frame (the truth, never shown to the referee);
     ``presses`` button edges in this frame; ``illegal`` the number (1, 2, ...) of the injected
     illegal piece lying on the board, 0 when there is none.
     """
@@ -359,11 +359,12 @@ class SimRun:
 
 def referee_simulated(table: SimTable, session: Any = None, *, panel: Any = None,
                       frames: Iterator[SimFrame] | None = None, stop_after: int | None = None,
-                      runs: SimRun | None = None) -> SimRun:
+                      runs: SimRun | None = None, scripted_dice: bool = False) -> SimRun:
     """Referee ``table``'s game through the whole loop (renderer -> reader -> session).
 
     ``session`` defaults to a fresh one; ``frames`` continues an existing frame stream (after
-    a simulated crash); ``stop_after`` stops once the session holds that many moves.
+    a simulated crash); ``stop_after`` stops once the session holds that many moves;
+    ``scripted_dice`` takes the throws from the script instead of the dice reader.
     """
     from companion.referee import Referee, ScriptedDice
     from companion.session import Session
@@ -384,7 +385,7 @@ def referee_simulated(table: SimTable, session: Any = None, *, panel: Any = None
                 run.false_flags.append(event.data["rule"])
 
     referee = Referee(session, colours=table.colours, panel=panel,
-                      dice=ScriptedDice(table) if game.uses_dice else None,
+                      dice=ScriptedDice(table) if scripted_dice and game.uses_dice else None,
                       config=VisionConfig(k1=table.pose.k1), on_event=watch,
                       before_step=(lambda f: table.press_buttons(panel)) if panel else None)
     if run.referee is not None:  # carry the timings over a restart

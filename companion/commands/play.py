@@ -13,7 +13,7 @@ from pathlib import Path
 from companion.cli import CommandError
 from companion.core import find_game
 from companion.gamelog import GameLog
-from companion.referee import Referee, ScriptedDice, player_colours
+from companion.referee import Referee, player_colours
 from companion.report import final_report
 from companion.session import Event, Session
 from companion.simtable import SimOptions, SimTable
@@ -41,9 +41,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--simulate", action="store_true",
                         help="the simulated table and a mock LED panel instead of the hardware")
     parser.add_argument("--autoplay", action="store_true",
-                        help="with --simulate: play a whole game as fast as possible, then exit")
+                        help="on the simulated table: play a whole game as fast as possible, "
+                        "then exit")
     parser.add_argument("--camera", default="picamera",
-                        help="picamera, usb:N, a stream URL, replay:PATH or sim")
+                        help="picamera, usb:N, a stream URL, replay:PATH or sim (the simulated "
+                        "table with the real LED panel; --simulate implies it)")
     parser.add_argument("--log", default=DEFAULT_LOG, help=f"game log (default {DEFAULT_LOG})")
     parser.add_argument("--resume", action="store_true",
                         help="continue the latest unfinished game in the log")
@@ -53,7 +55,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--panel-config", metavar="PATH", help="panel pins (TOML)")
     parser.add_argument("--seed", type=int, help="seed of the simulated game (default: random)")
     parser.add_argument("--max-moves", type=int, metavar="N",
-                        help="with --simulate: the scripted player stops after N moves")
+                        help="on the simulated table: the scripted player stops after N moves")
     parser.add_argument("--fps", type=float, default=10.0, help="frames per second")
     parser.set_defaults(func=run)
 
@@ -72,7 +74,7 @@ def _session(args: argparse.Namespace, log: GameLog) -> Session:
         raise CommandError("give --game and --players (or --resume)")
     try:
         cls = find_game(args.game)
-        options = dict(cls.random_play_options) if args.simulate else {}
+        options = dict(cls.random_play_options) if _simulated_camera(args) else {}
         game = cls([p.strip() for p in args.players.split(",")], options)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
@@ -106,8 +108,9 @@ def _serve(table: Table, args: argparse.Namespace, pin: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.autoplay and not args.simulate:
-        raise CommandError("--autoplay needs --simulate (a real table needs real players)")
+    if args.autoplay and not _simulated_camera(args):
+        raise CommandError("--autoplay needs the simulated table (--simulate or --camera sim): "
+                           "a real table needs real players")
     if args.fps <= 0:
         raise CommandError("--fps must be above 0")
     try:
@@ -122,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from None
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     sim = None
-    if args.simulate:
+    if _simulated_camera(args):
         sim = SimTable(game.name, list(game.players), seed, fps=args.fps, colours=colours,
                        game_options=game.options,
                        options=SimOptions(start_after=len(game.moves),
@@ -135,33 +138,32 @@ def run(args: argparse.Namespace) -> int:
         def clock() -> float:
             return sim.current.timestamp if sim.current else 0.0
     try:
-        panel = Panel(load_config(args.panel_config), simulate=True if sim else None,
+        panel = Panel(load_config(args.panel_config), simulate=True if args.simulate else None,
                       clock=clock)
     except (PanelError, NoGPIOError, ValueError) as exc:
         log.close()
         raise CommandError(str(exc)) from None
     try:
-        source = sim.source() if sim else open_source(args.camera, fps=args.fps)
+        source = open_source("sim" if args.simulate else args.camera,
+                             sim_factory=sim.source if sim else None, fps=args.fps)
         config = VisionConfig(k1=sim.pose.k1) if sim else VisionConfig()
         referee = Referee(session, colours=colours, panel=panel,
-                          dice=ScriptedDice(sim) if sim and game.uses_dice else None,
                           config=config, on_event=_printer(session),
-                          before_step=(lambda frame: sim.press_buttons(panel)) if sim else None)
+                          before_step=(lambda frame: sim.press_buttons(panel))
+                          if args.simulate else None)
     except (CameraError, ValueError) as exc:
         panel.close()
         log.close()
         raise CommandError(str(exc)) from None
     if session.log is None:  # a new game: into the log now that everything is ready
         session.log, session.game_id = log, log.start(game)
-    table = Table(session, log=log, simulate=bool(sim), panel=panel)
+    table = Table(session, log=log, simulate=args.simulate, panel=panel)
     referee.table = table
     pin = args.pin or f"{secrets.randbelow(10**4):04d}"
     server = _serve(table, args, pin)
     where = f"simulated table, seed {seed}" if sim else f"camera {args.camera}"
     print(f"{game.title}: {', '.join(game.players)} ({where}; log {log.path}, game "
           f"{session.game_id})", flush=True)
-    if sim and game.uses_dice:
-        print(f"  note: {ScriptedDice.label}", flush=True)
     try:
         with source:
             referee.run(source, pace=None if args.autoplay else args.fps)
@@ -187,6 +189,10 @@ def run(args: argparse.Namespace) -> int:
         panel.close()
         log.close()
     return 0
+
+
+def _simulated_camera(args: argparse.Namespace) -> bool:
+    return args.simulate or args.camera.strip().lower() == "sim"
 
 
 def _script_matches(sim: SimTable, game) -> bool:

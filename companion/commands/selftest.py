@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import cv2
 
 from companion.cli import CommandError
-from hardware.camera import CameraError, PiCameraSource, open_source
+from companion.simtable import SimTable
+from hardware.camera import CameraError, FrameSource, PiCameraSource, open_source
 from hardware.config import PanelConfigError, load_config
 from hardware.panel import STATUS_COLOURS, Panel, PanelError
 from hardware.pins import NoGPIOError, pi_model
@@ -46,8 +47,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--simulate", action="store_true",
                         help="use virtual pins (no Raspberry Pi needed)")
     parser.add_argument("--camera", metavar="SPEC",
-                        help="picamera, usb:N, a stream URL or replay:PATH (default: picamera "
-                        "on a Pi, none elsewhere)")
+                        help="picamera, usb:N, a stream URL, replay:PATH or sim (default: "
+                        "picamera on a Pi, none elsewhere)")
     parser.add_argument("--panel-config", metavar="PATH",
                         help="panel pin config (TOML; default: the packaged panel.toml)")
     parser.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS",
@@ -172,13 +173,17 @@ def _wait_for(condition, seconds: float) -> bool:
     return True
 
 
+def _simulated_table() -> FrameSource:
+    return SimTable("muehle", ["white", "black"], seed=1).source()
+
+
 def _check_camera(spec: str | None, save_to: str | None) -> Check:
     if spec is None:
         if pi_model() is None:
             return Check("skip", "camera", "none given (--camera usb:0, replay:PATH, ...)")
         spec = "picamera"
     try:
-        source = open_source(spec)
+        source = open_source(spec, sim_factory=_simulated_table)
         with source:
             frame = source.read()
     except CameraError as exc:

@@ -41,7 +41,14 @@ def test_play_simulate_autoplay_then_export(tmp_path):
 
 def test_autoplay_needs_the_simulated_table(capsys):
     assert main(["play", "--game", "muehle", "--players", "white,black", "--autoplay"]) == 1
-    assert "--autoplay needs --simulate" in capsys.readouterr().err
+    assert "--autoplay needs the simulated table" in capsys.readouterr().err
+
+
+def test_the_simulated_camera_with_real_pins_says_how_to_simulate_off_a_pi(capsys, tmp_path):
+    args = ["play", "--game", "muehle", "--players", "white,black", "--camera", "sim",
+            "--autoplay", "--log", str(tmp_path / "games.sqlite"), "--port", "0"]
+    assert main(args) == 1
+    assert "--simulate" in capsys.readouterr().err
 
 
 def finished_photo(tmp_path, name, players, seed):

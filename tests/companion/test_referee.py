@@ -9,7 +9,7 @@ import pytest
 
 from companion.gamelog import GameLog
 from companion.moves import Place, SetAside, Step, Throw
-from companion.referee import Referee, observation_of, player_colours
+from companion.referee import CameraDice, Referee, observation_of, player_colours
 from companion.session import Session
 from companion.simtable import SimOptions, SimTable, referee_simulated
 from companion.table import Table
@@ -71,7 +71,7 @@ def test_cuatro_throws_then_a_roof_on_a_roof():
     table = SimTable("cuatro", ["red", "blue"], 7, options=SimOptions(
         max_moves=5, still_frames=QUICK))
     with sim_panel(table) as panel:
-        run = referee_simulated(table, panel=panel)
+        run = referee_simulated(table, panel=panel, scripted_dice=True)
         assert run.exact, (run.session.game.moves, table.game.moves)
         assert any(isinstance(m, Throw) for m in table.game.moves)
         throws = table.game.throw_count
@@ -81,9 +81,18 @@ def test_cuatro_throws_then_a_roof_on_a_roof():
 def test_spexxx_a_few_turns():
     table = SimTable("spexxx", ["black", "white"], 4, options=SimOptions(
         max_moves=5, still_frames=QUICK))
-    run = referee_simulated(table)
+    run = referee_simulated(table, scripted_dice=True)
     assert run.exact, (run.session.game.moves, table.game.moves)
     assert sum(isinstance(m, Place) for m in table.game.moves) >= 1
+
+
+@pytest.mark.xfail(strict=True, reason="the dice reader misreads ~40 % of the simulated "
+                   "table's small dice (bench/dice_accuracy.py)")
+def test_cuatro_throws_read_from_the_frames():
+    table = SimTable("cuatro", ["red", "blue"], 7, options=SimOptions(
+        max_moves=3, still_frames=QUICK))
+    run = referee_simulated(table)
+    assert run.session.game.moves == table.game.moves
 
 
 def test_crash_in_the_middle_then_resume_from_the_log(tmp_path):
@@ -148,10 +157,11 @@ def test_players_get_their_named_colour_or_a_free_one():
         player_colours(["a", "b", "c", "d"], colours)
 
 
-def test_a_dice_game_without_a_dice_reader_is_refused_in_plain_words():
+def test_a_dice_game_reads_its_dice_from_the_camera():
     table = SimTable("cuatro", ["red", "blue"], 1)
-    with pytest.raises(ValueError, match="dice reader"):
-        Referee(Session(type(table.game)(["red", "blue"])))
+    referee = Referee(Session(type(table.game)(["red", "blue"])))
+    assert isinstance(referee.dice, CameraDice)
+    assert referee.dice.label == "dice read from the camera"
 
 
 def test_muehle_moving_phase_steps_are_followed():

@@ -69,3 +69,13 @@ def test_selftest_broken_config_is_one_line(tmp_path):
     assert result.returncode == 1
     assert result.stderr.strip().count("\n") == 0
     assert "buttons.confirm = 99 is not a usable GPIO pin" in result.stderr
+
+
+def test_selftest_grabs_a_frame_of_the_simulated_table(quick_config, tmp_path):
+    saved = tmp_path / "table.png"
+    result = selftest("--simulate", "--camera", "sim", "--panel-config", str(quick_config),
+                      "--timeout", "5", "--save-frame", str(saved))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert any(line.startswith("  [ok  ] camera sim: 1280x960 frame") for line in
+               result.stdout.splitlines())
+    assert cv2.imread(str(saved)).shape == (960, 1280, 3)

@@ -319,6 +319,7 @@ class DiceGame(Game):
     """Shared bookkeeping of the dice games: throws of five dice, counted per turn."""
 
     uses_dice = True
+    dice_count: ClassVar[int] = 5
     max_throws: ClassVar[int]
 
     def setup(self) -> None:
@@ -334,8 +335,8 @@ class DiceGame(Game):
         return len(self.throws)
 
     def _check_throw(self, move: Throw) -> str | None:
-        if len(move.dice) != 5 or not all(1 <= d <= 6 for d in move.dice):
-            return f"a throw is five dice showing 1-6, not {list(move.dice)}"
+        if len(move.dice) != self.dice_count or not all(1 <= d <= 6 for d in move.dice):
+            return f"a throw is {self.dice_count} dice showing 1-6, not {list(move.dice)}"
         if len(self.throws) >= self.max_throws:
             return (
                 f"you may throw at most {self.max_throws} times; "

@@ -28,7 +28,6 @@ from vision.calibration import ColourCalibration
 from vision.config import VisionConfig
 from vision.dice import DiceConfig
 from vision.errors import VisionError
-from vision.markers import project
 from vision.pose import Camera
 from vision.reader import BoardReading, BoardTracker, annotate, read_board
 from vision.throws import ThrowConfig, ThrowTracker
@@ -58,17 +57,21 @@ class DiceSeam(Protocol):
 class CameraDice:
     """The dice reader on the referee's frames: the layout's dice area, placed in the frame by
     the board's homography, read by :func:`vision.dice.read_dice` and followed over time by a
-    :class:`vision.throws.ThrowTracker`, which reports each throw once when the dice settle."""
+    :class:`vision.throws.ThrowTracker`, which reports each throw once when the dice settle.
+    A settled view with another number of dice than the game throws (a die missed, a stray
+    pip pattern) is no throw: the players see the bar not move and the next settle counts."""
 
     label = "dice read from the camera"
 
-    def __init__(self, layout: Layout, camera: Camera, dice_config: DiceConfig | None = None,
+    def __init__(self, layout: Layout, camera: Camera, count: int = 5,
+                 dice_config: DiceConfig | None = None,
                  throw_config: ThrowConfig | None = None) -> None:
         if layout.dice_area_mm is None:
             raise ValueError(f"the layout {layout.name!r} has no dice area (dice_area_mm)")
         x0, y0, x1, y1 = layout.dice_area_mm
         self.area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64)
         self.camera = camera
+        self.count = count
         self.tracker = ThrowTracker(throw_config, dice_config or DiceConfig.preset("table"))
 
     def __repr__(self) -> str:
@@ -77,9 +80,11 @@ class CameraDice:
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None:
         if board.homography is None:
             return None  # no board, no dice area: wait for the next frame
-        self.tracker.region = self.camera.distort(project(board.homography, self.area_mm))
+        self.tracker.region = self.camera.board_to_frame(board.homography, self.area_mm)
         throw = self.tracker.update(frame.timestamp, frame.image)
-        return None if throw is None else throw.values
+        if throw is None or len(throw.values) != self.count:
+            return None
+        return throw.values
 
 
 class ScriptedDice:
@@ -249,7 +254,8 @@ class Referee:
     def _dice_reader(self) -> DiceSeam | None:
         if not self.session.game.uses_dice:
             return None
-        return CameraDice(self.layout, Camera.from_config(self.config))
+        return CameraDice(self.layout, Camera.from_config(self.config),
+                          self.session.game.dice_count)
 
     # -- inputs -----------------------------------------------------------------------------------
 

@@ -62,6 +62,12 @@ class Camera:
         r2 = (norm**2).sum(axis=1, keepdims=True)
         return centre + norm * (1 + self.k1 * r2) * self.focal_px
 
+    def board_to_frame(self, homography: np.ndarray, points_mm: np.ndarray) -> np.ndarray:
+        """Points on the board's plane (mm) -> raw frame px: the board homography, then the
+        lens (the homography maps to ideal, undistorted px)."""
+        pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 1, 2)
+        return self.distort(cv2.perspectiveTransform(pts, homography).reshape(-1, 2))
+
 
 def focal_from_fov(fov_deg: float, width: int) -> float:
     """Focal length in px of a camera with this horizontal field of view."""

@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from companion.cli import CommandError
-from vision.dice import DiceConfig, DiceInputError, read_dice
+from vision.dice import DiceConfig, DiceInputError, DieReading, read_dice
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -42,30 +43,39 @@ def run(args: argparse.Namespace) -> int:
     except DiceInputError as exc:
         raise CommandError(str(exc)) from None
     if args.json:
-        print(json.dumps({"photo": args.photo, "dice": [
-            {"value": r.value, "confidence": r.confidence, "box": list(r.box),
-             "centre": [round(c, 1) for c in r.centre]} for r in readings]}))
+        print(json.dumps({"photo": args.photo, "dice": dice_to_json(readings)}))
     else:
-        values = [r.value for r in readings if r.value is not None]
-        unreadable = sum(r.value is None for r in readings)
-        print(f"{len(readings)} dice: {' '.join(map(str, values)) or '-'}"
-              + (f" ({unreadable} unreadable)" if unreadable else "")
-              + (f", total {sum(values)}" if values else ""))
-        for r in readings:
-            x, y, w, h = r.box
-            shown = r.value if r.value is not None else "unreadable"
-            print(f"  {shown} at ({x}, {y}) size {w}x{h}, confidence {r.confidence:.2f}")
+        print_dice(readings)
     if args.annotate:
-        _annotate(frame, readings, Path(args.annotate))
+        draw_dice(frame, readings)
+        if not cv2.imwrite(args.annotate, frame):
+            raise CommandError(f"cannot write {args.annotate}: use a .png or .jpg name in a "
+                               "folder that exists")
     return 0
 
 
-def _annotate(frame, readings, out: Path) -> None:
+def dice_to_json(readings: list[DieReading]) -> list[dict]:
+    return [{"value": r.value, "confidence": r.confidence, "box": list(r.box),
+             "centre": [round(c, 1) for c in r.centre]} for r in readings]
+
+
+def print_dice(readings: list[DieReading]) -> None:
+    values = [r.value for r in readings if r.value is not None]
+    unreadable = sum(r.value is None for r in readings)
+    print(f"{len(readings)} dice: {' '.join(map(str, values)) or '-'}"
+          + (f" ({unreadable} unreadable)" if unreadable else "")
+          + (f", total {sum(values)}" if values else ""))
+    for r in readings:
+        x, y, w, h = r.box
+        shown = r.value if r.value is not None else "unreadable"
+        print(f"  {shown} at ({x}, {y}) size {w}x{h}, confidence {r.confidence:.2f}")
+
+
+def draw_dice(frame: np.ndarray, readings: list[DieReading]) -> None:
+    """Each die's box and value on ``frame`` (in place): green when read, red '?' when not."""
     for r in readings:
         x, y, w, h = r.box
         colour = (0, 200, 0) if r.value is not None else (0, 0, 255)
         cv2.rectangle(frame, (x, y), (x + w, y + h), colour, 2)
         cv2.putText(frame, str(r.value) if r.value is not None else "?", (x, max(y - 4, 12)),
                     cv2.FONT_HERSHEY_SIMPLEX, 0.6, colour, 2)
-    if not cv2.imwrite(str(out), frame):
-        raise CommandError(f"cannot write {out}: use a .png or .jpg name in a folder that exists")

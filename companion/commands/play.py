@@ -48,7 +48,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "table with the real LED panel; --simulate implies it)")
     parser.add_argument("--log", default=DEFAULT_LOG, help=f"game log (default {DEFAULT_LOG})")
     parser.add_argument("--resume", action="store_true",
-                        help="continue the latest unfinished game in the log")
+                        help="continue the latest unfinished game in the log (with --game "
+                        "and --players: or start that game when there is none)")
     parser.add_argument("--host", default="127.0.0.1", help="web page address")
     parser.add_argument("--port", type=int, default=8080, help="web page port (0: any free)")
     parser.add_argument("--pin", help="the PIN the web page asks for (default: random)")
@@ -61,7 +62,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _session(args: argparse.Namespace, log: GameLog) -> Session:
-    if args.resume:
+    unfinished = any(not g.finished for g in log.games())
+    if args.resume and (unfinished or not (args.game and args.players)):
         try:
             session = Session.resume(log)
         except ValueError as exc:

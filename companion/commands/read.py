@@ -11,9 +11,11 @@ import cv2
 import numpy as np
 
 from companion.cli import CommandError
+from companion.commands.dice import dice_to_json, draw_dice, print_dice
 from companion.layout import LayoutError, load_layout
 from vision.calibration import ColourCalibration
 from vision.config import VisionConfig
+from vision.dice import DiceConfig, DiceInputError, DieReading, read_dice
 from vision.errors import VisionError
 from vision.reader import BoardTracker, annotate, read_board
 
@@ -39,7 +41,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print the reading as JSON")
     parser.add_argument("--annotate", metavar="OUT.png",
                         help="also write the photo with each field's reading drawn on it")
-    # The dice reader adds its own option (--dice) here and a "dice" entry to the output.
+    parser.add_argument("--dice", action="store_true",
+                        help="also read the dice: in the layout's dice area when the board is "
+                        "found, else anywhere in the photo")
     parser.set_defaults(func=run)
 
 
@@ -81,13 +85,34 @@ def run(args: argparse.Namespace) -> int:
     except VisionError as exc:
         raise CommandError(str(exc)) from None
     result = {"game": layout.game, "photo": args.photo, "board": reading.to_dict()}
-    if args.annotate and not cv2.imwrite(args.annotate, annotate(frame, reading, layout)):
-        raise CommandError(f"cannot write {args.annotate}")
+    dice = _read_dice(frame, reading, layout, tracker.localiser.camera) if args.dice else None
+    if dice is not None:
+        result["dice"] = dice_to_json(dice)
+    if args.annotate:
+        picture = annotate(frame, reading, layout)
+        if dice is not None:
+            draw_dice(picture, dice)
+        if not cv2.imwrite(args.annotate, picture):
+            raise CommandError(f"cannot write {args.annotate}")
     if args.json:
         print(json.dumps(result, indent=1))
     else:
         _print_text(reading, layout)
+        if dice is not None:
+            print_dice(dice)
     return 0 if reading.ok else 3
+
+
+def _read_dice(frame: np.ndarray, reading, layout, camera) -> list[DieReading]:
+    region = None
+    if reading.homography is not None and layout.dice_area_mm is not None:
+        x0, y0, x1, y1 = layout.dice_area_mm
+        region = camera.board_to_frame(reading.homography,
+                                       np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+    try:
+        return read_dice(frame, region, DiceConfig.preset("table"))
+    except DiceInputError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def _print_text(reading, layout) -> None:

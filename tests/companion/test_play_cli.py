@@ -112,3 +112,13 @@ def test_play_resume_continues_the_logged_game(tmp_path, capsys):
     assert main(["play", "--resume", "--simulate", "--autoplay", "--seed", "6", "--port", "0",
                  "--log", log]) == 1
     assert "not the simulated game of this --seed" in capsys.readouterr().err
+
+
+def test_resume_with_a_game_given_starts_it_when_nothing_is_unfinished(tmp_path, capsys):
+    log = str(tmp_path / "games.sqlite")
+    assert main(["play", "--resume", "--game", "muehle", "--players", "white,black",
+                 "--simulate", "--autoplay", "--seed", "3", "--max-moves", "2", "--port", "0",
+                 "--log", log]) == 0
+    assert "same as the scripted game: yes" in capsys.readouterr().out
+    with GameLog(log) as games:
+        assert len(games.games()) == 1 and len(games.moves(1)) == 2

@@ -26,7 +26,7 @@ from companion.stability import StabilityConfig, StabilityFilter
 from hardware.camera import Frame, FrameSource
 from vision.calibration import ColourCalibration
 from vision.config import VisionConfig
-from vision.dice import DiceConfig
+from vision.dice import DiceConfig, read_dice
 from vision.errors import VisionError
 from vision.pose import Camera
 from vision.reader import BoardReading, BoardTracker, annotate, read_board
@@ -58,8 +58,8 @@ class CameraDice:
     """The dice reader on the referee's frames: the layout's dice area, placed in the frame by
     the board's homography, read by :func:`vision.dice.read_dice` and followed over time by a
     :class:`vision.throws.ThrowTracker`, which reports each throw once when the dice settle.
-    A settled view with another number of dice than the game throws (a die missed, a stray
-    pip pattern) is no throw: the players see the bar not move and the next settle counts."""
+    A view with another number of dice than the game throws (a die missed or hidden, a stray
+    pip pattern) is skipped like a frame with a hand over the dice, so it never settles."""
 
     label = "dice read from the camera"
 
@@ -72,7 +72,8 @@ class CameraDice:
         self.area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64)
         self.camera = camera
         self.count = count
-        self.tracker = ThrowTracker(throw_config, dice_config or DiceConfig.preset("table"))
+        self.dice_config = dice_config or DiceConfig.preset("table")
+        self.tracker = ThrowTracker(throw_config)
 
     def __repr__(self) -> str:
         return f"<CameraDice {self.tracker!r}>"
@@ -80,11 +81,12 @@ class CameraDice:
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None:
         if board.homography is None:
             return None  # no board, no dice area: wait for the next frame
-        self.tracker.region = self.camera.board_to_frame(board.homography, self.area_mm)
-        throw = self.tracker.update(frame.timestamp, frame.image)
-        if throw is None or len(throw.values) != self.count:
+        region = self.camera.board_to_frame(board.homography, self.area_mm)
+        dice = read_dice(frame.image, region, self.dice_config)
+        if len(dice) != self.count:
             return None
-        return throw.values
+        throw = self.tracker.update(frame.timestamp, dice)
+        return None if throw is None else throw.values
 
 
 class ScriptedDice:

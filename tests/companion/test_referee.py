@@ -190,3 +190,23 @@ def test_a_new_game_from_the_web_page_is_refereed_from_the_next_frame():
     assert referee.session is page.session and referee.session.game.name == "just4fun"
     assert referee.colours == {"red": "red", "blue": "blue"}
     assert "black" in page.message  # the black frame was unreadable: said on the page
+
+
+def test_camera_dice_count_a_throw_only_with_the_game_s_number_of_dice(monkeypatch):
+    from vision.dice import DieReading
+    from vision.pose import Camera
+
+    def die(value: int, x: float) -> DieReading:
+        return DieReading(value, 0.9, (int(x), 100, 20, 20), (x + 10, 110))
+
+    before = [die(v, 40 * k) for k, v in enumerate([3, 3, 4, 4, 1])]
+    after = [die(v, 300 + 40 * k) for k, v in enumerate([2, 2, 5, 6, 6])]
+    views = [before] * 10 + [after[:4]] * 10 + [after] * 10  # a die hidden, then all five
+    monkeypatch.setattr("companion.referee.read_dice", lambda image, region, config: views.pop(0))
+    layout = SimTable("cuatro", ["red", "blue"], 1).layout
+    seam = CameraDice(layout, Camera.from_config(VisionConfig()), count=5)
+    board = BoardReading(homography=np.eye(3))
+    blank = np.zeros((960, 1280, 3), np.uint8)
+    settled = [seam.settled(Frame(blank, t / 10, t), board) for t in range(30)]
+    assert [v for v in settled if v is not None] == [(2, 2, 5, 6, 6)]
+    assert settled.index((2, 2, 5, 6, 6)) >= 25  # after 0.5 s of all five lying still

@@ -167,6 +167,7 @@ class Referee:
             self.layout, list(self.colours.values()))
         self.tracker = BoardTracker(self.layout, calibration, self.config)
         self.filter = StabilityFilter(stability or REFEREE_STABILITY)
+        self._corners: np.ndarray | None = None
         self._previous: np.ndarray | None = None
         self.annotate_every = annotate_every
         self.stats = RefereeStats()
@@ -208,6 +209,10 @@ class Referee:
         self._now = frame.timestamp
         self.stats.frames += 1
         self._follow_table()
+        if self._corners is not None:
+            corners, self._corners = self._corners, None
+            self.tracker = BoardTracker(self.layout, self.tracker.calibration, self.config,
+                                        corners)
         if self.before_step is not None:
             self.before_step(frame)
         self._buttons()
@@ -252,6 +257,11 @@ class Referee:
             self.tracker = BoardTracker(self.layout, calibration, self.config)
             self.dice = self._dice_reader()
         self._show_turn()
+
+    def set_corners(self, corners: list[list[float]]) -> None:
+        """The board's four corners clicked on the camera page (TL, TR, BR, BL, frame px), for
+        a board without markers; taken up by the loop's thread on its next frame."""
+        self._corners = np.array(corners, dtype=np.float64).reshape(4, 2)
 
     def _dice_reader(self) -> DiceSeam | None:
         if not self.session.game.uses_dice:

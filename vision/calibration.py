@@ -152,6 +152,15 @@ def frame_levels(frame: np.ndarray, homography: np.ndarray, camera: Camera, layo
     return Levels(sample(black_mm), sample(white_mm))
 
 
+def image_levels(frame: np.ndarray, black_level: float, white_pct: float) -> Levels:
+    """The stand-in for a board without markers (corners given by hand): white is the mean
+    colour of the frame's brightest pixels (grey above ``white_pct``), black a fixed level
+    (a frame need not hold anything black); the board's own colours correct the cast later."""
+    grey = cv2.cvtColor(frame[::4, ::4], cv2.COLOR_BGR2GRAY).ravel()
+    bright = frame[::4, ::4].reshape(-1, 3)[grey >= np.percentile(grey, white_pct)]
+    return Levels(np.full(3, black_level), bright.astype(np.float64).mean(axis=0))
+
+
 def normalise(image: np.ndarray, levels: Levels) -> np.ndarray:
     """Stretch each channel so the markers' black is 0 and their white is 255."""
     return cv2.transform(image, levels.matrix())

@@ -48,6 +48,10 @@ class VisionConfig:
     #: Least difference (grey levels) between the markers' white and black for a frame
     #: to be readable at all.
     min_marker_contrast: float = 25.0
+    #: A board without markers (corners given by hand) has no printed black and white: its
+    #: black is taken as this level, its white from the frame's pixels above this percentile.
+    image_black_level: float = 16.0
+    image_white_pct: float = 99.5
 
     # --- camera geometry ---------------------------------------------------------------
     #: Focal length in pixels; None = estimate it from the homography (needs some tilt)

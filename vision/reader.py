@@ -21,6 +21,7 @@ from vision.calibration import (
     CalibrationError,
     ColourCalibration,
     frame_levels,
+    image_levels,
     normalise,
     to_lab,
 )
@@ -167,7 +168,10 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     except VisionError as exc:
         return BoardReading(problem=f"the board cannot be read: {exc}")
     seen = sorted(where.marker_corners) or None
-    levels = frame_levels(frame, where.homography, tracker.localiser.camera, layout, seen)
+    if seen is None and where.source == "corners":  # no markers to take black and white from
+        levels = image_levels(frame, config.image_black_level, config.image_white_pct)
+    else:
+        levels = frame_levels(frame, where.homography, tracker.localiser.camera, layout, seen)
     if levels.contrast < config.min_marker_contrast:
         return BoardReading(homography=where.homography, pose=pose, markers_seen=len(seen or ()),
                             problem="too dark or washed out: the markers' black and white "

@@ -159,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from None
     if session.log is None:  # a new game: into the log now that everything is ready
         session.log, session.game_id = log, log.start(game)
-    table = Table(session, log=log, simulate=args.simulate, panel=panel)
+    table = Table(session, log=log, simulate=args.simulate, panel=panel,
+                  corners_callback=referee.set_corners)
     referee.table = table
     pin = args.pin or f"{secrets.randbelow(10**4):04d}"
     server = _serve(table, args, pin)

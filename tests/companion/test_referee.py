@@ -210,3 +210,35 @@ def test_camera_dice_count_a_throw_only_with_the_game_s_number_of_dice(monkeypat
     settled = [seam.settled(Frame(blank, t / 10, t), board) for t in range(30)]
     assert [v for v in settled if v is not None] == [(2, 2, 5, 6, 6)]
     assert settled.index((2, 2, 5, 6, 6)) >= 25  # after 0.5 s of all five lying still
+
+
+def test_corners_clicked_on_the_camera_page_read_a_board_without_markers():
+    import cv2
+
+    from tests.vision.rendered import frame
+    from vision.markers import marker_corners_mm
+    from vision.sim import CameraPose
+
+    layout = SimTable("just4fun", ["red", "blue"], 1).layout
+    w, h = layout.board_size_mm
+    pose = CameraPose(height_mm=620, tilt_deg=22, yaw_deg=10, fov_deg=70, k1=0.0,
+                      target_mm=(w / 2, h / 2))
+    _, rendered = frame("just4fun", {"C3": ["red"]}, pose=pose)
+    image = rendered.frame.copy()
+    for corners in marker_corners_mm(layout).values():  # no markers on this board
+        px = cv2.perspectiveTransform(np.array([corners], np.float64), rendered.truth.homography)
+        cv2.fillConvexPoly(image, np.rint(cv2.convexHull(px[0].astype(np.float32))).astype(
+            np.int32), (200, 200, 200))
+    session = Session(type(SimTable("just4fun", ["red", "blue"], 1).game)(["red", "blue"]))
+    referee = Referee(session, config=VisionConfig(k1=0.0))
+    page = Table(session, corners_callback=referee.set_corners)
+    referee.table = page
+    referee.step(Frame(image, 0.0, 0))
+    assert referee.problem and "marker" in page.message
+    board = cv2.perspectiveTransform(np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float64),
+                                     rendered.truth.homography)[0]
+    page.act("corners", {"corners": board.tolist()})
+    for k in range(1, 8):
+        referee.step(Frame(image, 0.1 * k, k))
+    assert referee.problem is None and page.message is None
+    assert session.game.moves == [Place("C3")]

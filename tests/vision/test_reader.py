@@ -195,3 +195,31 @@ def test_noise_and_scrambled_frames_give_problems_not_crashes(rendered):
     scrambled = np.vstack([np.hstack([tiles[3], tiles[2]]), np.hstack([tiles[1], tiles[0]])])
     reading = read_board(np.ascontiguousarray(scrambled), LAYOUT)
     assert not reading.ok and reading.problem
+
+
+def test_a_board_without_markers_reads_from_corners_given_by_hand():
+    """No printed black and white to go by: the frame's brightest pixels stand in."""
+    from vision.markers import marker_corners_mm
+    from vision.sim import CameraPose, random_scene, render
+
+    layout = load_layout("spexxx")
+    w, h = layout.board_size_mm
+    rng = np.random.default_rng(19)
+    scene = random_scene(layout, rng, hard=False)
+    pose = CameraPose(height_mm=600, tilt_deg=25, yaw_deg=35, fov_deg=70, k1=0.0,
+                      target_mm=(w / 2, h / 2))
+    out = render(scene, pose, rng)
+    image = out.frame.copy()
+    for corners in marker_corners_mm(layout).values():
+        px = cv2.perspectiveTransform(np.array([corners], np.float64), out.truth.homography)
+        cv2.fillConvexPoly(image, np.rint(cv2.convexHull(px[0].astype(np.float32))).astype(
+            np.int32), (120, 130, 140))
+    config = VisionConfig(k1=0.0)
+    assert not read_board(image, layout, config=config).ok  # no markers, no board
+    board = cv2.perspectiveTransform(np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float64),
+                                     out.truth.homography)[0]
+    tracker = BoardTracker(layout, ColourCalibration.default(layout), config, board)
+    reading = read_board(image, layout, config=config, tracker=tracker)
+    truth = field_states(out.truth)
+    right = sum(read_states(reading)[n] == truth[n] for n in truth)
+    assert right >= len(truth) - 2, f"{right} of {len(truth)} fields right"

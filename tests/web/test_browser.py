@@ -117,3 +117,46 @@ def test_layout_fits_a_phone_and_shows_the_end_screen(served, browser):
     expect(page.locator("#end-title")).to_contain_text("red wins")
     expect(page.locator("#record")).to_have_attribute("href", "/api/record.json")
     page.screenshot(path=str(SHOTS / "end.png"), full_page=True)
+
+
+@pytest.fixture
+def simulated_table(tmp_path):
+    """`companion play --simulate` as a person starts it: the referee on the simulated table,
+    its page served by waitress."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "companion", "play", "--game", "muehle", "--players",
+         "white,black", "--simulate", "--seed", "3", "--port", str(port), "--pin", PIN,
+         "--log", str(tmp_path / "games.sqlite")],
+        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    line = process.stdout.readline()
+    assert line.startswith("web page:"), line + process.stdout.read()
+    yield f"http://127.0.0.1:{port}"
+    process.terminate()
+    process.wait(timeout=20)
+
+
+def test_simulated_table_shows_its_panel_and_camera(simulated_table, browser):
+    page = browser.new_page()
+    page.goto(simulated_table)
+    expect = sync_api.expect
+    expect(page.locator("#panel")).to_be_visible()
+    expect(page.locator("#log li")).not_to_have_count(0, timeout=30_000)  # a move accepted
+    expect(page.locator('[data-led="status"].lit')).to_have_count(1)  # green: accepted
+    expect(page.locator(".led.lit[data-led^='seat']")).to_have_count(1)  # whose turn
+    page.locator('#buttons button[data-button="confirm"]').click()
+    expect(page.locator("#action-result")).to_contain_text("PIN")  # refused without it
+    page.fill("#pin", PIN)
+    page.locator('#buttons button[data-button="menu"]').click()
+    expect(page.locator("#action-result")).to_have_text("pressed menu")
+    page.screenshot(path=str(SHOTS / "simulated-table.png"), full_page=True)
+    camera = browser.new_page()
+    camera.goto(simulated_table + "/camera")
+    camera.wait_for_function("document.getElementById('frame').naturalWidth > 0",
+                             timeout=15_000)
+    assert camera.evaluate("document.getElementById('frame').naturalWidth") == 1280
+    camera.screenshot(path=str(SHOTS / "camera.png"), full_page=True)

@@ -62,10 +62,14 @@ class FrameSource(ABC):
     def read(self) -> Frame | None:
         """The next frame, or None at the end (replay finished, camera gone)."""
 
+    _size: tuple[int, int] | None = None  # known once open (or given up front)
+
     @property
-    @abstractmethod
     def size(self) -> tuple[int, int]:
         """(width, height) of the frames in pixels."""
+        if self._size is None:
+            raise CameraError(f"{self.name} is not open yet")
+        return self._size
 
     def __iter__(self):
         while (frame := self.read()) is not None:
@@ -109,10 +113,6 @@ class PiCameraSource(FrameSource):
         self._index = 0
         #: The exposure and colour controls frozen after settling (for the log and selftest).
         self.locked_controls: dict[str, Any] = {}
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return self._size
 
     def open(self) -> None:
         try:
@@ -217,12 +217,6 @@ class VideoCaptureSource(FrameSource):
                       int(capture.get(cv2.CAP_PROP_FRAME_HEIGHT)))
         self._capture = capture
 
-    @property
-    def size(self) -> tuple[int, int]:
-        if self._size is None:
-            raise CameraError(f"{self.name} is not open yet")
-        return self._size
-
     def read(self) -> Frame | None:
         if self._capture is None:
             raise CameraError(f"{self.name} is not open (use it in a `with` block)")
@@ -305,12 +299,6 @@ class ReplaySource(FrameSource):
         if image is None:
             raise CameraError(f"replay image {path} cannot be read (damaged or not an image)")
         return image
-
-    @property
-    def size(self) -> tuple[int, int]:
-        if self._size is None:
-            raise CameraError(f"{self.name} is not open yet")
-        return self._size
 
     def read(self) -> Frame | None:
         if self._files is None and self._video is None:

@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The labelled photographs of real dice, beside the checkout (see its README).
+DICE_PHOTOS = ROOT.parent / "shared" / "data" / "dice"
 
 
 def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:

@@ -3,27 +3,21 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-PHOTO = Path("/work/shared/data/dice/images/valid_valid_50.jpg")
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import DICE_PHOTOS, run_cli
 
-
-def companion(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "companion", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+PHOTO = DICE_PHOTOS / "images" / "valid_valid_50.jpg"
 
 
 @pytest.mark.skipif(not PHOTO.is_file(), reason="the real dice photos are not on this machine")
 def test_json_and_annotated_copy(tmp_path: Path) -> None:
     out = tmp_path / "dice.png"
-    result = companion("dice", str(PHOTO), "--json", "--annotate", str(out))
+    result = run_cli("dice", str(PHOTO), "--json", "--annotate", str(out))
     assert result.returncode == 0, result.stderr
     dice = json.loads(result.stdout)["dice"]
     assert dice and all(set(d) == {"value", "confidence", "box", "centre"} for d in dice)
@@ -37,13 +31,13 @@ def test_json_and_annotated_copy(tmp_path: Path) -> None:
 def test_text_output_for_a_photo_without_dice(tmp_path: Path) -> None:
     photo = tmp_path / "empty.png"
     cv2.imwrite(str(photo), np.full((120, 160, 3), 200, np.uint8))
-    result = companion("dice", str(photo))
+    result = run_cli("dice", str(photo))
     assert result.returncode == 0
     assert result.stdout.startswith("0 dice")
 
 
 def test_missing_photo_is_one_line_in_words(tmp_path: Path) -> None:
-    result = companion("dice", str(tmp_path / "nope.jpg"))
+    result = run_cli("dice", str(tmp_path / "nope.jpg"))
     assert result.returncode == 1
     assert "cannot read the photo" in result.stderr
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1

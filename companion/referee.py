@@ -169,6 +169,7 @@ class Referee:
         self.filter = StabilityFilter(stability or REFEREE_STABILITY)
         self._corners: np.ndarray | None = None
         self._previous: np.ndarray | None = None
+        self._throws: list[tuple[int, ...]] = []
         self.annotate_every = annotate_every
         self.stats = RefereeStats()
         self.problem: str | None = None
@@ -224,7 +225,10 @@ class Referee:
         if self.dice is not None and not self.session.game.is_over:
             values = self.dice.settled(frame, reading)
             if values is not None:
-                self.session.throw_settled(values)
+                self._throws.append(values)
+                if not reading.problem and self.session.agrees(
+                        observation_of(reading, self.colour_to_player)):
+                    self._throw_settled()
         moving = self._moving(frame.image)
         if reading.problem:
             self._unreadable(reading.problem)
@@ -237,6 +241,8 @@ class Referee:
                                       frame.timestamp)
             if stable is not None and not self.session.game.is_over:
                 self.session.observe(stable)
+            if self.filter.steady:
+                self._throw_settled()
         if self.table is not None and self.stats.frames % self.annotate_every == 1:
             self.table.frame = self._jpeg(frame.image, reading)
         self.stats.cpu_seconds += time.process_time() - started
@@ -249,6 +255,7 @@ class Referee:
         self.session = session
         session.listeners.append(self._on_event)
         self.filter = StabilityFilter(self.filter.config)
+        self._throws = []
         if session.game.layout is not self.layout:
             self.layout = session.game.layout
             self.colours = player_colours(list(session.game.players), self.layout.piece_colours)
@@ -282,6 +289,16 @@ class Referee:
                     self.filter.reset()  # the same board must count again once set back
             elif event.kind == "cannot_play":
                 self.session.cannot_play()
+
+    def _throw_settled(self) -> None:
+        """Hand the settled throws to the session, at once when the board shows what the game
+        expects, else once the board has held still and been judged: the rolling dice keep the
+        board from counting, so a piece set down just before the throw would otherwise be
+        judged after it, as a move of the next player's turn."""
+        throws, self._throws = self._throws, []
+        for values in throws:
+            if not self.session.game.is_over:
+                self.session.throw_settled(values)
 
     def _moving(self, image: np.ndarray) -> bool:
         """Whether much of the picture changed since the last frame (see MOVING_SHARE)."""

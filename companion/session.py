@@ -150,6 +150,14 @@ class Session:
             self._emit("correction", {"fields": sorted(changes)})
             return self.observe(obs)
 
+    def agrees(self, obs: Observation) -> bool:
+        """Whether one view shows the board the game expects (no piece waiting to be judged);
+        fields that keep misreading the same way count as agreeing, as in :meth:`observe`."""
+        if obs.occluded or obs.hidden:
+            return False
+        with self._lock:
+            return not changed_fields(self.game, self._trusted(obs))
+
     def throw_settled(self, dice: tuple[int, ...]) -> bool:
         """A throw the dice reader saw settle; False if the rules refuse it."""
         return self.play(Throw(tuple(dice)))

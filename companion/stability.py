@@ -39,10 +39,17 @@ class StabilityFilter:
         self._key: tuple | None = None
         self._since = 0.0
         self._count = 0
+        self._held = False
         self._reported: tuple | None = None
 
     def __repr__(self) -> str:
-        return f"<StabilityFilter {self._count} equal frames>"
+        return f"<StabilityFilter {self._count} equal frames{', steady' if self.steady else ''}>"
+
+    @property
+    def steady(self) -> bool:
+        """Whether the board has shown the same reading long enough to count, reported or not
+        (what a throw waits for, so a piece set down before it is judged first)."""
+        return self._count >= self.config.min_frames and self._held
 
     def feed(self, obs: Observation, timestamp: float) -> Observation | None:
         if obs.occluded or obs.hidden:
@@ -50,16 +57,17 @@ class StabilityFilter:
             self._voted = None
             self._key = None
             self._count = 0
+            self._held = False
             return None
         self._recent.append(obs)
         voted = self._vote()
         key = tuple(sorted((f, v.top, v.height) for f, v in voted.fields.items()))
         if key != self._key:
-            self._key, self._since, self._count = key, timestamp, 1
+            self._key, self._since, self._count, self._held = key, timestamp, 1, False
             return None
         self._count += 1
-        held = timestamp - self._since >= self.config.min_seconds
-        if held and self._count >= self.config.min_frames and key != self._reported:
+        self._held = timestamp - self._since >= self.config.min_seconds
+        if self.steady and key != self._reported:
             self._reported = key
             same = all((v.top, v.height) == (obs.fields[f].top, obs.fields[f].height)
                        for f, v in voted.fields.items())

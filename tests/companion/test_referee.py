@@ -86,6 +86,19 @@ def test_spexxx_a_few_turns():
     assert sum(isinstance(m, Place) for m in table.game.moves) >= 1
 
 
+@pytest.mark.parametrize("seed", [4, 6])
+def test_a_throw_right_after_a_placement_comes_after_it(seed):
+    """The next player throws before the board has held still long enough to count: the
+    rolling dice keep the board from counting, yet the piece is still judged first."""
+    table = SimTable("spexxx", ["black", "white"], seed, options=SimOptions(
+        max_moves=8, still_frames=1))
+    run = referee_simulated(table, scripted_dice=True)
+    kinds = [type(m) for m in table.game.moves]
+    assert any(a is Place and b is Throw for a, b in zip(kinds, kinds[1:], strict=False))
+    assert run.session.game.moves == table.game.moves
+    assert run.false_flags == []
+
+
 @pytest.mark.xfail(strict=True, reason="the dice reader misreads ~40 % of the simulated "
                    "table's small dice (bench/dice_accuracy.py)")
 def test_cuatro_throws_read_from_the_frames():

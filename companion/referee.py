@@ -56,7 +56,8 @@ class DiceSeam(Protocol):
 
 class CameraDice:
     """The dice reader on the referee's frames: the layout's dice area, placed in the frame by
-    the board's homography, read by :func:`vision.dice.read_dice` and followed over time by a
+    the board's homography, read by :func:`vision.dice.read_dice` in a top view of the table
+    (the area's corners in mm are known) and followed over time by a
     :class:`vision.throws.ThrowTracker`, which reports each throw once when the dice settle.
     A view with another number of dice than the game throws (a die missed or hidden, a stray
     pip pattern) is skipped like a frame with a hand over the dice, so it never settles."""
@@ -73,7 +74,7 @@ class CameraDice:
         self.camera = camera
         self.count = count
         self.dice_config = dice_config or DiceConfig.preset("table")
-        self.tracker = ThrowTracker(throw_config)
+        self.tracker = ThrowTracker(throw_config, self.dice_config, region_mm=self.area_mm)
 
     def __repr__(self) -> str:
         return f"<CameraDice {self.tracker!r}>"
@@ -82,7 +83,8 @@ class CameraDice:
         if board.homography is None:
             return None  # no board, no dice area: wait for the next frame
         region = self.camera.board_to_frame(board.homography, self.area_mm)
-        dice = read_dice(frame.image, region, self.dice_config)
+        self.tracker.region = region  # the board may have shifted: positions stay in table mm
+        dice = read_dice(frame.image, region, self.dice_config, self.area_mm)
         if len(dice) != self.count:
             return None
         throw = self.tracker.update(frame.timestamp, dice)

@@ -520,7 +520,8 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
 
     def foot(face: GridFace) -> tuple[np.ndarray, float]:
         edge = face.pitch / config.pip_pitch_share
-        spot = nadir + (np.asarray(face.centre) - nadir) * (height - edge) / height
+        lift = edge if face.value else edge / 2  # unread pips may be a side: half way up
+        spot = nadir + (np.asarray(face.centre) - nadir) * (height - lift) / height
         return spot, edge
 
     feet = [foot(f) for f in faces]

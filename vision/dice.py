@@ -66,6 +66,7 @@ class DiceConfig:
     pip_min_ratio: float = 0.5  # pip diameters accepted, as multiples of the nominal pip
     pip_max_ratio: float = 2.0  # (a lone one is often printed larger)
     lattice_tolerance: float = 0.25  # of the pitch: how far a pip may sit from its lattice point
+    pitch_agreement: float = 0.08  # a face's pitch may differ this much from the 4s, 5s and 6s'
     rectified_roundness: float = 0.7  # top-face pips are round in the top view; sides are not
     empty_cell_contrast: float = 0.6  # share of min_contrast an empty lattice cell must stay under
     split_levels: tuple[float, ...] = ()  # shares of a merged blob's contrast to split it at
@@ -553,9 +554,34 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndar
               config: DiceConfig, to_px) -> list[GridFace]:
     """Explain the pips (``pts`` in table mm) as top faces: of all plausible lattice fits with
     a die pattern, take the one with most pips and least error, drop the fits sharing its
-    pips, repeat. Pips no die pattern explains are reported as one unreadable face per
-    cluster of three or more (``min_unreadable_pips``); fewer are dropped as not a die."""
+    pips, repeat; then again without fits whose size differs from the surest faces'. Pips
+    no die pattern explains are reported as one unreadable face per
+    cluster of three or more (``min_unreadable_pips``) that fits on one die; fewer, or a
+    longer chain (a dotted line), are dropped as not a die."""
     candidates = sorted(_lattice_fits(pts, config), key=lambda f: (-len(f.members), f.error))
+    faces = _select(candidates, pips, closed, hat, config, to_px)
+    sure = [f.pitch for f in faces if len(f.members) >= 4]
+    if sure:  # the dice of one throw are one size: a fit of another size mixes faces
+        pitch = float(np.median(sure))
+        faces = _select([f for f in candidates if len(f.members) == 1
+                         or abs(f.pitch / pitch - 1) <= config.pitch_agreement],
+                        pips, closed, hat, config, to_px)
+    used = {i for f in faces for i in f.members}
+    left = [i for i in range(len(pts)) if i not in used]
+    widest = 2 * math.sqrt(2) * config.pip_pitch_share * config.die_max_mm * \
+        (1 + config.lattice_tolerance)
+    for cluster in _clusters(pts, left, config):
+        spread = np.ptp(pts[cluster], axis=0)
+        if len(cluster) >= config.min_unreadable_pips and math.hypot(*spread) <= widest:
+            c = pts[cluster].mean(axis=0)
+            faces.append(GridFace(None, (float(c[0]), float(c[1])), 0.0, _nominal_pitch(config),
+                                  tuple(cluster), 1.0))
+    return faces
+
+
+def _select(candidates: list[GridFace], pips: list[Pip], closed: np.ndarray, hat: np.ndarray,
+            config: DiceConfig, to_px) -> list[GridFace]:
+    """Best first, each pip on one face only."""
     faces: list[GridFace] = []
     used: set[int] = set()
     for face in candidates:
@@ -563,12 +589,6 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndar
                                                              to_px):
             faces.append(face)
             used.update(face.members)
-    left = [i for i in range(len(pts)) if i not in used]
-    for cluster in _clusters(pts, left, config):
-        if len(cluster) >= config.min_unreadable_pips:
-            c = pts[cluster].mean(axis=0)
-            faces.append(GridFace(None, (float(c[0]), float(c[1])), 0.0, _nominal_pitch(config),
-                                  tuple(cluster), 1.0))
     return faces
 
 
@@ -660,6 +680,8 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     dark = np.max([hat[ys + dy, xs + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1)], axis=0)
     if dark.max() > config.empty_cell_contrast * config.min_contrast:
         return False
+    if face.value in (2, 3) and _dotted_line(face, pips, config):
+        return False
     if face.value != 1:
         return _on_one_body(face, pips, closed, config, to_px)
     pip = pips[face.members[0]]
@@ -671,6 +693,19 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     ys = np.clip(np.round(pip.y + r * np.sin(angles)).astype(int), 0, h - 1)
     ring = closed[ys, xs].astype(np.float32)
     return bool(ring.max() - ring.min() <= config.single_ring_spread)
+
+
+def _dotted_line(face: GridFace, pips: list[Pip], config: DiceConfig) -> bool:
+    """A 2 or 3 whose row of pips goes on at the same spacing at both ends is part of a
+    dotted line on the table, not a die."""
+    pts = np.array([(pips[i].x, pips[i].y) for i in face.members])
+    gaps = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+    i, j = np.unravel_index(np.argmax(gaps), gaps.shape)
+    a, b = pts[i], pts[j]
+    step = (b - a) / (len(pts) - 1)  # the spacing of the row
+    reach = config.lattice_tolerance * face.pitch * config.rectified_px_per_mm
+    others = np.array([(p.x, p.y) for p in pips])
+    return all(np.hypot(*(others - end).T).min() <= reach for end in (b + step, a - step))
 
 
 def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, config: DiceConfig,
@@ -685,7 +720,7 @@ def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, config: Di
     xs = np.clip(np.round(line[:, 0]).astype(int), 0, w - 1)
     ys = np.clip(np.round(line[:, 1]).astype(int), 0, h - 1)
     values = closed[ys, xs].astype(np.float32)
-    return bool(values.min() >= np.median(values) - config.edge_drop)
+    return bool(np.abs(values - np.median(values)).max() <= config.edge_drop)
 
 
 def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo: np.ndarray,

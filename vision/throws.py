@@ -30,6 +30,7 @@ class ThrowConfig:
     still_mm: float = 4.0  # a die moved less than this on the table (a nudge) has not moved
     still_fraction: float = 0.25  # the same in box sizes, when the table's mm are not known
     agree_share: float = 0.6  # share of the still frames that must read the same values
+    dice_count: int = 0  # a rest shows this many dice (0: any number)
 
     @classmethod
     def from_json(cls, path: str | Path) -> ThrowConfig:
@@ -52,9 +53,10 @@ class ThrowTracker:
     """Feed it ``update(timestamp, readings_or_frame)`` for every frame; it returns a
     `ThrowSettled` on the frame a throw comes to rest, else None.
 
-    Motion is judged by where the dice are, not by pixels changing: a frame moves when a die
-    shows up farther than ``still_mm`` from every place a die lay since the dice were last
-    still (a die hidden by a hand or missed for a frame is no motion). Once nothing has moved
+    Motion is judged by where the dice are, not by pixels changing: a frame moves when a read
+    die shows up farther than ``still_mm`` from every place a die lay since the dice were last
+    still (a die hidden by a hand or missed for a frame is no motion, nor is a stray unread
+    pattern). Once nothing has moved
     for ``settle_seconds``, the values read in at least ``agree_share`` of those still frames
     are the resting values, so a misread frame now and then does not hold the count back.
     ``region`` / ``region_mm`` (the dice area's corners in frame pixels and table mm) let it
@@ -92,7 +94,7 @@ class ThrowTracker:
             raise ThrowInputError(f"time went backwards: {timestamp} after {self._last_time}")
         self._last_time = timestamp
         readings = self._readings(observed)
-        places = self._places_of(readings)
+        places = self._places_of([r for r in readings if r.value is not None])
         values = tuple(sorted((r.value for r in readings), key=lambda v: v or 0))
         if self._still_since is None or self._moved(places):
             if self._still_since is not None:
@@ -137,10 +139,13 @@ class ThrowTracker:
                    for p, reach in places)
 
     def _agreed(self) -> tuple[int, ...] | None:
-        """The values most still frames read, if enough agree and every die is read."""
+        """The values most still frames read, if enough agree, every die is read and there
+        are as many dice as the game throws."""
         counts = Counter(v for _, v in self._still)
         values, n = counts.most_common(1)[0]
         if n < self.config.agree_share * len(self._still) or None in values:
+            return None
+        if self.config.dice_count and len(values) != self.config.dice_count:
             return None
         return values  # type: ignore[return-value]
 

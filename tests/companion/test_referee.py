@@ -86,13 +86,16 @@ def test_spexxx_a_few_turns():
     assert sum(isinstance(m, Place) for m in table.game.moves) >= 1
 
 
-@pytest.mark.xfail(strict=True, reason="the dice reader misreads ~40 % of the simulated "
-                   "table's small dice (bench/dice_accuracy.py)")
 def test_cuatro_throws_read_from_the_frames():
     table = SimTable("cuatro", ["red", "blue"], 7, options=SimOptions(
         max_moves=3, still_frames=QUICK))
     run = referee_simulated(table)
-    assert run.session.game.moves == table.game.moves
+
+    def values(moves):  # the camera sees which faces lie there, not which die is which
+        return [sorted(m.dice) if isinstance(m, Throw) else m for m in moves]
+
+    assert len(table.game.moves) == 3
+    assert values(run.session.game.moves) == values(table.game.moves)
 
 
 def test_crash_in_the_middle_then_resume_from_the_log(tmp_path):

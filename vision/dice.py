@@ -568,8 +568,7 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndar
                         pips, closed, hat, config, to_px)
     used = {i for f in faces for i in f.members}
     left = [i for i in range(len(pts)) if i not in used]
-    widest = 2 * math.sqrt(2) * config.pip_pitch_share * config.die_max_mm * \
-        (1 + config.lattice_tolerance)
+    widest = math.sqrt(2) * config.die_max_mm  # a die seen with its sides
     for cluster in _clusters(pts, left, config):
         spread = np.ptp(pts[cluster], axis=0)
         if len(cluster) >= config.min_unreadable_pips and math.hypot(*spread) <= widest:

@@ -96,6 +96,9 @@ class ThrowTracker:
         readings = self._readings(observed)
         places = self._places_of([r for r in readings if r.value is not None])
         values = tuple(sorted((r.value for r in readings), key=lambda v: v or 0))
+        read = tuple(v for v in values if v is not None)
+        if self.config.dice_count and len(read) == self.config.dice_count:
+            values = read  # all the game's dice read: an unread pattern besides is a stray
         if self._still_since is None or self._moved(places):
             if self._still_since is not None:
                 self._changed = True

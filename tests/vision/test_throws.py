@@ -178,3 +178,13 @@ def test_mostly_misread_values_are_not_a_rest() -> None:
         for values in ([2, 2], [2, 3], [2, 4]):
             clock.feed(lying(values))
     assert clock.events == [] and clock.tracker.resting is None
+
+
+def test_with_the_game_s_dice_count_a_stray_unread_pattern_is_ignored() -> None:
+    clock = Clock(ThrowTracker(ThrowConfig(dice_count=2)))
+    clock.hold(lying([1, 1]), 1.0)
+    clock.roll(np.random.default_rng(9), [3, 4], frames=4)
+    stray = [*lying([3, 4]), die(None, 500, 300)]
+    clock.hold(stray, 1.0)
+    clock.roll(np.random.default_rng(10), [5], frames=4)  # one die alone: not this game's throw
+    assert clock.events == [ThrowSettled((3, 4), 1)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 import cv2
@@ -66,6 +66,7 @@ class DiceConfig:
     pip_min_ratio: float = 0.5  # pip diameters accepted, as multiples of the nominal pip
     pip_max_ratio: float = 2.0  # (a lone one is often printed larger)
     lattice_tolerance: float = 0.25  # of the pitch: how far a pip may sit from its lattice point
+    min_squareness: float = 0.94  # short / long axis of a face's lattice; a leaning die's is less
     pitch_agreement: float = 0.08  # a face's pitch may differ this much from the 4s, 5s and 6s'
     rectified_roundness: float = 0.7  # top-face pips are round in the top view; sides are not
     empty_cell_contrast: float = 0.6  # share of min_contrast an empty lattice cell must stay under
@@ -554,7 +555,8 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndar
               config: DiceConfig, to_px) -> list[GridFace]:
     """Explain the pips (``pts`` in table mm) as top faces: of all plausible lattice fits with
     a die pattern, take the one with most pips and least error, drop the fits sharing its
-    pips, repeat; then again without fits whose size differs from the surest faces'. Pips
+    pips, repeat; then again without fits whose size differs from the surest faces'. A
+    face foreshortened one way (``min_squareness``) is tilted: unreadable. Pips
     no die pattern explains are reported as one unreadable face per
     cluster of three or more (``min_unreadable_pips``) that fits on one die; fewer, or a
     longer chain (a dotted line), are dropped as not a die."""
@@ -566,6 +568,8 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndar
         faces = _select([f for f in candidates if len(f.members) == 1
                          or abs(f.pitch / pitch - 1) <= config.pitch_agreement],
                         pips, closed, hat, config, to_px)
+    faces = [replace(f, value=None) if len(f.members) >= 4
+             and _squareness(f, pts) < config.min_squareness else f for f in faces]
     used = {i for f in faces for i in f.members}
     left = [i for i in range(len(pts)) if i not in used]
     widest = math.sqrt(2) * config.die_max_mm  # a die seen with its sides
@@ -576,6 +580,18 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndar
             faces.append(GridFace(None, (float(c[0]), float(c[1])), 0.0, _nominal_pitch(config),
                                   tuple(cluster), 1.0))
     return faces
+
+
+def _squareness(face: GridFace, pts: np.ndarray) -> float:
+    """Shorter / longer axis of the affine map from the ideal lattice to the pips (1 for a
+    face lying flat; a tilted top face, as of a leaning die, is foreshortened one way)."""
+    c, s = math.cos(face.angle), math.sin(face.angle)
+    local = (pts[list(face.members)] - face.centre) @ np.array([[c, -s], [s, c]]) / face.pitch
+    cells = np.round(local)
+    design = np.column_stack([cells, np.ones(len(cells))])
+    fit, *_ = np.linalg.lstsq(design, local, rcond=None)
+    axes = np.linalg.svd(fit[:2], compute_uv=False)
+    return float(axes[1] / axes[0])
 
 
 def _select(candidates: list[GridFace], pips: list[Pip], closed: np.ndarray, hat: np.ndarray,

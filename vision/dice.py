@@ -72,6 +72,7 @@ class DiceConfig:
     empty_cell_contrast: float = 0.6  # share of min_contrast an empty lattice cell must stay under
     split_levels: tuple[float, ...] = ()  # shares of a merged blob's contrast to split it at
     side_overlap: float = 0.8  # die edges: two faces whose dice would stand closer are one die
+    unread_beside: float = 1.2  # die edges: unread pips this near a read face are its sides
     default_fov_deg: float = 70.0  # lens field of view when the dice area's shape cannot tell
     fov_min_deg: float = 50.0  # an estimate outside this range is not trusted
     fov_max_deg: float = 90.0
@@ -486,17 +487,17 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     pip_config = _rectified_pip_config(config)
     area = mm.astype(np.float32)
     lens = _lens_over_table(mm_to_frame, grey.shape, config)
-    readings: list[DieReading] = []
+    faces: list[tuple[GridFace, list[Pip]]] = []  # of both pip colours
     for polarity in config.polarities:
         image = top if polarity == "dark" else 255 - top
         pips, closed, hat = find_pips(image, None, pip_config)
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
-        faces = fit_faces(pips, pts, closed, hat, config, to_px=lambda q: (q - lo) * s)
-        for face in drop_side_faces(faces, lens, config):
-            if cv2.pointPolygonTest(area, face.centre, False) < 0:
-                continue  # a die outside the dice area is not part of the throw
-            readings.append(_face_reading(face, [pips[i] for i in face.members],
-                                          rect_to_frame, lo, grey.shape, config))
+        faces += [(f, [pips[i] for i in f.members])
+                  for f in fit_faces(pips, pts, closed, hat, config, to_px=lambda q: (q - lo) * s)]
+    kept = drop_side_faces([f for f, _ in faces], lens, config)
+    readings = [_face_reading(f, members, rect_to_frame, lo, grey.shape, config)
+                for f, members in faces if f in kept  # a die outside the area is not thrown
+                and cv2.pointPolygonTest(area, f.centre, False) >= 0]
     return _drop_duplicates(readings)
 
 
@@ -517,23 +518,28 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     """A side face seen from above looks like a face of its own, beside the top face on the
     side towards the lens. Dice cannot stand inside each other: lowered from the die's
     height to the table, the two faces' footprints would overlap, and the one nearer the
-    point under the lens is the side face. Pips left unread never hide a read face."""
+    point under the lens is the side face. Pips left unread within ``unread_beside`` die
+    edges of a read face are taken for its sides; they never hide a read face."""
     nadir, height = lens
 
     def foot(face: GridFace) -> tuple[np.ndarray, float]:
         edge = face.pitch / config.pip_pitch_share
-        lift = edge if face.value else edge / 2  # unread pips may be a side: half way up
-        spot = nadir + (np.asarray(face.centre) - nadir) * (height - lift) / height
+        spot = nadir + (np.asarray(face.centre) - nadir) * (height - edge) / height
         return spot, edge
 
     feet = [foot(f) for f in faces]
-    read = [(spot, edge) for f, (spot, edge) in zip(faces, feet, strict=True) if f.value]
+    read = [(f, spot, edge) for f, (spot, edge) in zip(faces, feet, strict=True) if f.value]
     kept = []
     for face, (spot, edge) in zip(faces, feet, strict=True):
         outward = np.linalg.norm(spot - nadir)
-        if not any(np.linalg.norm(spot - other) < config.side_overlap * max(edge, e)
-                   and (np.linalg.norm(other - nadir) > outward or not face.value)
-                   for other, e in read if other is not spot):
+        if face.value:
+            side = any(np.linalg.norm(spot - other) < config.side_overlap * max(edge, e)
+                       and np.linalg.norm(other - nadir) > outward
+                       for f, other, e in read if f is not face)
+        else:
+            side = any(math.dist(face.centre, f.centre) < config.unread_beside * e
+                       for f, _, e in read)
+        if not side:
             kept.append(face)
     return kept
 

@@ -482,7 +482,7 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     rect_to_frame = mm_to_frame @ np.array([[1 / s, 0, lo[0]], [0, 1 / s, lo[1]], [0, 0, 1]])
     grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     top = cv2.warpPerspective(grey, rect_to_frame, (int(size[0]), int(size[1])),
-                              flags=cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP,
+                              flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                               borderMode=cv2.BORDER_REPLICATE)
     pip_config = _rectified_pip_config(config)
     area = mm.astype(np.float32)
@@ -631,6 +631,7 @@ def _clusters(pts: np.ndarray, idx: list[int], config: DiceConfig) -> list[list[
 
 #: Face value of each 9-bit lattice occupancy (bit 3 * (row + 1) + column + 1), 0 if none.
 _VALUE_OF_BITS = np.zeros(512, dtype=np.int64)
+_POPCOUNT = np.array([bin(i).count("1") for i in range(512)])
 for _cells, _value in _PATTERNS.items():
     _VALUE_OF_BITS[sum(1 << (3 * (j + 1) + i + 1) for i, j in _cells)] = _value
 
@@ -669,7 +670,7 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
         bits = np.where(inlier, 1 << bit, 0)
         occupied = np.bitwise_or.reduce(bits, axis=-1)
         count = inlier.sum(axis=-1)
-        unique = np.array([bin(int(o)).count("1") for o in occupied.ravel()]).reshape(count.shape)
+        unique = _POPCOUNT[occupied]
         value = np.where(stray | (unique != count), 0, _VALUE_OF_BITS[occupied])
         for h, k in zip(*np.nonzero(value), strict=True):
             members = tuple(int(near[i]) for i in np.flatnonzero(inlier[h, k]))

@@ -482,7 +482,7 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     rect_to_frame = mm_to_frame @ np.array([[1 / s, 0, lo[0]], [0, 1 / s, lo[1]], [0, 0, 1]])
     grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     top = cv2.warpPerspective(grey, rect_to_frame, (int(size[0]), int(size[1])),
-                              flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                              flags=cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP,
                               borderMode=cv2.BORDER_REPLICATE)
     pip_config = _rectified_pip_config(config)
     area = mm.astype(np.float32)

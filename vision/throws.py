@@ -53,12 +53,14 @@ class ThrowTracker:
     """Feed it ``update(timestamp, readings_or_frame)`` for every frame; it returns a
     `ThrowSettled` on the frame a throw comes to rest, else None.
 
-    Motion is judged by where the dice are, not by pixels changing: a frame moves when a read
-    die shows up farther than ``still_mm`` from every place a die lay since the dice were last
-    still (a die hidden by a hand or missed for a frame is no motion, nor is a stray unread
-    pattern). Once nothing has moved
-    for ``settle_seconds``, the values read in at least ``agree_share`` of those still frames
-    are the resting values, so a misread frame now and then does not hold the count back.
+    Motion is judged by where the dice are, not by pixels changing: a new place is one farther
+    than ``still_mm`` from every place a die lay within ``settle_seconds``; the dice move when
+    new places show two frames running, or a die stays at a new place for a second frame. A
+    die hidden by a hand or missed for a frame, a stray unread pattern, or a misread die whose
+    centre flips between two places is no motion. Once
+    nothing has moved for ``settle_seconds``, the values read in at least ``agree_share`` of
+    those still frames are the resting values, so a misread frame now and then does not hold
+    the count back.
     ``region`` / ``region_mm`` (the dice area's corners in frame pixels and table mm) let it
     measure in mm and read frames fed to it; they may be changed between frames."""
 
@@ -70,7 +72,9 @@ class ThrowTracker:
         self.region_mm = region_mm
         self.throw_count = 0
         self.resting: tuple[int, ...] | None = None  # values of the last resting state
-        self._places: list[tuple[np.ndarray, float]] = []  # where dice lay since still
+        self._places: list[tuple[float, np.ndarray, float]] = []  # (last seen, place, reach)
+        self._fresh: list[tuple[np.ndarray, float]] = []  # new places in the last frame
+        self._previous_time = 0.0
         self._still: list[tuple[float, tuple[int | None, ...]]] = []  # (time, values) since
         self._still_since: float | None = None
         self._last_time: float | None = None
@@ -99,11 +103,19 @@ class ThrowTracker:
         read = tuple(v for v in values if v is not None)
         if self.config.dice_count and len(read) == self.config.dice_count:
             values = read  # all the game's dice read: an unread pattern besides is a stray
-        if self._still_since is None or self._moved(places):
-            if self._still_since is not None:
-                self._changed = True
-            self._still_since, self._places, self._still = timestamp, [], []
-        self._places += [(p, r) for p, r in places if self._moved([(p, r)])]  # new places only
+        new = [(p, r) for p, r in places if self._new([(p, r)])]
+        stayed = any(np.hypot(*(p - q)) <= r for q, r in self._fresh for p, _ in places)
+        started = self._still_since is not None
+        if not started or (new and self._fresh):
+            self._changed = self._changed or started
+            self._still_since, self._still = timestamp, []
+        elif stayed:  # a die landed (or was put) there on the last frame
+            self._changed = True
+            self._still_since = self._previous_time
+            self._still = [(t, v) for t, v in self._still if t >= self._previous_time]
+        self._fresh = new if started else []
+        self._previous_time = timestamp
+        self._remember(timestamp, places)
         self._still = [(t, v) for t, v in self._still
                        if t >= timestamp - self.config.settle_seconds] + [(timestamp, values)]
         if timestamp - self._still_since < self.config.settle_seconds:
@@ -136,10 +148,17 @@ class ThrowTracker:
         return [(c, self.config.still_fraction * max(r.box[2], r.box[3], 1))
                 for c, r in zip(centres, readings, strict=True)]
 
-    def _moved(self, places: list[tuple[np.ndarray, float]]) -> bool:
-        """Some die lies where none lay since the dice were last still."""
-        return any(all(np.hypot(*(p - q)) > reach for q, _ in self._places)
+    def _new(self, places: list[tuple[np.ndarray, float]]) -> bool:
+        """Some die lies where none lay within settle_seconds."""
+        return any(all(np.hypot(*(p - q)) > reach for _, q, _ in self._places)
                    for p, reach in places)
+
+    def _remember(self, timestamp: float, places: list[tuple[np.ndarray, float]]) -> None:
+        """Note where the dice lie now; forget places not seen for settle_seconds."""
+        kept = [(t, q, r) for t, q, r in self._places
+                if t >= timestamp - self.config.settle_seconds
+                and all(np.hypot(*(p - q)) > reach for p, reach in places)]
+        self._places = kept + [(timestamp, p, reach) for p, reach in places]
 
     def _agreed(self) -> tuple[int, ...] | None:
         """The values most still frames read, if enough agree, every die is read and there

@@ -155,11 +155,24 @@ def test_a_die_nudged_by_a_millimetre_is_no_movement() -> None:
     clock.hold(nudged, 0.2)
     assert not tracker.moving
     far = list(nudged)
-    far[0] = die(2, nudged[0].centre[0] + 20.0, nudged[0].centre[1])  # 10 mm: it moved
-    clock.feed(far)
+    for step in (20.0, 40.0):  # pushed 10 mm, then 10 mm more: it moves
+        far[0] = die(2, nudged[0].centre[0], nudged[0].centre[1] + step)
+        clock.feed(far)
     assert tracker.moving
     clock.hold(far, 1.0)
     assert clock.events == [] and not tracker.moving
+
+
+def test_a_misread_die_flipping_between_two_places_is_no_movement() -> None:
+    tracker = ThrowTracker(region=AREA_PX, region_mm=AREA_MM)
+    clock = Clock(tracker)
+    for k in range(20):  # a side face read now and then: the die's centre jumps 5 mm
+        dice = lying([2, 3, 5])
+        if k % 2:
+            dice[0] = die(2, dice[0].centre[0] + 10.0, dice[0].centre[1])
+        clock.feed(dice)
+        assert not tracker.moving
+    assert clock.events == [] and tracker.resting == (2, 3, 5)
 
 
 def test_a_misread_frame_now_and_then_does_not_hold_the_count_back() -> None:

@@ -69,8 +69,9 @@ def sequence(seed: int):
     frames = (hold(start, 1.0) + tumble(5, 4) + hold(rolled, 1.2) + hold(nudged, 1.2)
               + [dataclasses.replace(base, dice=nudged, hand=hand)] * 3 + hold(nudged, 1.2)
               + hold(kept, 1.2) + hold(nudged, 1.2) + tumble(3, 4) + hold(rerolled, 1.2))
-    region = pose.project(np.array([[x0, y0, 0], [x1, y0, 0], [x1, y1, 0], [x0, y1, 0]], float))
-    return frames, pose, region, rng, 2
+    region_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
+    region = pose.project(np.column_stack([region_mm, np.zeros(4)]))
+    return frames, pose, region, region_mm, rng, 2
 
 
 def main() -> None:
@@ -79,8 +80,8 @@ def main() -> None:
     config = DiceConfig.preset("table")
     right = 0
     for seed in range(n):
-        frames, pose, region, rng, expected = sequence(7000 + seed)
-        tracker = ThrowTracker(dice_config=config, region=region)
+        frames, pose, region, region_mm, rng, expected = sequence(7000 + seed)
+        tracker = ThrowTracker(dice_config=config, region=region, region_mm=region_mm)
         events = []
         for i, scene in enumerate(frames):
             event = tracker.update(i / FPS, render(scene, pose, rng).frame)

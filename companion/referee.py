@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import cv2
@@ -56,10 +56,11 @@ class DiceSeam(Protocol):
 
 class CameraDice:
     """The dice reader on the referee's frames: the layout's dice area, placed in the frame by
-    the board's homography, read by :func:`vision.dice.read_dice` and followed over time by a
+    the board's homography, read by :func:`vision.dice.read_dice` in a top view of the table
+    (the area's corners in mm are known) and followed over time by a
     :class:`vision.throws.ThrowTracker`, which reports each throw once when the dice settle.
-    A view with another number of dice than the game throws (a die missed or hidden, a stray
-    pip pattern) is skipped like a frame with a hand over the dice, so it never settles."""
+    Every view goes to the tracker, so a view with a die missed or a stray pattern does not
+    break the dice's stillness; a rest counts only with as many dice as the game throws."""
 
     label = "dice read from the camera"
 
@@ -73,7 +74,8 @@ class CameraDice:
         self.camera = camera
         self.count = count
         self.dice_config = dice_config or DiceConfig.preset("table")
-        self.tracker = ThrowTracker(throw_config)
+        throws = replace(throw_config or ThrowConfig(), dice_count=count)
+        self.tracker = ThrowTracker(throws, self.dice_config, region_mm=self.area_mm)
 
     def __repr__(self) -> str:
         return f"<CameraDice {self.tracker!r}>"
@@ -82,9 +84,8 @@ class CameraDice:
         if board.homography is None:
             return None  # no board, no dice area: wait for the next frame
         region = self.camera.board_to_frame(board.homography, self.area_mm)
-        dice = read_dice(frame.image, region, self.dice_config)
-        if len(dice) != self.count:
-            return None
+        self.tracker.region = region  # the board may have shifted: positions stay in table mm
+        dice = read_dice(frame.image, region, self.dice_config, self.area_mm)
         throw = self.tracker.update(frame.timestamp, dice)
         return None if throw is None else throw.values
 

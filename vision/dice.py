@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from vision.pose import estimate_focal, focal_from_fov, fov_from_focal, pose_from_homography
 
 PRESETS = Path(__file__).with_name("dice_configs")
 
@@ -55,6 +57,25 @@ class DiceConfig:
     min_unreadable_pips: int = 3  # fewer pips out of a die pattern are dropped as not a die
     side_score_ratio: float = 0.85  # side pips' roundness x size below this share of the top's
     scale: float = 1.0  # enlarge the searched area first when dice are only ~20 px across
+    # Rectified top view (used when the dice area's corners on the table are known in mm):
+    rectified_px_per_mm: float = 3.0  # every die is ~48 px across there, whatever the pose
+    die_min_mm: float = 13.0  # edge lengths of the dice the reader accepts
+    die_max_mm: float = 19.0
+    pip_pitch_share: float = 0.26  # spacing of the 3x3 pip lattice / die edge
+    pip_share: float = 0.156  # pip diameter / die edge
+    pip_min_ratio: float = 0.5  # pip diameters accepted, as multiples of the nominal pip
+    pip_max_ratio: float = 2.0  # (a lone one is often printed larger)
+    lattice_tolerance: float = 0.25  # of the pitch: how far a pip may sit from its lattice point
+    min_squareness: float = 0.94  # short / long axis of a face's lattice; a leaning die's is less
+    pitch_agreement: float = 0.08  # a face's pitch may differ this much from the 4s, 5s and 6s'
+    rectified_roundness: float = 0.7  # top-face pips are round in the top view; sides are not
+    empty_cell_contrast: float = 0.6  # share of min_contrast an empty lattice cell must stay under
+    split_levels: tuple[float, ...] = ()  # shares of a merged blob's contrast to split it at
+    side_overlap: float = 0.8  # die edges: two faces whose dice would stand closer are one die
+    unread_beside: float = 1.2  # die edges: unread pips this near a read face are its sides
+    default_fov_deg: float = 70.0  # lens field of view when the dice area's shape cannot tell
+    fov_min_deg: float = 50.0  # an estimate outside this range is not trusted
+    fov_max_deg: float = 90.0
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -67,8 +88,9 @@ class DiceConfig:
         unknown = sorted(set(data) - known)
         if unknown:
             raise DiceInputError(f"unknown dice config keys: {', '.join(unknown)}")
-        if "polarities" in data:
-            data["polarities"] = tuple(data["polarities"])
+        for key in ("polarities", "split_levels"):
+            if key in data:
+                data[key] = tuple(data[key])
         return cls(**data)
 
     @classmethod
@@ -104,11 +126,16 @@ class Pip:
     contrast: float
 
 
-def read_dice(frame: np.ndarray, region=None, config: DiceConfig | None = None) -> list[DieReading]:
+def read_dice(frame: np.ndarray, region=None, config: DiceConfig | None = None,
+              region_mm=None) -> list[DieReading]:
     """All dice whose top face shows pips in ``frame`` (BGR or grey), optionally only inside
-    ``region``: (x, y, w, h) or a polygon of (x, y) points."""
+    ``region``: (x, y, w, h) or a polygon of (x, y) points. With ``region_mm`` (the polygon's
+    corners on the table in mm, same order) the area is read in a rectified top view, where
+    every die has a known size whatever the camera's pose (`read_dice_rectified`)."""
     config = config or DiceConfig()
     _check_image(frame)
+    if region_mm is not None:
+        return read_dice_rectified(frame, region, region_mm, config)
     frame_shape = frame.shape[:2]
     mask = _region_mask(frame_shape, region)
     x0 = y0 = 0
@@ -187,20 +214,25 @@ def find_pips(image: np.ndarray, mask: np.ndarray | None,
     _, binary = cv2.threshold(hat, config.min_contrast, 255, cv2.THRESH_BINARY)
     if mask is not None:
         binary = cv2.bitwise_and(binary, mask)
+    return _blobs(binary, hat, config), closed, hat
+
+
+def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int = 0,
+           origin: tuple[int, int] = (0, 0)) -> list[Pip]:
+    """Pips among the blobs of ``binary``. A blob too large or not round may be pips run
+    together by blur: it is thresholded again higher up its own contrast (``split_levels``)."""
     # contours, not connected components: several times faster on the same blobs
     contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     pips: list[Pip] = []
     for contour in contours:
         x, y, w, h = cv2.boundingRect(contour)
-        if w * h < config.min_pip_area_px or w * h * config.min_fill > config.max_pip_area_px:
+        if w * h < config.min_pip_area_px:
             continue
         roi = np.zeros((h, w), np.uint8)
         cv2.drawContours(roi, [contour], -1, 1, cv2.FILLED, offset=(-x, -y))
         roi &= binary[y:y + h, x:x + w] > 0
         area = int(roi.sum())
-        if not config.min_pip_area_px <= area <= config.max_pip_area_px:
-            continue
-        if area < config.min_fill * w * h:
+        if area < config.min_pip_area_px:
             continue
         m = cv2.moments(roi, binaryImage=True)
         mu20, mu02, mu11 = m["mu20"] / area, m["mu02"] / area, m["mu11"] / area
@@ -208,13 +240,21 @@ def find_pips(image: np.ndarray, mask: np.ndarray | None,
         major = (mu20 + mu02) / 2 + spread
         minor = (mu20 + mu02) / 2 - spread
         roundness = math.sqrt(max(minor, 0.0) / major) if major > 0 else 1.0
-        if roundness < config.min_pip_roundness:
+        patch = hat[y:y + h, x:x + w]
+        if (area > config.max_pip_area_px or area < config.min_fill * w * h
+                or roundness < config.min_pip_roundness):
+            if level < len(config.split_levels):
+                peak = float(patch[roi > 0].max())
+                t = config.min_contrast + config.split_levels[level] * (peak - config.min_contrast)
+                higher = ((patch > t) & (roi > 0)).astype(np.uint8) * 255
+                pips += _blobs(higher, patch, config, level + 1,
+                               (origin[0] + x, origin[1] + y))
             continue
         cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
-        contrast = float(hat[y:y + h, x:x + w][roi > 0].mean())
-        pips.append(Pip(float(cx), float(cy), 2.0 * math.sqrt(area / math.pi), roundness,
-                        contrast))
-    return pips, closed, hat
+        contrast = float(patch[roi > 0].mean())
+        pips.append(Pip(float(cx + origin[0]), float(cy + origin[1]),
+                        2.0 * math.sqrt(area / math.pi), roundness, contrast))
+    return pips
 
 
 def _same_body(a: Pip, b: Pip, image: np.ndarray, config: DiceConfig) -> bool:
@@ -390,3 +430,347 @@ def _inside(point: tuple[float, float], box: tuple[int, int, int, int],
             margin: float = 0.0) -> bool:
     x, y, w, h = box
     return x - margin <= point[0] <= x + w + margin and y - margin <= point[1] <= y + h + margin
+
+
+#: The 3x3 pip lattice of each face value, as sets of (column, row) cells in -1..1; a face
+#: seen turned by 90 degrees gives the same sets, so 2, 3 and 6 list both ways round.
+_CORNERS = frozenset({(-1, -1), (1, -1), (-1, 1), (1, 1)})
+_PATTERNS = {
+    frozenset({(0, 0)}): 1,
+    frozenset({(-1, -1), (1, 1)}): 2, frozenset({(1, -1), (-1, 1)}): 2,
+    frozenset({(-1, -1), (0, 0), (1, 1)}): 3, frozenset({(1, -1), (0, 0), (-1, 1)}): 3,
+    _CORNERS: 4, _CORNERS | {(0, 0)}: 5,
+    _CORNERS | {(-1, 0), (1, 0)}: 6, _CORNERS | {(0, -1), (0, 1)}: 6,
+}
+_CELLS = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], dtype=np.float64)
+#: Lattice offsets two pips of one face can have (up to symmetry): the pair's length gives the
+#: pitch, its direction the face's turn.
+_OFFSETS = np.array([(1, 0), (1, 1), (2, 0), (2, 1), (1, 2), (2, 2)], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class GridFace:
+    """A top face fitted as a turned 3x3 lattice in the rectified view (mm on the table)."""
+
+    value: int | None
+    centre: tuple[float, float]
+    angle: float  # radians, the lattice's turn (mod 90 degrees)
+    pitch: float  # mm between neighbouring lattice points
+    members: tuple[int, ...]  # indices of its pips
+    error: float  # mean distance of the pips from their lattice points, in pitches
+    cells: int = 0  # occupied lattice points, bit 3 * (row + 1) + column + 1
+
+
+def read_dice_rectified(frame: np.ndarray, region, region_mm,
+                        config: DiceConfig) -> list[DieReading]:
+    """Warp the dice area to a top view of the table at ``rectified_px_per_mm``, so pips and
+    dice have known sizes and side faces (stretched or squashed there) are told apart by
+    shape; fit each face as a 3x3 lattice and map the results back to frame pixels."""
+    if region is None:
+        raise DiceInputError("the dice region in pixels is needed with region_mm")
+    px = np.asarray(region, dtype=np.float64)
+    mm = np.asarray(region_mm, dtype=np.float64)
+    if px.ndim != 2 or px.shape != mm.shape or px.shape[1] != 2 or len(px) < 4:
+        raise DiceInputError("region and region_mm must be the same four or more corners, "
+                             "in pixels and in table mm")
+    s = config.rectified_px_per_mm
+    lo = mm.min(axis=0) - config.die_max_mm  # dice at the area's edge are seen whole
+    size = np.ceil((mm.max(axis=0) + config.die_max_mm - lo) * s).astype(int)
+    mm_to_frame, _ = cv2.findHomography(mm, px)
+    if mm_to_frame is None:
+        raise DiceInputError("the dice region's corners do not span an area")
+    rect_to_frame = mm_to_frame @ np.array([[1 / s, 0, lo[0]], [0, 1 / s, lo[1]], [0, 0, 1]])
+    grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    top = cv2.warpPerspective(grey, rect_to_frame, (int(size[0]), int(size[1])),
+                              flags=cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP,
+                              borderMode=cv2.BORDER_REPLICATE)
+    pip_config = _rectified_pip_config(config)
+    area = mm.astype(np.float32)
+    lens = _lens_over_table(mm_to_frame, grey.shape, config)
+    faces: list[tuple[GridFace, list[Pip]]] = []  # of both pip colours
+    for polarity in config.polarities:
+        image = top if polarity == "dark" else 255 - top
+        pips, closed, hat = find_pips(image, None, pip_config)
+        pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
+        faces += [(f, [pips[i] for i in f.members])
+                  for f in fit_faces(pips, pts, closed, hat, config, to_px=lambda q: (q - lo) * s)]
+    kept = drop_side_faces([f for f, _ in faces], lens, config)
+    readings = [_face_reading(f, members, rect_to_frame, lo, grey.shape, config)
+                for f, members in faces if f in kept  # a die outside the area is not thrown
+                and cv2.pointPolygonTest(area, f.centre, False) >= 0]
+    return _drop_duplicates(readings)
+
+
+def _lens_over_table(mm_to_frame: np.ndarray, shape: tuple[int, ...],
+                     config: DiceConfig) -> tuple[np.ndarray, float]:
+    """The table point under the lens (mm) and the lens height (mm), from the dice area's
+    homography; the focal length is estimated from it when plausible, else the default."""
+    h, w = shape[:2]
+    focal = estimate_focal(mm_to_frame, w, h)
+    if focal is None or not config.fov_min_deg <= fov_from_focal(focal, w) <= config.fov_max_deg:
+        focal = focal_from_fov(config.default_fov_deg, w)
+    pose = pose_from_homography(mm_to_frame, focal, w, h)
+    return pose.nadir_mm, pose.height_mm
+
+
+def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
+                    config: DiceConfig) -> list[GridFace]:
+    """A side face seen from above looks like a face of its own, beside the top face on the
+    side towards the lens. Dice cannot stand inside each other: lowered from the die's
+    height to the table, the two faces' footprints would overlap, and the one nearer the
+    point under the lens is the side face. Pips left unread within ``unread_beside`` die
+    edges of a read face are taken for its sides; they never hide a read face."""
+    nadir, height = lens
+
+    def foot(face: GridFace) -> tuple[np.ndarray, float]:
+        edge = face.pitch / config.pip_pitch_share
+        spot = nadir + (np.asarray(face.centre) - nadir) * (height - edge) / height
+        return spot, edge
+
+    feet = [foot(f) for f in faces]
+    read = [(f, spot, edge) for f, (spot, edge) in zip(faces, feet, strict=True) if f.value]
+    kept = []
+    for face, (spot, edge) in zip(faces, feet, strict=True):
+        outward = np.linalg.norm(spot - nadir)
+        if face.value:
+            side = any(np.linalg.norm(spot - other) < config.side_overlap * max(edge, e)
+                       and np.linalg.norm(other - nadir) > outward
+                       for f, other, e in read if f is not face)
+        else:
+            side = any(math.dist(face.centre, f.centre) < config.unread_beside * e
+                       for f, _, e in read)
+        if not side:
+            kept.append(face)
+    return kept
+
+
+def _rectified_pip_config(config: DiceConfig) -> DiceConfig:
+    """Pip sizes and the hat kernel in pixels of the rectified view, from the sizes in mm."""
+    pip_px = config.pip_share * (config.die_min_mm + config.die_max_mm) / 2 * \
+        config.rectified_px_per_mm
+    largest = config.pip_max_ratio * pip_px
+    return DiceConfig(**{**asdict(config), "hat_kernel_px": int(largest) + 2,
+                         "min_pip_area_px": math.pi / 4 * (config.pip_min_ratio * pip_px) ** 2,
+                         "max_pip_area_px": math.pi / 4 * largest ** 2,
+                         "min_pip_roundness": config.rectified_roundness,
+                         "polarities": tuple(config.polarities),
+                         "split_levels": tuple(config.split_levels)})
+
+
+def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndarray,
+              config: DiceConfig, to_px) -> list[GridFace]:
+    """Explain the pips (``pts`` in table mm) as top faces: of all plausible lattice fits with
+    a die pattern, take the one with most pips and least error, drop the fits sharing its
+    pips, repeat; then again without fits whose size differs from the surest faces'. A
+    face foreshortened one way (``min_squareness``) is tilted: unreadable. Pips
+    no die pattern explains are reported as one unreadable face per
+    cluster of three or more (``min_unreadable_pips``) that fits on one die; fewer, or a
+    longer chain (a dotted line), are dropped as not a die."""
+    candidates = sorted(_lattice_fits(pts, config), key=lambda f: (-len(f.members), f.error))
+    faces = _select(candidates, pips, closed, hat, config, to_px)
+    sure = [f.pitch for f in faces if len(f.members) >= 4]
+    if sure:  # the dice of one throw are one size: a fit of another size mixes faces
+        pitch = float(np.median(sure))
+        faces = _select([f for f in candidates if len(f.members) == 1
+                         or abs(f.pitch / pitch - 1) <= config.pitch_agreement],
+                        pips, closed, hat, config, to_px)
+    faces = [replace(f, value=None) if len(f.members) >= 4
+             and _squareness(f, pts) < config.min_squareness else f for f in faces]
+    used = {i for f in faces for i in f.members}
+    left = [i for i in range(len(pts)) if i not in used]
+    widest = math.sqrt(2) * config.die_max_mm  # a die seen with its sides
+    for cluster in _clusters(pts, left, config):
+        spread = np.ptp(pts[cluster], axis=0)
+        if len(cluster) >= config.min_unreadable_pips and math.hypot(*spread) <= widest:
+            c = pts[cluster].mean(axis=0)
+            faces.append(GridFace(None, (float(c[0]), float(c[1])), 0.0, _nominal_pitch(config),
+                                  tuple(cluster), 1.0))
+    return faces
+
+
+def _squareness(face: GridFace, pts: np.ndarray) -> float:
+    """Shorter / longer axis of the affine map from the ideal lattice to the pips (1 for a
+    face lying flat; a tilted top face, as of a leaning die, is foreshortened one way)."""
+    c, s = math.cos(face.angle), math.sin(face.angle)
+    local = (pts[list(face.members)] - face.centre) @ np.array([[c, -s], [s, c]]) / face.pitch
+    cells = np.round(local)
+    design = np.column_stack([cells, np.ones(len(cells))])
+    fit, *_ = np.linalg.lstsq(design, local, rcond=None)
+    axes = np.linalg.svd(fit[:2], compute_uv=False)
+    return float(axes[1] / axes[0])
+
+
+def _select(candidates: list[GridFace], pips: list[Pip], closed: np.ndarray, hat: np.ndarray,
+            config: DiceConfig, to_px) -> list[GridFace]:
+    """Best first, each pip on one face only."""
+    faces: list[GridFace] = []
+    used: set[int] = set()
+    for face in candidates:
+        if used.isdisjoint(face.members) and _face_plausible(face, pips, closed, hat, config,
+                                                             to_px):
+            faces.append(face)
+            used.update(face.members)
+    return faces
+
+
+def _nominal_pitch(config: DiceConfig) -> float:
+    return config.pip_pitch_share * (config.die_min_mm + config.die_max_mm) / 2
+
+
+def _clusters(pts: np.ndarray, idx: list[int], config: DiceConfig) -> list[list[int]]:
+    """Pips near enough to lie on one face, chained."""
+    reach = 2 * math.sqrt(2) * config.pip_pitch_share * config.die_max_mm * \
+        (1 + config.lattice_tolerance)
+    groups: list[list[int]] = []
+    for i in idx:
+        near = [g for g in groups if min(np.hypot(*(pts[g] - pts[i]).T)) <= reach]
+        merged = [i] + [j for g in near for j in g]
+        groups = [g for g in groups if g not in near] + [merged]
+    return groups
+
+
+#: Face value of each 9-bit lattice occupancy (bit 3 * (row + 1) + column + 1), 0 if none.
+_VALUE_OF_BITS = np.zeros(512, dtype=np.int64)
+_POPCOUNT = np.array([bin(i).count("1") for i in range(512)])
+for _cells, _value in _PATTERNS.items():
+    _VALUE_OF_BITS[sum(1 << (3 * (j + 1) + i + 1) for i, j in _cells)] = _value
+
+
+def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
+    """Every die-pattern lattice through the pips: each pair of nearby pips proposes a turn
+    and pitch (from the lattice offsets they could have), each anchor pip one of the 9 cells;
+    a fit leaves no other pip on its face. One fit per set of pips, the closest."""
+    pmin = config.pip_pitch_share * config.die_min_mm
+    pmax = config.pip_pitch_share * config.die_max_mm
+    reach = 2 * math.sqrt(2) * pmax * (1 + config.lattice_tolerance)
+    half_face = 0.5 / config.pip_pitch_share - 0.5 * config.pip_share / config.pip_pitch_share
+    best: dict[tuple[int, ...], GridFace] = {}
+    for a in range(len(pts)):
+        near = np.flatnonzero(np.hypot(*(pts - pts[a]).T) <= reach)
+        angles, pitches = [0.0], [_nominal_pitch(config)]  # a lone pip: turn does not matter
+        for b in near[near > a]:
+            v = pts[b] - pts[a]
+            ratio = math.hypot(*v) / np.hypot(_OFFSETS[:, 0], _OFFSETS[:, 1])
+            ok = (ratio >= pmin) & (ratio <= pmax)
+            angles += list(math.atan2(v[1], v[0]) - np.arctan2(_OFFSETS[ok, 1], _OFFSETS[ok, 0]))
+            pitches += list(ratio[ok])
+        ang, pitch = np.array(angles), np.array(pitches)
+        c, s = np.cos(ang), np.sin(ang)
+        d = pts[near] - pts[a]  # (m, 2)
+        # near pips in lattice units round the anchor, per hypothesis: (H, m, 2)
+        local = np.stack([d[:, 0] * c[:, None] + d[:, 1] * s[:, None],
+                          -d[:, 0] * s[:, None] + d[:, 1] * c[:, None]], axis=-1) / pitch[:, None,
+                                                                                        None]
+        rel = local[:, None] + _CELLS[None, :, None]  # (H, 9, m, 2): anchor at each cell
+        snapped = np.round(rel)
+        err = np.hypot(rel[..., 0] - snapped[..., 0], rel[..., 1] - snapped[..., 1])
+        inlier = (np.abs(snapped).max(axis=-1) <= 1) & (err <= config.lattice_tolerance)
+        stray = ((np.abs(rel).max(axis=-1) <= half_face) & ~inlier).any(axis=-1)
+        bit = (3 * (snapped[..., 1] + 1) + snapped[..., 0] + 1).clip(0, 8).astype(np.int64)
+        bits = np.where(inlier, 1 << bit, 0)
+        occupied = np.bitwise_or.reduce(bits, axis=-1)
+        count = inlier.sum(axis=-1)
+        unique = _POPCOUNT[occupied]
+        value = np.where(stray | (unique != count), 0, _VALUE_OF_BITS[occupied])
+        for h, k in zip(*np.nonzero(value), strict=True):
+            members = tuple(int(near[i]) for i in np.flatnonzero(inlier[h, k]))
+            e = float(err[h, k][inlier[h, k]].mean())
+            if members in best and best[members].error <= e:
+                continue
+            rot = np.array([[c[h], -s[h]], [s[h], c[h]]])
+            centre = pts[a] - rot @ (_CELLS[k] * pitch[h])
+            best[members] = GridFace(int(value[h, k]), (float(centre[0]), float(centre[1])),
+                                     float(ang[h]), float(pitch[h]), members, e,
+                                     int(occupied[h, k]))
+    return list(best.values())
+
+
+def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np.ndarray,
+                    config: DiceConfig, to_px) -> bool:
+    """No pip hides at an empty lattice point (a missed pip would change the value), the
+    pips are alike, and a lone pip sits on an even patch of die body."""
+    sizes = [pips[i].diameter for i in face.members]
+    if max(sizes) > config.pip_size_ratio * min(sizes):
+        return False
+    c, s = math.cos(face.angle), math.sin(face.angle)
+    rot = np.array([[c, -s], [s, c]])
+    empty = _CELLS[[not face.cells >> k & 1 for k in range(9)]]
+    where = to_px(np.asarray(face.centre) + (empty * face.pitch) @ rot.T)
+    h, w = hat.shape
+    xs = np.clip(np.round(where[:, 0]).astype(int), 1, w - 2)
+    ys = np.clip(np.round(where[:, 1]).astype(int), 1, h - 2)
+    dark = np.max([hat[ys + dy, xs + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1)], axis=0)
+    if dark.max() > config.empty_cell_contrast * config.min_contrast:
+        return False
+    if face.value in (2, 3) and _dotted_line(face, pips, config):
+        return False
+    if face.value != 1:
+        return _on_one_body(face, pips, closed, config, to_px)
+    pip = pips[face.members[0]]
+    if pip.roundness < config.single_roundness:
+        return False
+    r = config.single_ring * pip.diameter / 2
+    angles = np.linspace(0, 2 * math.pi, 12, endpoint=False)
+    xs = np.clip(np.round(pip.x + r * np.cos(angles)).astype(int), 0, w - 1)
+    ys = np.clip(np.round(pip.y + r * np.sin(angles)).astype(int), 0, h - 1)
+    ring = closed[ys, xs].astype(np.float32)
+    return bool(ring.max() - ring.min() <= config.single_ring_spread)
+
+
+def _dotted_line(face: GridFace, pips: list[Pip], config: DiceConfig) -> bool:
+    """A 2 or 3 whose row of pips goes on at the same spacing at both ends is part of a
+    dotted line on the table, not a die."""
+    pts = np.array([(pips[i].x, pips[i].y) for i in face.members])
+    gaps = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+    i, j = np.unravel_index(np.argmax(gaps), gaps.shape)
+    a, b = pts[i], pts[j]
+    step = (b - a) / (len(pts) - 1)  # the spacing of the row
+    reach = config.lattice_tolerance * face.pitch * config.rectified_px_per_mm
+    others = np.array([(p.x, p.y) for p in pips])
+    return all(np.hypot(*(others - end).T).min() <= reach for end in (b + step, a - step))
+
+
+def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, config: DiceConfig,
+                 to_px) -> bool:
+    """Every pip is joined to the face's centre by even die body (pips filled in): a top
+    pip fitted together with a side face's pips is parted by the die's edge."""
+    centre = to_px(np.asarray(face.centre))
+    t = np.linspace(0.0, 1.0, 9)[:, None]
+    ends = np.array([(pips[i].x, pips[i].y) for i in face.members])
+    line = (centre + t[:, None] * (ends[None] - centre)).reshape(-1, 2)  # (9 * n, 2)
+    h, w = closed.shape
+    xs = np.clip(np.round(line[:, 0]).astype(int), 0, w - 1)
+    ys = np.clip(np.round(line[:, 1]).astype(int), 0, h - 1)
+    values = closed[ys, xs].astype(np.float32)
+    return bool(np.abs(values - np.median(values)).max() <= config.edge_drop)
+
+
+def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo: np.ndarray,
+                  frame_shape: tuple[int, ...], config: DiceConfig) -> DieReading:
+    """The face in frame pixels; a face whose die is not wholly inside the frame is
+    unreadable (value None)."""
+    s = config.rectified_px_per_mm
+    c, sn = math.cos(face.angle), math.sin(face.angle)
+    rot = np.array([[c, -sn], [sn, c]])
+    centre = np.asarray(face.centre)
+    pip_mm = config.pip_share * face.pitch / config.pip_pitch_share
+    square = np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)], dtype=np.float64)
+
+    def frame_px(half_mm: float) -> np.ndarray:
+        pts = ((centre + (square * half_mm) @ rot.T - lo) * s).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, rect_to_frame).reshape(-1, 2)
+
+    lattice = frame_px(face.pitch + pip_mm / 2)
+    die = frame_px(face.pitch / config.pip_pitch_share / 2 + config.border_margin * pip_mm)
+    x0, y0 = lattice.min(axis=0)
+    x1, y1 = lattice.max(axis=0)
+    box = (int(round(x0)), int(round(y0)), int(round(x1 - x0)), int(round(y1 - y0)))
+    mid = cv2.perspectiveTransform(((centre - lo) * s).reshape(1, 1, 2), rect_to_frame)[0, 0]
+    h, w = frame_shape[:2]
+    cut = die.min() < 0 or die[:, 0].max() > w - 1 or die[:, 1].max() > h - 1
+    if face.value is None or cut:
+        return DieReading(None, 0.0, box, (float(mid[0]), float(mid[1])))
+    roundness = float(np.mean([p.roundness for p in pips]))
+    fit = max(0.0, 1.0 - face.error / config.lattice_tolerance)
+    confidence = round(float(np.clip(0.5 * fit + 0.5 * roundness, 0.0, 1.0)), 3)
+    return DieReading(face.value, confidence, box, (float(mid[0]), float(mid[1])))

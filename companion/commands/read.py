@@ -104,13 +104,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read_dice(frame: np.ndarray, reading, layout, camera) -> list[DieReading]:
-    region = None
+    region = region_mm = None
     if reading.homography is not None and layout.dice_area_mm is not None:
         x0, y0, x1, y1 = layout.dice_area_mm
-        region = camera.board_to_frame(reading.homography,
-                                       np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+        region_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64)
+        region = camera.board_to_frame(reading.homography, region_mm)
     try:
-        return read_dice(frame, region, DiceConfig.preset("table"))
+        return read_dice(frame, region, DiceConfig.preset("table"), region_mm)
     except DiceInputError as exc:
         raise CommandError(str(exc)) from None
 

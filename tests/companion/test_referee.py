@@ -99,13 +99,16 @@ def test_a_throw_right_after_a_placement_comes_after_it(seed):
     assert run.false_flags == []
 
 
-@pytest.mark.xfail(strict=True, reason="the dice reader misreads ~40 % of the simulated "
-                   "table's small dice (bench/dice_accuracy.py)")
 def test_cuatro_throws_read_from_the_frames():
     table = SimTable("cuatro", ["red", "blue"], 7, options=SimOptions(
         max_moves=3, still_frames=QUICK))
     run = referee_simulated(table)
-    assert run.session.game.moves == table.game.moves
+
+    def values(moves):  # the camera sees which faces lie there, not which die is which
+        return [sorted(m.dice) if isinstance(m, Throw) else m for m in moves]
+
+    assert len(table.game.moves) == 3
+    assert values(run.session.game.moves) == values(table.game.moves)
 
 
 def test_crash_in_the_middle_then_resume_from_the_log(tmp_path):
@@ -215,7 +218,8 @@ def test_camera_dice_count_a_throw_only_with_the_game_s_number_of_dice(monkeypat
     before = [die(v, 40 * k) for k, v in enumerate([3, 3, 4, 4, 1])]
     after = [die(v, 300 + 40 * k) for k, v in enumerate([2, 2, 5, 6, 6])]
     views = [before] * 10 + [after[:4]] * 10 + [after] * 10  # a die hidden, then all five
-    monkeypatch.setattr("companion.referee.read_dice", lambda image, region, config: views.pop(0))
+    monkeypatch.setattr("companion.referee.read_dice",
+                        lambda image, region, config, region_mm: views.pop(0))
     layout = SimTable("cuatro", ["red", "blue"], 1).layout
     seam = CameraDice(layout, Camera.from_config(VisionConfig()), count=5)
     board = BoardReading(homography=np.eye(3))

@@ -1,7 +1,6 @@
 """The reader as a whole: bad input, occlusion, calibration, and `companion read`."""
 
 import json
-from collections import Counter
 
 import cv2
 import numpy as np
@@ -158,8 +157,7 @@ def test_companion_read_dice_reads_the_dice_area_and_draws_the_dice(cli, tmp_pat
     assert result.returncode == 0, result.stderr
     read = json.loads(result.stdout)["dice"]
     assert len(read) == len(values)
-    seen = sorted(d["value"] for d in read if d["value"] is not None)
-    assert len(seen) >= 3 and not Counter(seen) - Counter(values)  # unsure, never wrong
+    assert sorted(d["value"] for d in read) == values  # the top view reads every die
     annotated = cv2.imread(str(out))
     x, y, w, h = read[0]["box"]
     assert np.abs(annotated[y, x:x + w].astype(int) - rendered_dice.frame[y, x:x + w]).sum() > 0

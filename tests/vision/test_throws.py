@@ -140,3 +140,64 @@ def test_bad_feed_is_refused_in_words() -> None:
     tracker.update(1.0, [])
     with pytest.raises(ThrowInputError, match="backwards"):
         tracker.update(0.5, [])
+
+
+AREA_PX = [[0, 0], [600, 0], [600, 400], [0, 400]]
+AREA_MM = [[0, 0], [300, 0], [300, 200], [0, 200]]  # 2 px per mm
+
+
+def test_a_die_nudged_by_a_millimetre_is_no_movement() -> None:
+    tracker = ThrowTracker(region=AREA_PX, region_mm=AREA_MM)
+    clock = Clock(tracker)
+    clock.hold(lying([2, 3, 5]), 1.0)
+    nudged = lying([2, 3, 5])
+    nudged[0] = die(2, nudged[0].centre[0] + 2.0, nudged[0].centre[1])  # 1 mm on the table
+    clock.hold(nudged, 0.2)
+    assert not tracker.moving
+    far = list(nudged)
+    for step in (20.0, 40.0):  # pushed 10 mm, then 10 mm more: it moves
+        far[0] = die(2, nudged[0].centre[0], nudged[0].centre[1] + step)
+        clock.feed(far)
+    assert tracker.moving
+    clock.hold(far, 1.0)
+    assert clock.events == [] and not tracker.moving
+
+
+def test_a_misread_die_flipping_between_two_places_is_no_movement() -> None:
+    tracker = ThrowTracker(region=AREA_PX, region_mm=AREA_MM)
+    clock = Clock(tracker)
+    for k in range(20):  # a side face read now and then: the die's centre jumps 5 mm
+        dice = lying([2, 3, 5])
+        if k % 2:
+            dice[0] = die(2, dice[0].centre[0] + 10.0, dice[0].centre[1])
+        clock.feed(dice)
+        assert not tracker.moving
+    assert clock.events == [] and tracker.resting == (2, 3, 5)
+
+
+def test_a_misread_frame_now_and_then_does_not_hold_the_count_back() -> None:
+    clock = Clock(ThrowTracker(ThrowConfig(agree_share=0.6)))
+    clock.hold(lying([1, 1, 1]), 1.0)
+    clock.roll(np.random.default_rng(8), [4, 5, 6], frames=5)  # moves, then lies still
+    for k in range(12):  # every third frame misreads the 6 as a 5, one die unreadable
+        wrong = lying([4, 5, 5]) if k % 3 == 0 else lying([4, 5, 6])
+        clock.feed(wrong if k % 6 else [wrong[0], wrong[1], die(None, *wrong[2].centre)])
+    assert [e.values for e in clock.events] == [(4, 5, 6)]
+
+
+def test_mostly_misread_values_are_not_a_rest() -> None:
+    clock = Clock(ThrowTracker(ThrowConfig(agree_share=0.6)))
+    for _ in range(15):  # dice lie still but no reading holds for more than a third of frames
+        for values in ([2, 2], [2, 3], [2, 4]):
+            clock.feed(lying(values))
+    assert clock.events == [] and clock.tracker.resting is None
+
+
+def test_with_the_game_s_dice_count_a_stray_unread_pattern_is_ignored() -> None:
+    clock = Clock(ThrowTracker(ThrowConfig(dice_count=2)))
+    clock.hold(lying([1, 1]), 1.0)
+    clock.roll(np.random.default_rng(9), [3, 4], frames=4)
+    stray = [*lying([3, 4]), die(None, 500, 300)]
+    clock.hold(stray, 1.0)
+    clock.roll(np.random.default_rng(10), [5], frames=4)  # one die alone: not this game's throw
+    assert clock.events == [ThrowSettled((3, 4), 1)]

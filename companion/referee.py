@@ -26,7 +26,7 @@ from companion.stability import StabilityConfig, StabilityFilter
 from hardware.camera import Frame, FrameSource
 from vision.calibration import ColourCalibration
 from vision.config import VisionConfig
-from vision.dice import DiceConfig, read_dice
+from vision.dice import DiceConfig, DieReading, annotate_dice, read_dice
 from vision.errors import VisionError
 from vision.pose import Camera
 from vision.reader import BoardReading, BoardTracker, annotate, read_board
@@ -47,9 +47,11 @@ JPEG_QUALITY = 75
 
 
 class DiceSeam(Protocol):
-    """Where settled throws come from: ``settled(frame, board) -> dice values or None``."""
+    """Where settled throws come from: ``settled(frame, board) -> dice values or None``;
+    ``seen`` is what the last frame showed of the dice, for the camera page."""
 
     label: str
+    seen: list[DieReading]
 
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None: ...
 
@@ -76,6 +78,7 @@ class CameraDice:
         self.dice_config = dice_config or DiceConfig.preset("table")
         throws = replace(throw_config or ThrowConfig(), dice_count=count)
         self.tracker = ThrowTracker(throws, self.dice_config, region_mm=self.area_mm)
+        self.seen: list[DieReading] = []
 
     def __repr__(self) -> str:
         return f"<CameraDice {self.tracker!r}>"
@@ -85,7 +88,7 @@ class CameraDice:
             return None  # no board, no dice area: wait for the next frame
         region = self.camera.board_to_frame(board.homography, self.area_mm)
         self.tracker.region = region  # the board may have shifted: positions stay in table mm
-        dice = read_dice(frame.image, region, self.dice_config, self.area_mm)
+        dice = self.seen = read_dice(frame.image, region, self.dice_config, self.area_mm)
         throw = self.tracker.update(frame.timestamp, dice)
         return None if throw is None else throw.values
 
@@ -101,6 +104,7 @@ class ScriptedDice:
 
     def __init__(self, table: Any) -> None:
         self.table = table
+        self.seen: list[DieReading] = []  # nothing is read
 
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None:
         current = self.table.current
@@ -244,7 +248,7 @@ class Referee:
                 self.session.observe(stable)
             if self.filter.steady:
                 self._throw_settled()
-        if self.table is not None and self.stats.frames % self.annotate_every == 1:
+        if self.table is not None and (self.stats.frames - 1) % self.annotate_every == 0:
             self.table.frame = self._jpeg(frame.image, reading)
         self.stats.cpu_seconds += time.process_time() - started
 
@@ -360,5 +364,7 @@ class Referee:
 
     def _jpeg(self, image: np.ndarray, reading: BoardReading) -> bytes | None:
         small = annotate(image, reading, self.layout)
+        if self.dice is not None:
+            annotate_dice(small, self.dice.seen)
         ok, data = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
         return data.tobytes() if ok else None

@@ -774,3 +774,14 @@ def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo
     fit = max(0.0, 1.0 - face.error / config.lattice_tolerance)
     confidence = round(float(np.clip(0.5 * fit + 0.5 * roundness, 0.0, 1.0)), 3)
     return DieReading(face.value, confidence, box, (float(mid[0]), float(mid[1])))
+
+
+def annotate_dice(frame: np.ndarray, readings: list[DieReading]) -> None:
+    """Each die's box and value drawn on ``frame`` in place (it is usually already a copy
+    with the board's reading on it): green when read, red '?' when not."""
+    for r in readings:
+        x, y, w, h = r.box
+        colour = (0, 200, 0) if r.value is not None else (0, 0, 255)
+        cv2.rectangle(frame, (x, y), (x + w, y + h), colour, 2)
+        cv2.putText(frame, str(r.value) if r.value is not None else "?", (x, max(y - 4, 12)),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.6, colour, 2)

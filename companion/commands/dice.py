@@ -7,10 +7,9 @@ import json
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 from companion.cli import CommandError
-from vision.dice import DiceConfig, DiceInputError, DieReading, read_dice
+from vision.dice import DiceConfig, DiceInputError, DieReading, annotate_dice, read_dice
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -47,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_dice(readings)
     if args.annotate:
-        draw_dice(frame, readings)
+        annotate_dice(frame, readings)
         if not cv2.imwrite(args.annotate, frame):
             raise CommandError(f"cannot write {args.annotate}: use a .png or .jpg name in a "
                                "folder that exists")
@@ -69,13 +68,3 @@ def print_dice(readings: list[DieReading]) -> None:
         x, y, w, h = r.box
         shown = r.value if r.value is not None else "unreadable"
         print(f"  {shown} at ({x}, {y}) size {w}x{h}, confidence {r.confidence:.2f}")
-
-
-def draw_dice(frame: np.ndarray, readings: list[DieReading]) -> None:
-    """Each die's box and value on ``frame`` (in place): green when read, red '?' when not."""
-    for r in readings:
-        x, y, w, h = r.box
-        colour = (0, 200, 0) if r.value is not None else (0, 0, 255)
-        cv2.rectangle(frame, (x, y), (x + w, y + h), colour, 2)
-        cv2.putText(frame, str(r.value) if r.value is not None else "?", (x, max(y - 4, 12)),
-                    cv2.FONT_HERSHEY_SIMPLEX, 0.6, colour, 2)

@@ -11,11 +11,11 @@ import cv2
 import numpy as np
 
 from companion.cli import CommandError
-from companion.commands.dice import dice_to_json, draw_dice, print_dice
+from companion.commands.dice import dice_to_json, print_dice
 from companion.layout import LayoutError, load_layout
 from vision.calibration import ColourCalibration
 from vision.config import VisionConfig
-from vision.dice import DiceConfig, DiceInputError, DieReading, read_dice
+from vision.dice import DiceConfig, DiceInputError, DieReading, annotate_dice, read_dice
 from vision.errors import VisionError
 from vision.reader import BoardTracker, annotate, read_board
 
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     if args.annotate:
         picture = annotate(frame, reading, layout)
         if dice is not None:
-            draw_dice(picture, dice)
+            annotate_dice(picture, dice)
         if not cv2.imwrite(args.annotate, picture):
             raise CommandError(f"cannot write {args.annotate}")
     if args.json:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import cv2
 import numpy as np
 import pytest
 
@@ -178,6 +179,25 @@ def test_a_dice_game_reads_its_dice_from_the_camera():
     referee = Referee(Session(type(table.game)(["red", "blue"])))
     assert isinstance(referee.dice, CameraDice)
     assert referee.dice.label == "dice read from the camera"
+
+
+def test_the_camera_page_shows_the_dice_as_read():
+    table = SimTable("cuatro", ["red", "blue"], 7, options=SimOptions(
+        max_moves=1, still_frames=QUICK))
+    session = Session(type(table.game)(["red", "blue"]))
+    page = Table(session)
+    referee = Referee(session, colours=table.colours, table=page, annotate_every=1,
+                      config=VisionConfig(k1=table.pose.k1))
+    for index, sim_frame in enumerate(table.frames()):
+        referee.step(Frame(sim_frame.image, sim_frame.timestamp, index))
+    assert session.game.moves and isinstance(session.game.moves[0], Throw)
+    read = [d for d in referee.dice.seen if d.value is not None]
+    assert len(read) == 5
+    picture = cv2.imdecode(np.frombuffer(page.frame, np.uint8), cv2.IMREAD_COLOR)
+    for die in read:  # the box's top edge is drawn in green
+        x, y, w, _ = die.box
+        b, g, r = picture[y, x + w // 2].astype(int)
+        assert g > 120 and g > r + 50 and g > b + 50, (die, (b, g, r))
 
 
 def test_muehle_moving_phase_steps_are_followed():

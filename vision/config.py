@@ -117,9 +117,11 @@ class VisionConfig:
     #: Dark seams between stacked pieces are thinner than this; a longer stretch of
     #: non-piece colour ends a tower's silhouette.
     seam_gap_mm: float = 1.5
-    #: A tower's silhouette measures this much longer than its geometry: blur and the
-    #: dark contact shadow at its foot widen it (measured on rendered frames).
-    silhouette_bias_mm: float = 2.0
+    #: A tower's silhouette measures this much longer than its geometry, per piece shape:
+    #: blur and the dark contact shadow at its foot widen it, a disc's rounded top edge
+    #: shortens it, a roof's shaded cone lengthens it (median over rendered frames, see
+    #: docs/vision.md).
+    silhouette_bias_mm: tuple[tuple[str, float], ...] = (("disc", 1.2), ("roof", 2.2))
     #: How much a pixel matching no colour counts as part of a tower's silhouette.
     unknown_inside: float = 0.6
     #: Weight (in layers) of "the top face shows one colour" against the silhouette

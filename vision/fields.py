@@ -161,6 +161,7 @@ class BoardGeometry:
     predicted_length: np.ndarray | None = None  # (F, H) silhouette length per height, mm
     predicted_far: np.ndarray | None = None  # (F, H) far edge from the field centre, mm
     board_size_mm: tuple[float, float] = (0.0, 0.0)
+    silhouette_bias_mm: float = 0.0  # see VisionConfig.silhouette_bias_mm
 
     def to_px(self, points_mm: np.ndarray) -> np.ndarray:
         return (np.asarray(points_mm, dtype=np.float64) - self.origin_mm) * self.px_per_mm
@@ -177,6 +178,14 @@ def layer_pitch(layout: Layout, config: VisionConfig) -> float:
     the part of its wall that the next roof does not swallow when nested."""
     ratio = config.roof_nesting_ratio if layout.piece.shape == "roof" else 1.0
     return layout.piece.height_mm * ratio
+
+
+def silhouette_bias(shape: str, config: VisionConfig) -> float:
+    """How much longer than its geometry a tower of this piece shape measures (mm)."""
+    biases = dict(config.silhouette_bias_mm)
+    if shape not in biases:
+        raise VisionError(f"no silhouette bias configured for {shape!r} pieces")
+    return float(biases[shape])
 
 
 def rectified_scale(layout: Layout, config: VisionConfig) -> float:
@@ -224,6 +233,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
         ppm, origin, size, warp, maps, np.empty(0), names, max_height,
         *([np.empty(0, np.int64)] * 9))
     geometry.board_size_mm = (float(w), float(h))
+    geometry.silhouette_bias_mm = silhouette_bias(piece.shape, config)
     geometry.expected = expected_board(layout, geometry, classes, config)
     geometry.expected_offsets = classes.offsets(geometry.expected)
 
@@ -322,14 +332,13 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres
     geometry.profile_t = t
 
 
-def measure_heights(profile_labels: np.ndarray, players: int, geometry: BoardGeometry,
-                    fields: np.ndarray, config: VisionConfig) -> np.ndarray:
-    """How well each height explains the silhouette of the given (occupied) fields along
-    the line away from the nadir: its near edge is the base, its far edge the top, so a
-    tower standing a little off centre does not matter. ``profile_labels`` are the
-    labelled profile samples (see :func:`profile_labels`). Returns, per field and
-    height, the length mismatch in layers (0 = perfect; NaN when the silhouette could
-    not be delimited)."""
+def silhouette_extents(profile_labels: np.ndarray, players: int, geometry: BoardGeometry,
+                       fields: np.ndarray, config: VisionConfig) -> np.ndarray:
+    """Near and far edge (mm along the line away from the nadir, from the field centre)
+    of the silhouette of each given (occupied) field: its near edge is the base, its far
+    edge the top, so a tower standing a little off centre does not matter.
+    ``profile_labels`` are the labelled profile samples (see :func:`profile_labels`).
+    Returns (len(fields), 2), NaN where the silhouette could not be delimited."""
     # silhouette: anything but the printed board (seams and deep shade on a tower's side
     # match no colour at all)
     inside = np.where(profile_labels == BOARD, 0.0, np.where(profile_labels < players, 1.0,
@@ -337,7 +346,7 @@ def measure_heights(profile_labels: np.ndarray, players: int, geometry: BoardGeo
     profiles = inside.reshape(len(geometry.names), geometry.profile_lines, -1).mean(axis=1)
     t = geometry.profile_t
     centre = int(np.searchsorted(t, 0.0))
-    errors = np.full((len(fields), geometry.max_height), np.nan)
+    extents = np.full((len(fields), 2), np.nan)
     gap = max(1, int(round(config.seam_gap_mm / config.profile_step_mm)))  # samples
     window = np.ones(gap)
     for k, f in enumerate(fields):
@@ -351,11 +360,21 @@ def measure_heights(profile_labels: np.ndarray, players: int, geometry: BoardGeo
             continue
         a = before[-1] + gap - 1  # last outside sample before the silhouette
         b = centre + after[0]  # first outside sample after it
-        length = _crossing(t, profile, b - 1, b) - _crossing(t, profile, a, a + 1)
-        predicted = geometry.predicted_length[f]
-        step = float(np.diff(predicted).mean()) if len(predicted) > 1 else 1.0
-        errors[k] = np.abs(predicted - (length - config.silhouette_bias_mm)) / max(step, 1e-6)
-    return errors
+        extents[k] = _crossing(t, profile, a, a + 1), _crossing(t, profile, b - 1, b)
+    return extents
+
+
+def measure_heights(profile_labels: np.ndarray, players: int, geometry: BoardGeometry,
+                    fields: np.ndarray, config: VisionConfig) -> np.ndarray:
+    """How well each height explains the silhouette length of the given (occupied)
+    fields (see :func:`silhouette_extents`). Returns, per field and height, the length
+    mismatch in layers (0 = perfect; NaN when the silhouette could not be delimited)."""
+    extents = silhouette_extents(profile_labels, players, geometry, fields, config)
+    length = (extents[:, 1] - extents[:, 0])[:, None] - geometry.silhouette_bias_mm
+    predicted = geometry.predicted_length[fields]
+    step = np.diff(predicted, axis=1).mean(axis=1, keepdims=True) if predicted.shape[1] > 1 \
+        else np.ones((len(fields), 1))
+    return np.abs(predicted - length) / np.maximum(step, 1e-6)
 
 
 def board_cast(normalised: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,

@@ -127,6 +127,11 @@ class VisionConfig:
     #: Weight (in layers) of "the top face shows one colour" against the silhouette
     #: length when choosing a tower's height.
     top_face_weight: float = 1.0
+    #: A tower's height is fully trusted only when its measured silhouette length lies
+    #: this far (mm) from the boundary between the two likeliest heights: about the
+    #: spread of silhouette lengths on rendered frames (blur, shadows, pieces lying a
+    #: little off the one below). Less margin lowers the reading's confidence.
+    height_sure_margin_mm: float = 1.5
     #: Tallest tower read; taller ones are read as this height (the rules rarely let
     #: towers grow beyond 5, and each extra layer is harder to tell from the one below).
     max_tower_height: int = 5

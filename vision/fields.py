@@ -492,7 +492,11 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
         best = cost.argmin(axis=1)
         heights[occupied] = best + 1
         ordered = np.sort(cost, axis=1)
-        height_margin[occupied] = ordered[:, 1] - ordered[:, 0]
+        # Sure only when the measured length lies well clear of the boundary between the
+        # two best heights in mm, not in layers: near the nadir a layer is under 1 mm.
+        step = np.diff(geometry.predicted_length[occupied], axis=1).mean(axis=1)
+        clearance = (ordered[:, 1] - ordered[:, 0]) * step / 2
+        height_margin[occupied] = clearance / config.height_sure_margin_mm
 
     states = []
     for f, name in enumerate(geometry.names):

@@ -155,6 +155,7 @@ class BoardGeometry:
     plain_sample: np.ndarray | None = None  # flat indices of some plain board pixels
     profile_maps: tuple[np.ndarray, np.ndarray] | None = None  # (F * lines, K) frame px
     profile_offsets: np.ndarray | None = None  # (F * lines, K) board class lookup there
+    profile_printed: np.ndarray | None = None  # (F * lines, K) the layout says the colour
     expected_offsets: np.ndarray | None = None  # ColourClasses.offsets of ``expected``
     profile_lines: int = 1
     profile_t: np.ndarray | None = None  # (K,) distance along the radial line, mm
@@ -328,6 +329,7 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres
     cols = np.clip(np.rint(rect[:, 0]).astype(int), 0, width - 1)
     rows = np.clip(np.rint(rect[:, 1]).astype(int), 0, height - 1)
     geometry.profile_offsets = geometry.expected_offsets[rows, cols].reshape(shape)
+    geometry.profile_printed = (geometry.expected[rows, cols] >= 0).reshape(shape)
     geometry.profile_lines = len(lines)
     geometry.profile_t = t
 
@@ -340,9 +342,11 @@ def silhouette_extents(profile_labels: np.ndarray, players: int, geometry: Board
     ``profile_labels`` are the labelled profile samples (see :func:`profile_labels`).
     Returns (len(fields), 2), NaN where the silhouette could not be delimited."""
     # silhouette: anything but the printed board (seams and deep shade on a tower's side
-    # match no colour at all)
+    # match no colour at all); off the board, where a tall tower's top often leans, only
+    # piece colours count (the table there matches no colour either)
+    unknown = np.where(geometry.profile_printed, config.unknown_inside, 0.0)
     inside = np.where(profile_labels == BOARD, 0.0, np.where(profile_labels < players, 1.0,
-                                                             config.unknown_inside))
+                                                             unknown))
     profiles = inside.reshape(len(geometry.names), geometry.profile_lines, -1).mean(axis=1)
     t = geometry.profile_t
     centre = int(np.searchsorted(t, 0.0))

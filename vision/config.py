@@ -114,6 +114,12 @@ class VisionConfig:
     profile_band_ratio: float = 0.3
     #: Spacing of the height-profile samples along each line (finer than a frame pixel).
     profile_step_mm: float = 0.25
+    #: A tower's outline is placed half way between the colours this far (mm) either
+    #: side of where the colour labels change, ...
+    edge_plateau_mm: float = 2.0
+    #: ... when they differ by at least this much (normalised BGR levels); closer
+    #: colours leave the edge where the labels put it.
+    edge_min_contrast: float = 20.0
     #: Dark seams between stacked pieces are thinner than this; a longer stretch of
     #: non-piece colour ends a tower's silhouette.
     seam_gap_mm: float = 1.5

@@ -334,27 +334,28 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres
     geometry.profile_t = t
 
 
-def silhouette_extents(profile_labels: np.ndarray, players: int, geometry: BoardGeometry,
+def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeometry,
                        fields: np.ndarray, config: VisionConfig) -> np.ndarray:
     """Near and far edge (mm along the line away from the nadir, from the field centre)
     of the silhouette of each given (occupied) field: its near edge is the base, its far
     edge the top, so a tower standing a little off centre does not matter.
-    ``profile_labels`` are the labelled profile samples (see :func:`profile_labels`).
+    Each edge is found from the colour labels, then placed where the colour is half way
+    between the tower's and the board's (see :func:`_refine_edge`).
     Returns (len(fields), 2), NaN where the silhouette could not be delimited."""
     # silhouette: anything but the printed board (seams and deep shade on a tower's side
     # match no colour at all); off the board, where a tall tower's top often leans, only
     # piece colours count (the table there matches no colour either)
     unknown = np.where(geometry.profile_printed, config.unknown_inside, 0.0)
-    inside = np.where(profile_labels == BOARD, 0.0, np.where(profile_labels < players, 1.0,
-                                                             unknown))
-    profiles = inside.reshape(len(geometry.names), geometry.profile_lines, -1).mean(axis=1)
+    labels = profiles.labels
+    inside = np.where(labels == BOARD, 0.0, np.where(labels < players, 1.0, unknown))
+    weights = inside.reshape(len(geometry.names), geometry.profile_lines, -1).mean(axis=1)
     t = geometry.profile_t
     centre = int(np.searchsorted(t, 0.0))
     extents = np.full((len(fields), 2), np.nan)
     gap = max(1, int(round(config.seam_gap_mm / config.profile_step_mm)))  # samples
     window = np.ones(gap)
     for k, f in enumerate(fields):
-        profile = profiles[f]
+        profile = weights[f]
         outside = (profile < 0.5).astype(float)
         # a run of `gap` outside samples ends the silhouette; seams between pieces don't
         run = np.convolve(outside, window, mode="valid") >= gap  # run[i]: i..i+gap-1 out
@@ -364,16 +365,50 @@ def silhouette_extents(profile_labels: np.ndarray, players: int, geometry: Board
             continue
         a = before[-1] + gap - 1  # last outside sample before the silhouette
         b = centre + after[0]  # first outside sample after it
-        extents[k] = _crossing(t, profile, a, a + 1), _crossing(t, profile, b - 1, b)
+        colours = profiles.colours[f]
+        extents[k] = (_refine_edge(colours, t, a, 1, _crossing(t, profile, a, a + 1), config),
+                      _refine_edge(colours, t, b, -1, _crossing(t, profile, b - 1, b), config))
     return extents
 
 
-def measure_heights(profile_labels: np.ndarray, players: int, geometry: BoardGeometry,
+def _refine_edge(colours: np.ndarray, t: np.ndarray, edge: int, inward: int,
+                 labelled: float, config: VisionConfig) -> float:
+    """Where a blurred tower outline lies: half way between the board's colour just
+    outside it and the tower's just inside. The colour labels alone put it wherever a
+    mixed pixel stops matching either colour, which shifts with the two colours and the
+    blur by up to a millimetre, as much as a layer adds near the nadir. ``edge`` is the
+    outermost sample the labels call outside, ``inward`` the direction into the tower,
+    ``labelled`` where the labels put the edge (kept when the colours cannot tell)."""
+    width = max(2, int(round(config.edge_plateau_mm / config.profile_step_mm)))
+    last = len(t) - 1
+    span = [edge - inward * width, edge + inward * (width + 1)]
+    if min(span) < 0 or max(span) > last:
+        return labelled
+    outside = colours[span[0]]
+    inside = colours[span[1]]
+    contrast = inside - outside
+    norm = float(contrast @ contrast)
+    if norm < config.edge_min_contrast ** 2:
+        return labelled
+    lo, hi = sorted(span)
+    share = (colours[lo:hi + 1] - outside) @ contrast / norm  # 0 board .. 1 tower
+    if inward < 0:
+        share = share[::-1]
+    beyond = np.nonzero(share >= 0.5)[0]
+    if not len(beyond) or beyond[0] == 0:
+        return labelled
+    i = beyond[0]
+    fraction = (0.5 - share[i - 1]) / max(share[i] - share[i - 1], 1e-6)
+    start = span[0]
+    return float(t[start + inward * (i - 1)] + inward * fraction * (t[1] - t[0]))
+
+
+def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeometry,
                     fields: np.ndarray, config: VisionConfig) -> np.ndarray:
     """How well each height explains the silhouette length of the given (occupied)
     fields (see :func:`silhouette_extents`). Returns, per field and height, the length
     mismatch in layers (0 = perfect; NaN when the silhouette could not be delimited)."""
-    extents = silhouette_extents(profile_labels, players, geometry, fields, config)
+    extents = silhouette_extents(profiles, players, geometry, fields, config)
     length = (extents[:, 1] - extents[:, 0])[:, None] - geometry.silhouette_bias_mm
     predicted = geometry.predicted_length[fields]
     step = np.diff(predicted, axis=1).mean(axis=1, keepdims=True) if predicted.shape[1] > 1 \
@@ -409,13 +444,25 @@ def tower_mask(states: list[FieldState], geometry: BoardGeometry,
     return cv2.dilate(mask, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
 
 
-def profile_labels(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-                   levels_matrix: np.ndarray) -> np.ndarray:
-    """Labels of the height-profile samples, taken from the full-resolution frame."""
+@dataclass
+class TowerProfiles:
+    """The height-profile samples of every field, from the full-resolution frame."""
+
+    labels: np.ndarray  # (F * lines, K) colour labels (see ColourClasses.label)
+    colours: np.ndarray  # (F, K, 3) normalised BGR, mean over each field's lines
+
+
+def sample_profiles(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
+                    levels_matrix: np.ndarray) -> TowerProfiles:
+    """Labels and colours of the height-profile samples, taken from the full-resolution
+    frame (a layer moves a tower's top by only 1-4 mm)."""
     sampled = cv2.remap(frame, geometry.profile_maps[0], geometry.profile_maps[1],
                         cv2.INTER_LINEAR)
-    lab = cv2.cvtColor(cv2.transform(sampled, levels_matrix), cv2.COLOR_BGR2Lab)
-    return classes.label(lab, geometry.profile_offsets)
+    normalised = cv2.transform(sampled, levels_matrix)
+    lab = cv2.cvtColor(normalised, cv2.COLOR_BGR2Lab)
+    colours = normalised.reshape(len(geometry.names), geometry.profile_lines, -1, 3)
+    return TowerProfiles(classes.label(lab, geometry.profile_offsets),
+                         colours.mean(axis=1, dtype=np.float32))
 
 
 def _crossing(t: np.ndarray, profile: np.ndarray, i: int, j: int) -> float:
@@ -463,9 +510,10 @@ def expected_board(layout: Layout, geometry: BoardGeometry, classes: ColourClass
 
 
 def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-                config: VisionConfig, profiles: np.ndarray | None = None) -> list[FieldState]:
+                config: VisionConfig, profiles: TowerProfiles | None = None
+                ) -> list[FieldState]:
     """Occupancy, height and top colour of every field from a labelled rectified image
-    (and, for towers, the labelled height profiles: :func:`profile_labels`)."""
+    (and, for towers, the height profiles: :func:`sample_profiles`)."""
     flat = labels.ravel()
     players = len(classes.players)
     is_piece = flat < players

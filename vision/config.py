@@ -138,6 +138,9 @@ class VisionConfig:
     #: spread of silhouette lengths on rendered frames (blur, shadows, pieces lying a
     #: little off the one below). Less margin lowers the reading's confidence.
     height_sure_margin_mm: float = 1.5
+    #: A tower's base seen farther than this (mm) from where a centred piece's would be
+    #: is doubtful (pieces lie up to ~3 mm off centre): the height is marked uncertain.
+    base_off_centre_mm: float = 4.0
     #: Tallest tower read; taller ones are read as this height (the rules rarely let
     #: towers grow beyond 5, and each extra layer is harder to tell from the one below).
     max_tower_height: int = 5

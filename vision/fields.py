@@ -160,6 +160,7 @@ class BoardGeometry:
     profile_lines: int = 1
     profile_t: np.ndarray | None = None  # (K,) distance along the radial line, mm
     predicted_length: np.ndarray | None = None  # (F, H) silhouette length per height, mm
+    predicted_near: np.ndarray | None = None  # (F,) near edge of a centred base, mm
     predicted_far: np.ndarray | None = None  # (F, H) far edge from the field centre, mm
     board_size_mm: tuple[float, float] = (0.0, 0.0)
     silhouette_bias_mm: float = 0.0  # see VisionConfig.silhouette_bias_mm
@@ -314,6 +315,7 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres
     near = np.minimum(-chord * radius, offsets - chord * big)
     far = np.maximum(chord * radius, offsets + chord * big)
     geometry.predicted_length = far - near
+    geometry.predicted_near = near[:, 0]
     geometry.predicted_far = far
     step = config.profile_step_mm
     margin = radius * 0.6
@@ -404,16 +406,21 @@ def _refine_edge(colours: np.ndarray, t: np.ndarray, edge: int, inward: int,
 
 
 def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeometry,
-                    fields: np.ndarray, config: VisionConfig) -> np.ndarray:
+                    fields: np.ndarray, config: VisionConfig) -> tuple[np.ndarray, np.ndarray]:
     """How well each height explains the silhouette length of the given (occupied)
     fields (see :func:`silhouette_extents`). Returns, per field and height, the length
-    mismatch in layers (0 = perfect; NaN when the silhouette could not be delimited)."""
+    mismatch in layers (0 = perfect; NaN when the silhouette could not be delimited),
+    and per field whether the length can be trusted: delimited, and its near edge where
+    a base piece can stand (a base the colour of the field under it, or in deep shade,
+    is lost and the tower reads a layer short)."""
     extents = silhouette_extents(profiles, players, geometry, fields, config)
     length = (extents[:, 1] - extents[:, 0])[:, None] - geometry.silhouette_bias_mm
     predicted = geometry.predicted_length[fields]
     step = np.diff(predicted, axis=1).mean(axis=1, keepdims=True) if predicted.shape[1] > 1 \
         else np.ones((len(fields), 1))
-    return np.abs(predicted - length) / np.maximum(step, 1e-6)
+    off_centre = np.abs(extents[:, 0] - geometry.predicted_near[fields])
+    trusted = off_centre <= config.base_off_centre_mm  # False for NaN too
+    return np.abs(predicted - length) / np.maximum(step, 1e-6), trusted
 
 
 def board_cast(normalised: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
@@ -535,7 +542,7 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
     height_margin = np.ones(len(heights))
     occupied = np.nonzero(heights > 0)[0]
     if geometry.max_height > 1 and len(occupied) and profiles is not None:
-        mismatch = measure_heights(profiles, players, geometry, occupied, config)
+        mismatch, trusted = measure_heights(profiles, players, geometry, occupied, config)
         # The top face at the right height shows one colour all over; too high and it
         # slides off the tower, too low and it takes in the tower's side.
         segs = occupied[:, None] * geometry.max_height + np.arange(geometry.max_height)
@@ -548,7 +555,8 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
         # two best heights in mm, not in layers: near the nadir a layer is under 1 mm.
         step = np.diff(geometry.predicted_length[occupied], axis=1).mean(axis=1)
         clearance = (ordered[:, 1] - ordered[:, 0]) * step / 2
-        height_margin[occupied] = clearance / config.height_sure_margin_mm
+        height_margin[occupied] = np.where(trusted, clearance / config.height_sure_margin_mm,
+                                           0.0)
 
     states = []
     for f, name in enumerate(geometry.names):

@@ -199,8 +199,13 @@ class VisionConfig:
         unknown = sorted(set(data) - set(known))
         if unknown:
             raise ConfigError(f"{source}: unknown vision settings {', '.join(unknown)}")
-        values = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        values = {k: _tuples(v) for k, v in data.items()}
         return replace(cls(), **values)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _tuples(value: Any) -> Any:
+    """JSON and TOML arrays as (nested) tuples, as the settings' defaults are."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value

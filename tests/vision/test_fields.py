@@ -6,6 +6,8 @@ from companion.layout import load_layout
 from tests.vision.rendered import field_states, frame, read_states
 from vision.calibration import ColourCalibration
 from vision.config import VisionConfig
+from vision.errors import VisionError
+from vision.fields import silhouette_bias
 from vision.reader import read_board
 from vision.sim import CameraPose, Lighting
 
@@ -80,6 +82,16 @@ def test_tower_right_below_the_lens_is_uncertain(game, name, height):
     got = reading.fields[name]
     assert got.top_colour == "red"
     assert got.confidence < VisionConfig().uncertain_below, got
+
+
+def test_silhouette_bias_per_piece_shape_from_a_config_file(tmp_path):
+    path = tmp_path / "vision.toml"
+    path.write_text('silhouette_bias_mm = [["disc", 1.0], ["roof", 2.5]]\n')
+    config = VisionConfig.load(path)
+    assert config.silhouette_bias_mm == (("disc", 1.0), ("roof", 2.5))
+    assert silhouette_bias("roof", config) == 2.5
+    with pytest.raises(VisionError, match="'cube'"):
+        silhouette_bias("cube", config)
 
 
 def test_board_colours_are_not_pieces():

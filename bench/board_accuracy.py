@@ -6,7 +6,10 @@ camera envelope, hard light, some hands and covered markers) it prints:
 * per-field occupancy + top colour accuracy (fields the reader reported and that were
   truly visible; fields mostly hidden behind a nearer tower are counted apart), and how
   many truly visible fields it hid anyway;
-* tower height exact accuracy (occupied fields of the stacking games);
+* tower height exact accuracy (occupied fields of the stacking games), a confusion table
+  of true against read height, accuracy per camera tilt and per distance of the field from
+  the point below the lens (a tower's top is displaced away from it by an amount that
+  grows with that distance), and how many wrong heights the reader marked uncertain;
 * share of frames read entirely right;
 * occlusion: frames with a hand over fields that were flagged, and frames without one
   that were flagged anyway (false flags); truly hidden fields the reader still reported;
@@ -48,6 +51,28 @@ def reference_ms(frame: np.ndarray) -> float:
     return (time.perf_counter() - start) * 1000
 
 
+def print_heights(reads: Counter[tuple[int, int]], by_tilt: dict[int, list[int]],
+                  by_distance: dict[int, list[int]]) -> None:
+    """Confusion table of true (rows) against read (columns) tower height, and accuracy
+    per tilt and per distance from the nadir: where height reading fails."""
+    top = max(max(a, b) for a, b in reads)
+    print("  tower heights, true (rows) against read (columns):")
+    print("       " + "".join(f"{h:6d}" for h in range(top + 1)) + "   right")
+    for true in range(1, top + 1):
+        row = [reads[(true, h)] for h in range(top + 1)]
+        if sum(row):
+            print(f"    {true}  " + "".join(f"{n:6d}" for n in row)
+                  + f"  {100.0 * row[true] / sum(row):5.1f} %")
+    for title, bands, width, unit in (("tilt", by_tilt, 10, "deg"),
+                                      ("distance from nadir", by_distance, 80, "mm")):
+        parts = []
+        for band in sorted(bands):
+            total, right = bands[band]
+            label = f"{band * width}+" if band == 3 else f"{band * width}-{(band + 1) * width}"
+            parts.append(f"{label} {unit} {100.0 * right / total:.1f} % ({total})")
+        print(f"  heights by {title}: " + ", ".join(parts))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--frames", type=int, default=600)
@@ -71,7 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     with_hand = with_hand_flagged = without_hand = without_hand_flagged = 0
     warm_ms, cold_ms, ref_ms = [], [], []
     errors: Counter[str] = Counter()
-    height_errors: Counter[tuple[int, int]] = Counter()
+    height_reads: Counter[tuple[int, int]] = Counter()
+    by_tilt: dict[int, list[int]] = {}
+    by_distance: dict[int, list[int]] = {}
+    heights_flagged = heights_wrong = heights_confident = heights_confident_right = 0
     per_game: dict[str, list[int]] = {g: [0, 0] for g in games}
     for index in range(args.frames):
         game = games[index % len(games)]
@@ -141,8 +169,21 @@ def main(argv: list[str] | None = None) -> int:
             if t.occupied and layout.piece.max_stack > 1:
                 towers += 1
                 towers_right += got.height == t.height
+                height_reads[(t.height, got.height)] += 1
+                tilt_band = min(int(pose.tilt_deg // 10), 3)
+                nadir = reading.pose.nadir_mm
+                away = float(np.hypot(*(np.array(layout.fields[name].centre_mm) - nadir)))
+                distance_band = min(int(away // 80), 3)
+                for bands, band in ((by_tilt, tilt_band), (by_distance, distance_band)):
+                    tally = bands.setdefault(band, [0, 0])
+                    tally[0] += 1
+                    tally[1] += got.height == t.height
+                sure = got.confidence >= cfg.uncertain_below
+                heights_confident += sure
+                heights_confident_right += sure and got.height == t.height
                 if got.height != t.height:
-                    height_errors[(t.height, got.height)] += 1
+                    heights_wrong += 1
+                    heights_flagged += not sure
                     if args.verbose:
                         print(f"frame {index} {game} {name}: height {t.height} read "
                               f"{got.height}; camera {pose.height_mm:.0f} mm tilt "
@@ -174,9 +215,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  ms/frame (1 core)       warm median {median_warm:.1f}, cold median "
           f"{statistics.median(cold_ms):.1f}, reference workload {median_ref:.2f} ms -> "
           f"warm = {median_warm / median_ref:.1f}x reference")
-    if height_errors:
-        print("  height errors (truth->read): " + ", ".join(
-            f"{a}->{b}: {n}" for (a, b), n in height_errors.most_common(10)))
+    if towers:
+        print_heights(height_reads, by_tilt, by_distance)
+        print(f"  wrong heights marked uncertain {pct(heights_flagged, heights_wrong)}; "
+              f"heights read with confidence {pct(heights_confident, towers)}, of them "
+              f"right {pct(heights_confident_right, heights_confident)}")
     if errors:
         print("  most common errors: " + "; ".join(
             f"{k} x{n}" for k, n in errors.most_common(8)))

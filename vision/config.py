@@ -114,17 +114,33 @@ class VisionConfig:
     profile_band_ratio: float = 0.3
     #: Spacing of the height-profile samples along each line (finer than a frame pixel).
     profile_step_mm: float = 0.25
+    #: A tower's outline is placed half way between the colours this far (mm) either
+    #: side of where the colour labels change, ...
+    edge_plateau_mm: float = 2.0
+    #: ... when they differ by at least this much (normalised BGR levels); closer
+    #: colours leave the edge where the labels put it.
+    edge_min_contrast: float = 20.0
     #: Dark seams between stacked pieces are thinner than this; a longer stretch of
     #: non-piece colour ends a tower's silhouette.
     seam_gap_mm: float = 1.5
-    #: A tower's silhouette measures this much longer than its geometry: blur and the
-    #: dark contact shadow at its foot widen it (measured on rendered frames).
-    silhouette_bias_mm: float = 2.0
+    #: A tower's silhouette measures this much longer than its geometry, per piece shape:
+    #: blur and the dark contact shadow at its foot widen it, a disc's rounded top edge
+    #: shortens it, a roof's shaded cone lengthens it (median over rendered frames, see
+    #: docs/vision.md).
+    silhouette_bias_mm: tuple[tuple[str, float], ...] = (("disc", 1.2), ("roof", 2.2))
     #: How much a pixel matching no colour counts as part of a tower's silhouette.
     unknown_inside: float = 0.6
     #: Weight (in layers) of "the top face shows one colour" against the silhouette
     #: length when choosing a tower's height.
     top_face_weight: float = 1.0
+    #: A tower's height is fully trusted only when its measured silhouette length lies
+    #: this far (mm) from the boundary between the two likeliest heights: about the
+    #: spread of silhouette lengths on rendered frames (blur, shadows, pieces lying a
+    #: little off the one below). Less margin lowers the reading's confidence.
+    height_sure_margin_mm: float = 1.5
+    #: A tower's base seen farther than this (mm) from where a centred piece's would be
+    #: is doubtful (pieces lie up to ~3 mm off centre): the height is marked uncertain.
+    base_off_centre_mm: float = 4.0
     #: Tallest tower read; taller ones are read as this height (the rules rarely let
     #: towers grow beyond 5, and each extra layer is harder to tell from the one below).
     max_tower_height: int = 5
@@ -183,8 +199,13 @@ class VisionConfig:
         unknown = sorted(set(data) - set(known))
         if unknown:
             raise ConfigError(f"{source}: unknown vision settings {', '.join(unknown)}")
-        values = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        values = {k: _tuples(v) for k, v in data.items()}
         return replace(cls(), **values)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _tuples(value: Any) -> Any:
+    """JSON and TOML arrays as (nested) tuples, as the settings' defaults are."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value

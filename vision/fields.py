@@ -155,12 +155,15 @@ class BoardGeometry:
     plain_sample: np.ndarray | None = None  # flat indices of some plain board pixels
     profile_maps: tuple[np.ndarray, np.ndarray] | None = None  # (F * lines, K) frame px
     profile_offsets: np.ndarray | None = None  # (F * lines, K) board class lookup there
+    profile_printed: np.ndarray | None = None  # (F * lines, K) the layout says the colour
     expected_offsets: np.ndarray | None = None  # ColourClasses.offsets of ``expected``
     profile_lines: int = 1
     profile_t: np.ndarray | None = None  # (K,) distance along the radial line, mm
     predicted_length: np.ndarray | None = None  # (F, H) silhouette length per height, mm
+    predicted_near: np.ndarray | None = None  # (F,) near edge of a centred base, mm
     predicted_far: np.ndarray | None = None  # (F, H) far edge from the field centre, mm
     board_size_mm: tuple[float, float] = (0.0, 0.0)
+    silhouette_bias_mm: float = 0.0  # see VisionConfig.silhouette_bias_mm
 
     def to_px(self, points_mm: np.ndarray) -> np.ndarray:
         return (np.asarray(points_mm, dtype=np.float64) - self.origin_mm) * self.px_per_mm
@@ -177,6 +180,14 @@ def layer_pitch(layout: Layout, config: VisionConfig) -> float:
     the part of its wall that the next roof does not swallow when nested."""
     ratio = config.roof_nesting_ratio if layout.piece.shape == "roof" else 1.0
     return layout.piece.height_mm * ratio
+
+
+def silhouette_bias(shape: str, config: VisionConfig) -> float:
+    """How much longer than its geometry a tower of this piece shape measures (mm)."""
+    biases = dict(config.silhouette_bias_mm)
+    if shape not in biases:
+        raise VisionError(f"no silhouette bias configured for {shape!r} pieces")
+    return float(biases[shape])
 
 
 def rectified_scale(layout: Layout, config: VisionConfig) -> float:
@@ -224,6 +235,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
         ppm, origin, size, warp, maps, np.empty(0), names, max_height,
         *([np.empty(0, np.int64)] * 9))
     geometry.board_size_mm = (float(w), float(h))
+    geometry.silhouette_bias_mm = silhouette_bias(piece.shape, config)
     geometry.expected = expected_board(layout, geometry, classes, config)
     geometry.expected_offsets = classes.offsets(geometry.expected)
 
@@ -303,6 +315,7 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres
     near = np.minimum(-chord * radius, offsets - chord * big)
     far = np.maximum(chord * radius, offsets + chord * big)
     geometry.predicted_length = far - near
+    geometry.predicted_near = near[:, 0]
     geometry.predicted_far = far
     step = config.profile_step_mm
     margin = radius * 0.6
@@ -318,30 +331,33 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres
     cols = np.clip(np.rint(rect[:, 0]).astype(int), 0, width - 1)
     rows = np.clip(np.rint(rect[:, 1]).astype(int), 0, height - 1)
     geometry.profile_offsets = geometry.expected_offsets[rows, cols].reshape(shape)
+    geometry.profile_printed = (geometry.expected[rows, cols] >= 0).reshape(shape)
     geometry.profile_lines = len(lines)
     geometry.profile_t = t
 
 
-def measure_heights(profile_labels: np.ndarray, players: int, geometry: BoardGeometry,
-                    fields: np.ndarray, config: VisionConfig) -> np.ndarray:
-    """How well each height explains the silhouette of the given (occupied) fields along
-    the line away from the nadir: its near edge is the base, its far edge the top, so a
-    tower standing a little off centre does not matter. ``profile_labels`` are the
-    labelled profile samples (see :func:`profile_labels`). Returns, per field and
-    height, the length mismatch in layers (0 = perfect; NaN when the silhouette could
-    not be delimited)."""
+def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeometry,
+                       fields: np.ndarray, config: VisionConfig) -> np.ndarray:
+    """Near and far edge (mm along the line away from the nadir, from the field centre)
+    of the silhouette of each given (occupied) field: its near edge is the base, its far
+    edge the top, so a tower standing a little off centre does not matter.
+    Each edge is found from the colour labels, then placed where the colour is half way
+    between the tower's and the board's (see :func:`_refine_edge`).
+    Returns (len(fields), 2), NaN where the silhouette could not be delimited."""
     # silhouette: anything but the printed board (seams and deep shade on a tower's side
-    # match no colour at all)
-    inside = np.where(profile_labels == BOARD, 0.0, np.where(profile_labels < players, 1.0,
-                                                             config.unknown_inside))
-    profiles = inside.reshape(len(geometry.names), geometry.profile_lines, -1).mean(axis=1)
+    # match no colour at all); off the board, where a tall tower's top often leans, only
+    # piece colours count (the table there matches no colour either)
+    unknown = np.where(geometry.profile_printed, config.unknown_inside, 0.0)
+    labels = profiles.labels
+    inside = np.where(labels == BOARD, 0.0, np.where(labels < players, 1.0, unknown))
+    weights = inside.reshape(len(geometry.names), geometry.profile_lines, -1).mean(axis=1)
     t = geometry.profile_t
     centre = int(np.searchsorted(t, 0.0))
-    errors = np.full((len(fields), geometry.max_height), np.nan)
+    extents = np.full((len(fields), 2), np.nan)
     gap = max(1, int(round(config.seam_gap_mm / config.profile_step_mm)))  # samples
     window = np.ones(gap)
     for k, f in enumerate(fields):
-        profile = profiles[f]
+        profile = weights[f]
         outside = (profile < 0.5).astype(float)
         # a run of `gap` outside samples ends the silhouette; seams between pieces don't
         run = np.convolve(outside, window, mode="valid") >= gap  # run[i]: i..i+gap-1 out
@@ -351,11 +367,60 @@ def measure_heights(profile_labels: np.ndarray, players: int, geometry: BoardGeo
             continue
         a = before[-1] + gap - 1  # last outside sample before the silhouette
         b = centre + after[0]  # first outside sample after it
-        length = _crossing(t, profile, b - 1, b) - _crossing(t, profile, a, a + 1)
-        predicted = geometry.predicted_length[f]
-        step = float(np.diff(predicted).mean()) if len(predicted) > 1 else 1.0
-        errors[k] = np.abs(predicted - (length - config.silhouette_bias_mm)) / max(step, 1e-6)
-    return errors
+        colours = profiles.colours[f]
+        extents[k] = (_refine_edge(colours, t, a, 1, _crossing(t, profile, a, a + 1), config),
+                      _refine_edge(colours, t, b, -1, _crossing(t, profile, b - 1, b), config))
+    return extents
+
+
+def _refine_edge(colours: np.ndarray, t: np.ndarray, edge: int, inward: int,
+                 labelled: float, config: VisionConfig) -> float:
+    """Where a blurred tower outline lies: half way between the board's colour just
+    outside it and the tower's just inside. The colour labels alone put it wherever a
+    mixed pixel stops matching either colour, which shifts with the two colours and the
+    blur by up to a millimetre, as much as a layer adds near the nadir. ``edge`` is the
+    outermost sample the labels call outside, ``inward`` the direction into the tower,
+    ``labelled`` where the labels put the edge (kept when the colours cannot tell)."""
+    width = max(2, int(round(config.edge_plateau_mm / config.profile_step_mm)))
+    last = len(t) - 1
+    span = [edge - inward * width, edge + inward * (width + 1)]
+    if min(span) < 0 or max(span) > last:
+        return labelled
+    outside = colours[span[0]]
+    inside = colours[span[1]]
+    contrast = inside - outside
+    norm = float(contrast @ contrast)
+    if norm < config.edge_min_contrast ** 2:
+        return labelled
+    lo, hi = sorted(span)
+    share = (colours[lo:hi + 1] - outside) @ contrast / norm  # 0 board .. 1 tower
+    if inward < 0:
+        share = share[::-1]
+    beyond = np.nonzero(share >= 0.5)[0]
+    if not len(beyond) or beyond[0] == 0:
+        return labelled
+    i = beyond[0]
+    fraction = (0.5 - share[i - 1]) / max(share[i] - share[i - 1], 1e-6)
+    start = span[0]
+    return float(t[start + inward * (i - 1)] + inward * fraction * (t[1] - t[0]))
+
+
+def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeometry,
+                    fields: np.ndarray, config: VisionConfig) -> tuple[np.ndarray, np.ndarray]:
+    """How well each height explains the silhouette length of the given (occupied)
+    fields (see :func:`silhouette_extents`). Returns, per field and height, the length
+    mismatch in layers (0 = perfect; NaN when the silhouette could not be delimited),
+    and per field whether the length can be trusted: delimited, and its near edge where
+    a base piece can stand (a base the colour of the field under it, or in deep shade,
+    is lost and the tower reads a layer short)."""
+    extents = silhouette_extents(profiles, players, geometry, fields, config)
+    length = (extents[:, 1] - extents[:, 0])[:, None] - geometry.silhouette_bias_mm
+    predicted = geometry.predicted_length[fields]
+    step = np.diff(predicted, axis=1).mean(axis=1, keepdims=True) if predicted.shape[1] > 1 \
+        else np.ones((len(fields), 1))
+    off_centre = np.abs(extents[:, 0] - geometry.predicted_near[fields])
+    trusted = off_centre <= config.base_off_centre_mm  # False for NaN too
+    return np.abs(predicted - length) / np.maximum(step, 1e-6), trusted
 
 
 def board_cast(normalised: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
@@ -386,13 +451,25 @@ def tower_mask(states: list[FieldState], geometry: BoardGeometry,
     return cv2.dilate(mask, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
 
 
-def profile_labels(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-                   levels_matrix: np.ndarray) -> np.ndarray:
-    """Labels of the height-profile samples, taken from the full-resolution frame."""
+@dataclass
+class TowerProfiles:
+    """The height-profile samples of every field, from the full-resolution frame."""
+
+    labels: np.ndarray  # (F * lines, K) colour labels (see ColourClasses.label)
+    colours: np.ndarray  # (F, K, 3) normalised BGR, mean over each field's lines
+
+
+def sample_profiles(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
+                    levels_matrix: np.ndarray) -> TowerProfiles:
+    """Labels and colours of the height-profile samples, taken from the full-resolution
+    frame (a layer moves a tower's top by only 1-4 mm)."""
     sampled = cv2.remap(frame, geometry.profile_maps[0], geometry.profile_maps[1],
                         cv2.INTER_LINEAR)
-    lab = cv2.cvtColor(cv2.transform(sampled, levels_matrix), cv2.COLOR_BGR2Lab)
-    return classes.label(lab, geometry.profile_offsets)
+    normalised = cv2.transform(sampled, levels_matrix)
+    lab = cv2.cvtColor(normalised, cv2.COLOR_BGR2Lab)
+    colours = normalised.reshape(len(geometry.names), geometry.profile_lines, -1, 3)
+    return TowerProfiles(classes.label(lab, geometry.profile_offsets),
+                         colours.mean(axis=1, dtype=np.float32))
 
 
 def _crossing(t: np.ndarray, profile: np.ndarray, i: int, j: int) -> float:
@@ -440,9 +517,10 @@ def expected_board(layout: Layout, geometry: BoardGeometry, classes: ColourClass
 
 
 def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-                config: VisionConfig, profiles: np.ndarray | None = None) -> list[FieldState]:
+                config: VisionConfig, profiles: TowerProfiles | None = None
+                ) -> list[FieldState]:
     """Occupancy, height and top colour of every field from a labelled rectified image
-    (and, for towers, the labelled height profiles: :func:`profile_labels`)."""
+    (and, for towers, the height profiles: :func:`sample_profiles`)."""
     flat = labels.ravel()
     players = len(classes.players)
     is_piece = flat < players
@@ -464,7 +542,7 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
     height_margin = np.ones(len(heights))
     occupied = np.nonzero(heights > 0)[0]
     if geometry.max_height > 1 and len(occupied) and profiles is not None:
-        mismatch = measure_heights(profiles, players, geometry, occupied, config)
+        mismatch, trusted = measure_heights(profiles, players, geometry, occupied, config)
         # The top face at the right height shows one colour all over; too high and it
         # slides off the tower, too low and it takes in the tower's side.
         segs = occupied[:, None] * geometry.max_height + np.arange(geometry.max_height)
@@ -473,7 +551,12 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
         best = cost.argmin(axis=1)
         heights[occupied] = best + 1
         ordered = np.sort(cost, axis=1)
-        height_margin[occupied] = ordered[:, 1] - ordered[:, 0]
+        # Sure only when the measured length lies well clear of the boundary between the
+        # two best heights in mm, not in layers: near the nadir a layer is under 1 mm.
+        step = np.diff(geometry.predicted_length[occupied], axis=1).mean(axis=1)
+        clearance = (ordered[:, 1] - ordered[:, 0]) * step / 2
+        height_margin[occupied] = np.where(trusted, clearance / config.height_sure_margin_mm,
+                                           0.0)
 
     states = []
     for f, name in enumerate(geometry.names):

@@ -32,8 +32,8 @@ from vision.fields import (
     ColourClasses,
     board_cast,
     build_geometry,
-    profile_labels,
     read_fields,
+    sample_profiles,
     tower_mask,
 )
 from vision.markers import Localisation, Localiser, NoBoard, project
@@ -185,7 +185,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     profiles = None
     if geometry.max_height > 1:
         matrix = levels.matrix() / cast[:, None].astype(np.float32)
-        profiles = profile_labels(frame, geometry, tracker.classes, matrix)
+        profiles = sample_profiles(frame, geometry, tracker.classes, matrix)
     states = read_fields(labels, geometry, tracker.classes, config, profiles)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
     towers = tower_mask(states, geometry, config.tower_margin_mm)

@@ -2,8 +2,12 @@
 
 import pytest
 
+from companion.layout import load_layout
 from tests.vision.rendered import field_states, frame, read_states
 from vision.calibration import ColourCalibration
+from vision.config import VisionConfig
+from vision.errors import VisionError
+from vision.fields import silhouette_bias
 from vision.reader import read_board
 from vision.sim import CameraPose, Lighting
 
@@ -34,10 +38,60 @@ def test_cuatro_roof_towers_from_several_sides(yaw):
 
 def assert_tops_and_heights(read, truth, stacks):
     """Every top colour right; heights right but for at most one tower (the bench
-    measures how often heights are exact: about 72 % today)."""
+    measures how often heights are exact: about 76 % today, see docs/vision.md)."""
     assert {n: top for n, (top, _) in read.items()} == {n: top for n, (top, _) in truth.items()}
     off = {n: (truth[n][1], read[n][1]) for n in stacks if truth[n][1] != read[n][1]}
     assert len(off) <= 1, off
+
+
+TOWERS = {"just4fun": ["A1", "F1", "A6", "F6", "C1"], "cuatro": ["A0", "F0", "A5", "F5", "C0"]}
+COLOURS = ["red", "blue", "green", "yellow"]
+
+
+@pytest.mark.parametrize("game", ["just4fun", "cuatro"])
+@pytest.mark.parametrize("yaw", [100, 300])
+def test_towers_one_to_five_high_read_right_or_flagged(game, yaw):
+    """Towers 1-5 high at the board's rim, well away from the point below the lens: most
+    heights read right, and every wrong one is marked uncertain so the referee asks."""
+    stacks = {f: [COLOURS[(i + k) % 4] for k in range(i + 1)]
+              for i, f in enumerate(TOWERS[game])}
+    w, h = load_layout(game).board_size_mm
+    pose = CameraPose(height_mm=600, tilt_deg=35, yaw_deg=yaw, fov_deg=70, k1=-0.01,
+                      target_mm=(w / 2, h / 2))
+    layout, rendered = frame(game, stacks, pose)
+    reading = read_board(rendered.frame, layout, ColourCalibration.default(layout))
+    unsure = VisionConfig().uncertain_below
+    right = 0
+    for name in stacks:
+        got, height = reading.fields[name], rendered.truth.fields[name].height
+        right += got.height == height
+        assert got.height == height or got.confidence < unsure, (name, height, got)
+    assert right >= 4, reading.fields
+
+
+@pytest.mark.parametrize("game,name", [("just4fun", "C3"), ("cuatro", "C2")])
+@pytest.mark.parametrize("height", [1, 3, 5])
+def test_tower_right_below_the_lens_is_uncertain(game, name, height):
+    """Straight below the lens a tower's top hides its sides: its height cannot be seen,
+    so it must be reported as uncertain whatever it reads."""
+    centre = load_layout(game).fields[name].centre_mm
+    pose = CameraPose(height_mm=650, tilt_deg=0, yaw_deg=30, fov_deg=70, k1=-0.01,
+                      target_mm=tuple(centre))
+    layout, rendered = frame(game, {name: ["red"] * height}, pose)
+    reading = read_board(rendered.frame, layout, ColourCalibration.default(layout))
+    got = reading.fields[name]
+    assert got.top_colour == "red"
+    assert got.confidence < VisionConfig().uncertain_below, got
+
+
+def test_silhouette_bias_per_piece_shape_from_a_config_file(tmp_path):
+    path = tmp_path / "vision.toml"
+    path.write_text('silhouette_bias_mm = [["disc", 1.0], ["roof", 2.5]]\n')
+    config = VisionConfig.load(path)
+    assert config.silhouette_bias_mm == (("disc", 1.0), ("roof", 2.5))
+    assert silhouette_bias("roof", config) == 2.5
+    with pytest.raises(VisionError, match="'cube'"):
+        silhouette_bias("cube", config)
 
 
 def test_board_colours_are_not_pieces():

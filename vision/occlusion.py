@@ -6,6 +6,11 @@ pixels are gathered into blobs; a blob of hand size
 hides every field it touches (plus a margin, because the hand's shadow and the arm's
 edge are not reliably foreign). A marker that disappears while the board stays put is
 also a sign of a hand reaching in, and makes the frame occluded.
+
+A tracker that has seen the board clear adds a second cue, the change from that clear
+view (:func:`find_change_occlusion`): a hand changes the look of the fields and the
+towers it covers even where its colour is close to the board's, while a piece set down
+changes only its own tower's spot.
 """
 
 from __future__ import annotations
@@ -26,20 +31,46 @@ class Occlusion:
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class ClearView:
+    """The board as last seen with nothing over it, which changes are measured from."""
+
+    lab: np.ndarray  # rectified Lab, smoothed (:func:`smoothed`)
+    towers: np.ndarray  # where its towers stood (:func:`vision.fields.tower_mask`)
+
+
+def smoothed(image: np.ndarray, geometry: BoardGeometry, config: VisionConfig) -> np.ndarray:
+    """The rectified image blurred over ``hand_smoothing_mm``: sensor noise and the
+    texture of skin should not count, a hand-sized patch does."""
+    size = max(3, int(round(config.hand_smoothing_mm * geometry.px_per_mm)) | 1)
+    return cv2.blur(image, (size, size))
+
+
+def changed(lab: np.ndarray, before: np.ndarray, config: VisionConfig) -> np.ndarray:
+    """Where two smoothed Lab board images differ by more than ``change_distance``.
+    Lightness counts less (``change_lightness_weight``): a shadow moves it most."""
+    diff = lab.astype(np.int16) - before.astype(np.int16)
+    weights = np.array([config.change_lightness_weight * 100 / 255, 1.0, 1.0], np.float32)
+    distance = np.sqrt(((diff * weights) ** 2).sum(axis=2))
+    return distance > config.change_distance
+
+
 def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
                    classes: ColourClasses, towers: np.ndarray, config: VisionConfig,
-                   markers_missing: int = 0) -> Occlusion:
-    """Hidden fields from the rectified, normalised board image (BGR and Lab) and the
-    mask of the towers read in it (:func:`vision.fields.tower_mask`)."""
+                   markers_missing: int = 0, change: np.ndarray | None = None) -> Occlusion:
+    """Hidden fields from the smoothed, rectified, normalised board image (BGR and Lab)
+    and the mask of the towers read in it (:func:`vision.fields.tower_mask`). With a
+    clear view, only what ``change``d from it can be a hand: a patch that was there
+    when the board was clear is part of the scene (glare, a stain)."""
     # Unexpected: not the printed board, on plain board where no tower stands (deep
     # shade or glare on a piece match nothing either, and printed edges blur). Judged
     # strictly, on a slightly smoothed image: many skin tones are close to some board
     # colour.
-    size = max(3, int(round(config.hand_smoothing_mm * geometry.px_per_mm)) | 1)
-    distance = classes.board_distance_at(cv2.blur(lab, (size, size)),
-                                         geometry.expected_offsets)
+    distance = classes.board_distance_at(lab, geometry.expected_offsets)
     foreign = (distance > config.hand_board_distance) & (geometry.plain > 0) & (towers == 0)
-    _drop_light_effects(foreign, cv2.blur(bgr, (size, size)), geometry, classes, config)
+    if change is not None:
+        foreign &= change
+    _drop_light_effects(foreign, bgr, geometry, classes, config)
     foreign = foreign.astype(np.uint8)
     kernel = np.ones((3, 3), np.uint8)
     foreign = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, kernel)
@@ -49,22 +80,8 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     count, components, stats, _ = cv2.connectedComponentsWithStats(foreign, connectivity=8)
     min_area = config.hand_min_area_mm2 * geometry.px_per_mm**2
     big = _hand_blobs(components, stats, geometry, config, min_area)
-    hidden: set[str] = set()
-    if big:
-        # Towers and printed edges were left out of the test, so a hand shows in
-        # pieces: its convex hull is what it covers.
-        blob = np.zeros(foreign.shape, np.uint8)
-        for k in big:
-            ys, xs = np.nonzero(components == k)
-            hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32))
-            cv2.fillConvexPoly(blob, hull, 1)
-        grow = max(1, int(round(config.hand_margin_mm * geometry.px_per_mm)))
-        blob = cv2.dilate(blob, cv2.getStructuringElement(
-            cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))
-        covered = np.bincount(geometry.field_seg, weights=blob.ravel()[geometry.field_idx],
-                              minlength=len(geometry.names))
-        share = covered / np.maximum(geometry.field_area, 1)
-        hidden = {geometry.names[f] for f in np.nonzero(share > config.hidden_field_fraction)[0]}
+    # Towers and printed edges were left out of the test, so a hand shows in pieces.
+    hidden = _hidden_under(components, big, geometry, config)
     reasons = []
     if big:
         reasons.append(f"something over the board hides {len(hidden)} field(s)")
@@ -72,6 +89,46 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
         reasons.append(f"{markers_missing} marker(s) covered")
     # A covered marker alone does not hide a field (a card or cup may lie on it).
     return Occlusion(bool(hidden), frozenset(hidden), "; ".join(reasons))
+
+
+def find_change_occlusion(change: np.ndarray, towers: np.ndarray, clear: ClearView,
+                          geometry: BoardGeometry, config: VisionConfig) -> Occlusion:
+    """Hidden fields from where the board ``change``d since its clear view. A piece set
+    down or taken away changes only its tower's spot (``towers`` now or in the clear
+    view); a change reaching beyond towers over ``change_min_area_mm2`` is something
+    over the board, and it hides every field it touches, towers included."""
+    mask = cv2.morphologyEx(change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    bridge = int(round(config.hand_bridge_mm * geometry.px_per_mm)) | 1
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((bridge, bridge), np.uint8))
+    count, components, _, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    unexplained = components[(mask > 0) & (towers == 0) & (clear.towers == 0)]
+    area = np.bincount(unexplained, minlength=count)
+    min_area = config.change_min_area_mm2 * geometry.px_per_mm**2
+    big = [k for k in range(1, count) if area[k] >= min_area]
+    hidden = _hidden_under(components, big, geometry, config)
+    reason = f"the board changed under {len(hidden)} field(s) since it was clear" if hidden \
+        else ""
+    return Occlusion(bool(hidden), frozenset(hidden), reason)
+
+
+def _hidden_under(components: np.ndarray, blobs: list[int], geometry: BoardGeometry,
+                  config: VisionConfig) -> set[str]:
+    """The fields a hand's blobs cover: their convex hulls (a hand shows in pieces),
+    grown by ``hand_margin_mm``, over more than ``hidden_field_fraction`` of a field."""
+    if not blobs:
+        return set()
+    blob = np.zeros(components.shape, np.uint8)
+    for k in blobs:
+        ys, xs = np.nonzero(components == k)
+        hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32))
+        cv2.fillConvexPoly(blob, hull, 1)
+    grow = max(1, int(round(config.hand_margin_mm * geometry.px_per_mm)))
+    blob = cv2.dilate(blob, cv2.getStructuringElement(
+        cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))
+    covered = np.bincount(geometry.field_seg, weights=blob.ravel()[geometry.field_idx],
+                          minlength=len(geometry.names))
+    share = covered / np.maximum(geometry.field_area, 1)
+    return {geometry.names[f] for f in np.nonzero(share > config.hidden_field_fraction)[0]}
 
 
 def _hand_blobs(components: np.ndarray, stats: np.ndarray, geometry: BoardGeometry,

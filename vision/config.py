@@ -167,11 +167,17 @@ class VisionConfig:
     #: Smoothed Lab distance from the clear view above which a board pixel has changed:
     #: well above sensor noise and JPEG blocks after smoothing, below most hands.
     change_distance: float = 18.0
+    #: How far (mm) the rectified print may seem to move between frames (homography
+    #: jitter): a pixel changes only beyond the colours of the clear view this near it.
+    change_shift_mm: float = 1.5
     #: Weight of lightness in that distance: a hand's shadow changes mostly lightness.
     change_lightness_weight: float = 0.5
     #: Changed area (mm^2) beyond the towers, in one blob, that makes a hand: a piece
     #: set down changes only its own spot, an arm far more than one field.
     change_min_area_mm2: float = 300.0
+    #: A blob of change over this many fields is a hand too, even on towers: a move
+    #: changes two fields, a tall tower's silhouette reaches over one more.
+    change_hand_fields: int = 4
     #: The board counts as still in a frame whose change from the frame before covers
     #: less than this (mm^2) ...
     still_change_mm2: float = 100.0

@@ -15,13 +15,13 @@ changes only its own tower's spot.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from vision.config import VisionConfig
-from vision.fields import BoardGeometry, ColourClasses
+from vision.fields import BoardGeometry, ColourClasses, FieldState, tower_mask
 
 
 @dataclass(frozen=True)
@@ -33,10 +33,36 @@ class Occlusion:
 
 @dataclass(frozen=True)
 class ClearView:
-    """The board as last seen with nothing over it, which changes are measured from."""
+    """The board as seen in one frame, which later changes are measured from: per
+    pixel the range of its smoothed Lab colour within ``change_shift_mm``, because the
+    homography (and with it the rectified print) jitters by a pixel or so between
+    frames."""
 
-    lab: np.ndarray  # rectified Lab, smoothed (:func:`smoothed`)
-    towers: np.ndarray  # where its towers stood (:func:`vision.fields.tower_mask`)
+    low: np.ndarray
+    high: np.ndarray
+    states: list[FieldState]  # the fields read in it
+
+
+def clear_view(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
+               config: VisionConfig) -> ClearView:
+    """The view of a smoothed Lab board image (:func:`smoothed`) and its fields."""
+    reach = max(1, int(round(config.change_shift_mm * geometry.px_per_mm)))
+    kernel = np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)
+    return ClearView(cv2.erode(lab, kernel), cv2.dilate(lab, kernel), states)
+
+
+def moved_pieces(states: list[FieldState], clear: ClearView, geometry: BoardGeometry,
+                 config: VisionConfig) -> np.ndarray:
+    """Where towers stand, or stood in the clear view, on the fields whose reading
+    differs from it: the change a piece set down or taken away explains. A tower that
+    reads the same but looks different has something over it."""
+    differ = [(s.top_colour, s.height) != (c.top_colour, c.height)
+              for s, c in zip(states, clear.states, strict=True)]
+    now = [s if d else replace(s, height=0) for s, d in zip(states, differ, strict=True)]
+    before = [c if d else replace(c, height=0) for c, d in zip(clear.states, differ,
+                                                                strict=True)]
+    return (tower_mask(now, geometry, config.tower_margin_mm)
+            | tower_mask(before, geometry, config.tower_margin_mm))
 
 
 def smoothed(image: np.ndarray, geometry: BoardGeometry, config: VisionConfig) -> np.ndarray:
@@ -46,10 +72,12 @@ def smoothed(image: np.ndarray, geometry: BoardGeometry, config: VisionConfig) -
     return cv2.blur(image, (size, size))
 
 
-def changed(lab: np.ndarray, before: np.ndarray, config: VisionConfig) -> np.ndarray:
-    """Where two smoothed Lab board images differ by more than ``change_distance``.
-    Lightness counts less (``change_lightness_weight``): a shadow moves it most."""
-    diff = lab.astype(np.int16) - before.astype(np.int16)
+def changed(lab: np.ndarray, before: ClearView, config: VisionConfig) -> np.ndarray:
+    """Where a smoothed Lab board image lies farther than ``change_distance`` outside
+    the colour range of an earlier view. Lightness counts less
+    (``change_lightness_weight``): a shadow moves it most."""
+    lab = lab.astype(np.int16)
+    diff = np.maximum(before.low - lab, 0) + np.maximum(lab - before.high, 0)
     weights = np.array([config.change_lightness_weight * 100 / 255, 1.0, 1.0], np.float32)
     distance = np.sqrt(((diff * weights) ** 2).sum(axis=2))
     return distance > config.change_distance
@@ -91,20 +119,29 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     return Occlusion(bool(hidden), frozenset(hidden), "; ".join(reasons))
 
 
-def find_change_occlusion(change: np.ndarray, towers: np.ndarray, clear: ClearView,
-                          geometry: BoardGeometry, config: VisionConfig) -> Occlusion:
+def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: BoardGeometry,
+                          config: VisionConfig) -> Occlusion:
     """Hidden fields from where the board ``change``d since its clear view. A piece set
-    down or taken away changes only its tower's spot (``towers`` now or in the clear
-    view); a change reaching beyond towers over ``change_min_area_mm2`` is something
-    over the board, and it hides every field it touches, towers included."""
-    mask = cv2.morphologyEx(change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    down or taken away changes only its tower's spot (``pieces``,
+    :func:`moved_pieces`) on a field or two. A blob of change reaching elsewhere over
+    ``change_min_area_mm2``, or over ``change_hand_fields`` fields (a hand over a full
+    board, its skin read as pieces), is something over the board, and it hides every
+    field it touches."""
+    seen = cv2.morphologyEx(change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     bridge = int(round(config.hand_bridge_mm * geometry.px_per_mm)) | 1
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((bridge, bridge), np.uint8))
+    mask = cv2.morphologyEx(seen, cv2.MORPH_CLOSE, np.ones((bridge, bridge), np.uint8))
     count, components, _, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    unexplained = components[(mask > 0) & (towers == 0) & (clear.towers == 0)]
+    unexplained = components[(seen > 0) & (pieces == 0)]
     area = np.bincount(unexplained, minlength=count)
     min_area = config.change_min_area_mm2 * geometry.px_per_mm**2
-    big = [k for k in range(1, count) if area[k] >= min_area]
+    fields = len(geometry.names)
+    inside = seen.ravel()[geometry.field_idx] > 0
+    pairs = components.ravel()[geometry.field_idx][inside] * fields + geometry.field_seg[inside]
+    share = (np.bincount(pairs, minlength=count * fields).reshape(count, fields)
+             / np.maximum(geometry.field_area, 1))
+    spread = (share > config.hidden_field_fraction).sum(axis=1)
+    big = [k for k in range(1, count)
+           if area[k] >= min_area or spread[k] >= config.change_hand_fields]
     hidden = _hidden_under(components, big, geometry, config)
     reason = f"the board changed under {len(hidden)} field(s) since it was clear" if hidden \
         else ""

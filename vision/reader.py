@@ -30,6 +30,7 @@ from vision.errors import BadFrame, VisionError
 from vision.fields import (
     BoardGeometry,
     ColourClasses,
+    FieldState,
     board_cast,
     build_geometry,
     profile_labels,
@@ -41,8 +42,10 @@ from vision.occlusion import (
     ClearView,
     Occlusion,
     changed,
+    clear_view,
     find_change_occlusion,
     find_occlusion,
+    moved_pieces,
     smoothed,
 )
 from vision.pose import Pose, recover_pose
@@ -123,7 +126,7 @@ class BoardTracker:
         self._pose: Pose | None = None
         self._geometry_for: np.ndarray | None = None
         self.clear: ClearView | None = None
-        self._previous: np.ndarray | None = None
+        self._previous: ClearView | None = None
         self._still = 0
 
     def __repr__(self) -> str:
@@ -137,27 +140,26 @@ class BoardTracker:
             self._geometry_for = homography
         return self._geometry, self._pose
 
-    def follow(self, view: ClearView, foreign: bool, changed_much: bool, relocalised: bool,
-               geometry: BoardGeometry) -> None:
-        """Keep the clear view up to date: the first view with no hand seen, then the
-        board once it has held still for ``clear_view_refresh_frames`` frames with no
-        hand seen, so a piece set down becomes part of it. A change that lasts
-        (``clear_view_accept_frames``: a lamp switched on, a card left on the board) is
-        accepted too, so the reader cannot stay occluded for good. A bump
+    def follow(self, lab: np.ndarray, view: ClearView, foreign: bool, changed_much: bool,
+               relocalised: bool, geometry: BoardGeometry) -> None:
+        """Keep the clear view up to date with this frame's smoothed Lab image (and its
+        ``view``): the first frame with no hand seen, then the board once it has held
+        still for ``clear_view_refresh_frames`` frames with no hand seen, so a piece set
+        down becomes part of it. What stays still much longer
+        (``clear_view_accept_frames``: a lamp switched on, a card left on the board,
+        glare) is accepted too, so the reader cannot stay occluded for good. A bump
         (relocalisation) or a new image size starts afresh."""
         config = self.config
-        if relocalised or (self.clear is not None and self.clear.lab.shape != view.lab.shape):
+        if relocalised or (self.clear is not None and self.clear.low.shape != lab.shape):
             self.clear, self._previous, self._still = None, None, 0
-        still = self._previous is not None and self._previous.shape == view.lab.shape and (
-            np.count_nonzero(changed(view.lab, self._previous, config))
+        still = self._previous is not None and self._previous.low.shape == lab.shape and (
+            np.count_nonzero(changed(lab, self._previous, config))
             < config.still_change_mm2 * geometry.px_per_mm**2)
         self._still = self._still + 1 if still else 0
-        self._previous = view.lab
-        if foreign:
-            return
-        needed = (config.clear_view_accept_frames if changed_much
-                  else config.clear_view_refresh_frames)
-        if self.clear is None or self._still >= needed:
+        self._previous = view
+        quiet = not foreign and not changed_much
+        needed = config.clear_view_refresh_frames if quiet else config.clear_view_accept_frames
+        if (self.clear is None and not foreign) or self._still >= needed:
             self.clear = view
 
     def _moved(self, homography: np.ndarray) -> bool:
@@ -223,7 +225,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     states = read_fields(labels, geometry, tracker.classes, config, profiles)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
     towers = tower_mask(states, geometry, config.tower_margin_mm)
-    occlusion = occlusion_of(normalised, lab, geometry, tracker, towers, missing,
+    occlusion = occlusion_of(normalised, lab, geometry, tracker, states, towers, missing,
                              where.relocalised)
     fields = {s.name: FieldReading(s.name, s.top_colour, s.height, s.confidence)
               for s in states if s.name not in occlusion.hidden_fields}
@@ -232,23 +234,24 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
 
 
 def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
-                 tracker: BoardTracker, towers: np.ndarray, missing: int,
-                 relocalised: bool) -> Occlusion:
+                 tracker: BoardTracker, states: list[FieldState], towers: np.ndarray,
+                 missing: int, relocalised: bool) -> Occlusion:
     """Both occlusion cues: foreign colour reaching in over the board, and — once the
     tracker has a clear view — change from that view; then the clear view follows."""
     config = tracker.config
     lab = smoothed(lab, geometry, config)
     clear = tracker.clear
-    if relocalised or (clear is not None and clear.lab.shape != lab.shape):
+    if relocalised or (clear is not None and clear.low.shape != lab.shape):
         clear = None
-    change = None if clear is None else changed(lab, clear.lab, config)
+    change = None if clear is None else changed(lab, clear, config)
     foreign = find_occlusion(smoothed(normalised, geometry, config), lab, geometry,
                              tracker.classes, towers, config, missing, change)
     moved = Occlusion(False, frozenset())
     if clear is not None:
-        moved = find_change_occlusion(change, towers, clear, geometry, config)
-    tracker.follow(ClearView(lab, towers), foreign.occluded, moved.occluded, relocalised,
-                   geometry)
+        pieces = moved_pieces(states, clear, geometry, config)
+        moved = find_change_occlusion(change, pieces, geometry, config)
+    tracker.follow(lab, clear_view(lab, states, geometry, config), foreign.occluded,
+                   moved.occluded, relocalised, geometry)
     if not moved.occluded:
         return foreign
     hidden = foreign.hidden_fields | moved.hidden_fields

@@ -178,6 +178,14 @@ class VisionConfig:
     #: A blob of change over this many fields is a hand too, even on towers: a move
     #: changes two fields, a tall tower's silhouette reaches over one more.
     change_hand_fields: int = 4
+    #: A blob reaching to within ``change_rim_mm`` of the board's rim needs only this
+    #: much change beyond the towers (mm^2): fingers coming in over the edge, the arm
+    #: over the printed margin (often close to skin in colour).
+    change_rim_area_mm2: float = 100.0
+    change_rim_mm: float = 15.0
+    #: With a hand seen, smaller blobs of change down to this (mm^2) are its parts too:
+    #: fingers that look like the fields under them split off fingertips.
+    change_part_mm2: float = 20.0
     #: The board counts as still in a frame whose change from the frame before covers
     #: less than this (mm^2) ...
     still_change_mm2: float = 100.0

@@ -128,6 +128,11 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
     board, its skin read as pieces), is something over the board, and it hides every
     field it touches."""
     seen = cv2.morphologyEx(change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    # only the board itself: dice are thrown and things moved beside it
+    (x0, y0), (x1, y1) = np.rint(geometry.to_px([(0.0, 0.0), geometry.board_size_mm])).astype(int)
+    board = np.zeros_like(seen)
+    board[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 1
+    seen &= board
     bridge = int(round(config.hand_bridge_mm * geometry.px_per_mm)) | 1
     mask = cv2.morphologyEx(seen, cv2.MORPH_CLOSE, np.ones((bridge, bridge), np.uint8))
     count, components, _, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -140,8 +145,16 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
     share = (np.bincount(pairs, minlength=count * fields).reshape(count, fields)
              / np.maximum(geometry.field_area, 1))
     spread = (share > config.hidden_field_fraction).sum(axis=1)
+    rim = components * (1 - _inner(geometry, config.change_rim_mm, components.shape))
+    entering = np.zeros(count, bool)
+    entering[np.unique(rim)] = True
+    rim_area = config.change_rim_area_mm2 * geometry.px_per_mm**2
     big = [k for k in range(1, count)
-           if area[k] >= min_area or spread[k] >= config.change_hand_fields]
+           if area[k] >= min_area or spread[k] >= config.change_hand_fields
+           or (entering[k] and area[k] >= rim_area)]
+    if big:  # fingertips apart from the hand, over colours near the skin's
+        part = config.change_part_mm2 * geometry.px_per_mm**2
+        big = [k for k in range(1, count) if k in big or area[k] >= part]
     hidden = _hidden_under(components, big, geometry, config)
     reason = f"the board changed under {len(hidden)} field(s) since it was clear" if hidden \
         else ""
@@ -178,13 +191,19 @@ def _hand_blobs(components: np.ndarray, stats: np.ndarray, geometry: BoardGeomet
     big = [k for k in range(1, len(stats)) if stats[k, cv2.CC_STAT_AREA] >= min_area]
     if not big:
         return []
-    rim = components.copy()
-    (x0, y0), (x1, y1) = np.rint(geometry.to_px(
-        [(config.hand_edge_mm,) * 2,
-         np.subtract(geometry.board_size_mm, config.hand_edge_mm)])).astype(int)
-    rim[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 0
+    rim = components * (1 - _inner(geometry, config.hand_edge_mm, components.shape))
     entering = set(np.unique(rim).tolist())
     return big if entering & set(big) else []
+
+
+def _inner(geometry: BoardGeometry, edge_mm: float, shape: tuple[int, ...]) -> np.ndarray:
+    """1 on the board farther than ``edge_mm`` from its rim, 0 elsewhere: what an arm
+    reaching in must cross."""
+    inner = np.zeros(shape, np.int32)
+    (x0, y0), (x1, y1) = np.rint(geometry.to_px(
+        [(edge_mm, edge_mm), np.subtract(geometry.board_size_mm, edge_mm)])).astype(int)
+    inner[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 1
+    return inner
 
 
 def _drop_light_effects(foreign: np.ndarray, bgr: np.ndarray, geometry: BoardGeometry,

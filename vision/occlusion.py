@@ -58,6 +58,8 @@ def moved_pieces(states: list[FieldState], clear: ClearView, geometry: BoardGeom
     reads the same but looks different has something over it."""
     differ = [(s.top_colour, s.height) != (c.top_colour, c.height)
               for s, c in zip(states, clear.states, strict=True)]
+    if not any(differ):
+        return np.zeros(geometry.size[::-1], np.uint8)
     now = [s if d else replace(s, height=0) for s, d in zip(states, differ, strict=True)]
     before = [c if d else replace(c, height=0) for c, d in zip(clear.states, differ,
                                                                 strict=True)]
@@ -76,11 +78,12 @@ def changed(lab: np.ndarray, before: ClearView, config: VisionConfig) -> np.ndar
     """Where a smoothed Lab board image lies farther than ``change_distance`` outside
     the colour range of an earlier view. Lightness counts less
     (``change_lightness_weight``): a shadow moves it most."""
-    lab = lab.astype(np.int16)
-    diff = np.maximum(before.low - lab, 0) + np.maximum(lab - before.high, 0)
-    weights = np.array([config.change_lightness_weight * 100 / 255, 1.0, 1.0], np.float32)
-    distance = np.sqrt(((diff * weights) ** 2).sum(axis=2))
-    return distance > config.change_distance
+    outside = cv2.add(cv2.subtract(before.low, lab), cv2.subtract(lab, before.high))
+    outside = outside.astype(np.float32)
+    weights = np.array([[(config.change_lightness_weight * 100 / 255) ** 2, 1.0, 1.0]],
+                       np.float32)
+    squared = cv2.transform(cv2.multiply(outside, outside), weights)
+    return squared > config.change_distance ** 2
 
 
 def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
@@ -109,7 +112,7 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     min_area = config.hand_min_area_mm2 * geometry.px_per_mm**2
     big = _hand_blobs(components, stats, geometry, config, min_area)
     # Towers and printed edges were left out of the test, so a hand shows in pieces.
-    hidden = _hidden_under(components, big, geometry, config)
+    hidden = _hidden_under(components, stats, big, geometry, config)
     reasons = []
     if big:
         reasons.append(f"something over the board hides {len(hidden)} field(s)")
@@ -135,7 +138,7 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
     seen &= board
     bridge = int(round(config.hand_bridge_mm * geometry.px_per_mm)) | 1
     mask = cv2.morphologyEx(seen, cv2.MORPH_CLOSE, np.ones((bridge, bridge), np.uint8))
-    count, components, _, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    count, components, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     unexplained = components[(seen > 0) & (pieces == 0)]
     area = np.bincount(unexplained, minlength=count)
     min_area = config.change_min_area_mm2 * geometry.px_per_mm**2
@@ -145,9 +148,7 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
     share = (np.bincount(pairs, minlength=count * fields).reshape(count, fields)
              / np.maximum(geometry.field_area, 1))
     spread = (share > config.hidden_field_fraction).sum(axis=1)
-    rim = components * (1 - _inner(geometry, config.change_rim_mm, components.shape))
-    entering = np.zeros(count, bool)
-    entering[np.unique(rim)] = True
+    entering = _reaching(components, count, geometry, config.change_rim_mm)
     rim_area = config.change_rim_area_mm2 * geometry.px_per_mm**2
     big = [k for k in range(1, count)
            if area[k] >= min_area or spread[k] >= config.change_hand_fields
@@ -155,22 +156,23 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
     if big:  # fingertips apart from the hand, over colours near the skin's
         part = config.change_part_mm2 * geometry.px_per_mm**2
         big = [k for k in range(1, count) if k in big or area[k] >= part]
-    hidden = _hidden_under(components, big, geometry, config)
+    hidden = _hidden_under(components, stats, big, geometry, config)
     reason = f"the board changed under {len(hidden)} field(s) since it was clear" if hidden \
         else ""
     return Occlusion(bool(hidden), frozenset(hidden), reason)
 
 
-def _hidden_under(components: np.ndarray, blobs: list[int], geometry: BoardGeometry,
-                  config: VisionConfig) -> set[str]:
+def _hidden_under(components: np.ndarray, stats: np.ndarray, blobs: list[int],
+                  geometry: BoardGeometry, config: VisionConfig) -> set[str]:
     """The fields a hand's blobs cover: their convex hulls (a hand shows in pieces),
     grown by ``hand_margin_mm``, over more than ``hidden_field_fraction`` of a field."""
     if not blobs:
         return set()
     blob = np.zeros(components.shape, np.uint8)
     for k in blobs:
-        ys, xs = np.nonzero(components == k)
-        hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32))
+        x, y, w, h = stats[k, :4]
+        ys, xs = np.nonzero(components[y:y + h, x:x + w] == k)
+        hull = cv2.convexHull(np.column_stack([xs + x, ys + y]).astype(np.int32))
         cv2.fillConvexPoly(blob, hull, 1)
     grow = max(1, int(round(config.hand_margin_mm * geometry.px_per_mm)))
     blob = cv2.dilate(blob, cv2.getStructuringElement(
@@ -191,19 +193,19 @@ def _hand_blobs(components: np.ndarray, stats: np.ndarray, geometry: BoardGeomet
     big = [k for k in range(1, len(stats)) if stats[k, cv2.CC_STAT_AREA] >= min_area]
     if not big:
         return []
-    rim = components * (1 - _inner(geometry, config.hand_edge_mm, components.shape))
-    entering = set(np.unique(rim).tolist())
-    return big if entering & set(big) else []
+    entering = _reaching(components, len(stats), geometry, config.hand_edge_mm)
+    return big if entering[big].any() else []
 
 
-def _inner(geometry: BoardGeometry, edge_mm: float, shape: tuple[int, ...]) -> np.ndarray:
-    """1 on the board farther than ``edge_mm`` from its rim, 0 elsewhere: what an arm
-    reaching in must cross."""
-    inner = np.zeros(shape, np.int32)
+def _reaching(components: np.ndarray, count: int, geometry: BoardGeometry,
+              edge_mm: float) -> np.ndarray:
+    """Per component: does it reach to within ``edge_mm`` of the board's rim (or
+    beyond), as an arm reaching in must."""
+    rim = np.ones(components.shape, bool)
     (x0, y0), (x1, y1) = np.rint(geometry.to_px(
         [(edge_mm, edge_mm), np.subtract(geometry.board_size_mm, edge_mm)])).astype(int)
-    inner[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 1
-    return inner
+    rim[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = False
+    return np.bincount(components[rim], minlength=count) > 0
 
 
 def _drop_light_effects(foreign: np.ndarray, bgr: np.ndarray, geometry: BoardGeometry,

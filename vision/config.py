@@ -175,8 +175,8 @@ class VisionConfig:
     #: Changed area (mm^2) beyond the towers, in one blob, that makes a hand: a piece
     #: set down changes only its own spot, an arm far more than one field.
     change_min_area_mm2: float = 300.0
-    #: A blob of change over this many fields is a hand too, even on towers: a move
-    #: changes two fields, a tall tower's silhouette reaches over one more.
+    #: Change over this many fields at once (one blob or several) is a hand too, even
+    #: on towers: a move changes two fields, a tall tower's silhouette one more.
     change_hand_fields: int = 4
     #: A blob reaching to within ``change_rim_mm`` of the board's rim needs only this
     #: much change beyond the towers (mm^2): fingers coming in over the edge, the arm

@@ -72,11 +72,12 @@ class Score:
     with_hand_flagged: int = 0
     without_hand: int = 0
     without_hand_flagged: int = 0
+    hand_in_view_flagged: int = 0  # false flags where a hand was in view, hiding no field
     per_game: dict[str, list[int]] = field(default_factory=dict)
     errors: Counter[str] = field(default_factory=Counter)
     height_errors: Counter[tuple[int, int]] = field(default_factory=Counter)
 
-    def add(self, reading, truth, game: str, stacking: bool, note: str = "",
+    def add(self, reading, truth, game: str, stacking: bool, hand: bool, note: str = "",
             verbose: bool = False) -> None:
         self.frames += 1
         occluded_truth = any(t.occluded for t in truth.fields.values())
@@ -86,6 +87,7 @@ class Score:
         else:
             self.without_hand += 1
             self.without_hand_flagged += reading.occluded
+            self.hand_in_view_flagged += reading.occluded and hand
         if not reading.ok:
             self.problems += 1
             self.errors[f"problem: {reading.problem}"] += 1
@@ -138,7 +140,8 @@ class Score:
               "(Just 4 Fun, Cuatro)")
         print(f"  frames entirely right   {pct(self.frames_right, self.frames)}")
         print(f"  occluded frames flagged {pct(self.with_hand_flagged, self.with_hand)}")
-        print(f"  false occlusion flags   {pct(self.without_hand_flagged, self.without_hand)}")
+        print(f"  false occlusion flags   {pct(self.without_hand_flagged, self.without_hand)}, "
+              f"{self.hand_in_view_flagged} of them with a hand in view that hides no field")
         print(f"  hidden fields reported  {pct(self.leaked, self.truly_hidden)} (should be 0)")
         print(f"  visible fields hidden   "
               f"{pct(self.hidden_visible, self.hidden_visible + self.fields_total)}")
@@ -197,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         reading = read_board(frame, layout, calibration, cfg, tracker)
         cold_ms.append((time.perf_counter() - start) * 1000)
-        standalone.add(reading, truth, game, stacking, note, args.verbose)
+        hand = scene.hand is not None
+        standalone.add(reading, truth, game, stacking, hand, note, args.verbose)
 
         # live: the tracker first sees the table without the hand (fresh sensor noise)
         before = render(replace(scene, hand=None), pose,
@@ -207,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         reading = read_board(frame, layout, calibration, cfg, tracker)
         warm_ms.append((time.perf_counter() - start) * 1000)
-        live.add(reading, truth, game, stacking, note + " live", args.verbose)
+        live.add(reading, truth, game, stacking, hand, note + " live", args.verbose)
         ref_ms.append(min(reference_ms(frame) for _ in range(2)))
 
     median_warm = statistics.median(warm_ms)

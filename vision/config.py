@@ -166,7 +166,7 @@ class VisionConfig:
     # --- occlusion seen as change (a tracker that has seen the board clear) -------------
     #: Smoothed Lab distance from the clear view above which a board pixel has changed:
     #: well above sensor noise and JPEG blocks after smoothing, below most hands.
-    change_distance: float = 18.0
+    change_distance: float = 12.0
     #: How far (mm) the rectified print may seem to move between frames (homography
     #: jitter): a pixel changes only beyond the colours of the clear view this near it.
     change_shift_mm: float = 1.5

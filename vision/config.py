@@ -170,13 +170,15 @@ class VisionConfig:
     #: How far (mm) the rectified print may seem to move between frames (homography
     #: jitter): a pixel changes only beyond the colours of the clear view this near it.
     change_shift_mm: float = 1.5
+    #: A piece set down changes the board this far (mm) around its tower too: its shadow.
+    piece_shadow_mm: float = 12.0
     #: Weight of lightness in that distance: a hand's shadow changes mostly lightness.
     change_lightness_weight: float = 0.5
     #: Changed area (mm^2) beyond the towers, in one blob, that makes a hand: a piece
     #: set down changes only its own spot, an arm far more than one field.
     change_min_area_mm2: float = 300.0
-    #: Change over this many fields at once (one blob or several) is a hand too, even
-    #: on towers: a move changes two fields, a tall tower's silhouette one more.
+    #: A blob of change over this many fields is a hand too, even on towers: a move
+    #: changes two fields, a tall tower's silhouette reaches over one more.
     change_hand_fields: int = 4
     #: A blob reaching to within ``change_rim_mm`` of the board's rim needs only this
     #: much change beyond the towers (mm^2): fingers coming in over the edge, the arm

@@ -54,7 +54,8 @@ def clear_view(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometr
 def moved_pieces(states: list[FieldState], clear: ClearView, geometry: BoardGeometry,
                  config: VisionConfig) -> np.ndarray:
     """Where towers stand, or stood in the clear view, on the fields whose reading
-    differs from it: the change a piece set down or taken away explains. A tower that
+    differs from it, with their shadows (``piece_shadow_mm``): the change a piece set
+    down or taken away explains. A tower that
     reads the same but looks different has something over it."""
     differ = [(s.top_colour, s.height) != (c.top_colour, c.height)
               for s, c in zip(states, clear.states, strict=True)]
@@ -63,8 +64,8 @@ def moved_pieces(states: list[FieldState], clear: ClearView, geometry: BoardGeom
     now = [s if d else replace(s, height=0) for s, d in zip(states, differ, strict=True)]
     before = [c if d else replace(c, height=0) for c, d in zip(clear.states, differ,
                                                                 strict=True)]
-    return (tower_mask(now, geometry, config.tower_margin_mm)
-            | tower_mask(before, geometry, config.tower_margin_mm))
+    reach = config.tower_margin_mm + config.piece_shadow_mm
+    return tower_mask(now, geometry, reach) | tower_mask(before, geometry, reach)
 
 
 def smoothed(image: np.ndarray, geometry: BoardGeometry, config: VisionConfig) -> np.ndarray:
@@ -127,8 +128,8 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
     """Hidden fields from where the board ``change``d since its clear view. A piece set
     down or taken away changes only its tower's spot (``pieces``,
     :func:`moved_pieces`) on a field or two. A blob of change reaching elsewhere over
-    ``change_min_area_mm2``, or change over ``change_hand_fields`` fields (a hand over
-    towers, its skin read as pieces), is something over the board, and it hides every
+    ``change_min_area_mm2``, or over ``change_hand_fields`` fields (a hand over towers,
+    its skin read as pieces), is something over the board, and it hides every
     field it touches."""
     seen = cv2.morphologyEx(change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     # only the board itself: dice are thrown and things moved beside it
@@ -156,33 +157,24 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
     if big:  # fingertips apart from the hand, over colours near the skin's
         part = config.change_part_mm2 * geometry.px_per_mm**2
         big = [k for k in range(1, count) if k in big or area[k] >= part]
-    # A bare arm over a board of its own colour shows only on the towers it covers: as
-    # many blobs, together over more fields than a move changes, hiding all between.
-    joined = spread[1:].sum() >= config.change_hand_fields
-    if joined:
-        big = [k for k in range(1, count) if k in big or spread[k]]
-    hidden = _hidden_under(components, stats, big, geometry, config, joined)
+    hidden = _hidden_under(components, stats, big, geometry, config)
     reason = f"the board changed under {len(hidden)} field(s) since it was clear" if hidden \
         else ""
     return Occlusion(bool(hidden), frozenset(hidden), reason)
 
 
 def _hidden_under(components: np.ndarray, stats: np.ndarray, blobs: list[int],
-                  geometry: BoardGeometry, config: VisionConfig,
-                  joined: bool = False) -> set[str]:
-    """The fields a hand's blobs cover: their convex hulls (a hand shows in pieces) —
-    one hull around them all when ``joined`` — grown by ``hand_margin_mm``, over more
-    than ``hidden_field_fraction`` of a field."""
+                  geometry: BoardGeometry, config: VisionConfig) -> set[str]:
+    """The fields a hand's blobs cover: their convex hulls (a hand shows in pieces),
+    grown by ``hand_margin_mm``, over more than ``hidden_field_fraction`` of a field."""
     if not blobs:
         return set()
     blob = np.zeros(components.shape, np.uint8)
-    points = []
     for k in blobs:
         x, y, w, h = stats[k, :4]
         ys, xs = np.nonzero(components[y:y + h, x:x + w] == k)
-        points.append(np.column_stack([xs + x, ys + y]).astype(np.int32))
-    for group in [np.concatenate(points)] if joined else points:
-        cv2.fillConvexPoly(blob, cv2.convexHull(group), 1)
+        hull = cv2.convexHull(np.column_stack([xs + x, ys + y]).astype(np.int32))
+        cv2.fillConvexPoly(blob, hull, 1)
     grow = max(1, int(round(config.hand_margin_mm * geometry.px_per_mm)))
     blob = cv2.dilate(blob, cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))

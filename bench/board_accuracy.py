@@ -17,6 +17,10 @@ camera envelope, hard light, some hands and covered markers) it prints:
   board already located) and cold (first frame), and that time divided by a reference
   workload measured on the same frames (GaussianBlur 5x5 + cvtColor to Lab).
 
+Each frame is read twice: standalone (a fresh tracker, as ``companion read`` on a photo)
+and live (a tracker that has first seen the same table without the hand, rendered with
+fresh sensor noise: what the referee's tracker has seen before a hand reaches in).
+
     python bench/board_accuracy.py [--frames 600] [--seed 1] [--focal-known]
 """
 
@@ -27,7 +31,7 @@ import statistics
 import sys
 import time
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -73,6 +77,139 @@ def print_heights(reads: Counter[tuple[int, int]], by_tilt: dict[int, list[int]]
         print(f"  heights by {title}: " + ", ".join(parts))
 
 
+@dataclass
+class Score:
+    """What one way of reading (standalone or live) got right over the frames."""
+
+    fields_total: int = 0
+    fields_right: int = 0
+    hidden_visible: int = 0
+    leaked: int = 0
+    truly_hidden: int = 0
+    behind_total: int = 0
+    behind_right: int = 0
+    towers: int = 0
+    towers_right: int = 0
+    frames: int = 0
+    frames_right: int = 0
+    problems: int = 0
+    with_hand: int = 0
+    with_hand_flagged: int = 0
+    without_hand: int = 0
+    without_hand_flagged: int = 0
+    hand_in_view_flagged: int = 0  # false flags where a hand was in view, hiding no field
+    per_game: dict[str, list[int]] = field(default_factory=dict)
+    errors: Counter[str] = field(default_factory=Counter)
+    height_reads: Counter[tuple[int, int]] = field(default_factory=Counter)
+    by_tilt: dict[int, list[int]] = field(default_factory=dict)
+    by_distance: dict[int, list[int]] = field(default_factory=dict)
+    heights_wrong: int = 0
+    heights_flagged: int = 0
+    heights_confident: int = 0
+    heights_confident_right: int = 0
+
+    def add(self, reading, truth, game: str, layout, pose, hand: bool, uncertain_below: float,
+            note: str = "", verbose: bool = False) -> None:
+        stacking = layout.piece.max_stack > 1
+        self.frames += 1
+        occluded_truth = any(t.occluded for t in truth.fields.values())
+        if occluded_truth:
+            self.with_hand += 1
+            self.with_hand_flagged += reading.occluded
+        else:
+            self.without_hand += 1
+            self.without_hand_flagged += reading.occluded
+            self.hand_in_view_flagged += reading.occluded and hand
+        if not reading.ok:
+            self.problems += 1
+            self.errors[f"problem: {reading.problem}"] += 1
+            return
+        counts = self.per_game.setdefault(game, [0, 0])
+        frame_ok = True
+        for name, t in truth.fields.items():
+            if t.occluded:
+                self.truly_hidden += 1
+                if name not in reading.hidden_fields:
+                    self.leaked += 1
+                    frame_ok = False
+                continue
+            if name in reading.hidden_fields:
+                self.hidden_visible += 1
+                frame_ok = frame_ok and occluded_truth
+                continue
+            got = reading.fields[name]
+            if t.seen_share < 0.5:  # mostly behind a nearer tower: counted apart
+                self.behind_total += 1
+                self.behind_right += (got.height > 0) == t.occupied and got.top_colour == t.top
+                continue
+            self.fields_total += 1
+            right = (got.height > 0) == t.occupied and got.top_colour == t.top
+            self.fields_right += right
+            counts[0] += 1
+            counts[1] += right
+            if not right:
+                self.errors[f"{game}: {t.top or 'empty'} read as {got.top_colour or 'empty'}"] += 1
+                if verbose:
+                    print(f"{note} {name}: truth {t.top} x{t.height}, read "
+                          f"{got.top_colour} x{got.height} ({got.confidence:.2f})")
+            if t.occupied and stacking:
+                self.add_tower(got, t.height, layout.fields[name].centre_mm, reading, pose,
+                               uncertain_below)
+                if got.height != t.height and verbose:
+                    print(f"{note} {name}: height {t.height} read {got.height}")
+            frame_ok = frame_ok and right and got.height == t.height
+        self.frames_right += frame_ok
+
+    def add_tower(self, got, height: int, centre_mm, reading, pose,
+                  uncertain_below: float) -> None:
+        right = got.height == height
+        self.towers += 1
+        self.towers_right += right
+        self.height_reads[(height, got.height)] += 1
+        away = float(np.hypot(*(np.array(centre_mm) - reading.pose.nadir_mm)))
+        for bands, band in ((self.by_tilt, min(int(pose.tilt_deg // 10), 3)),
+                            (self.by_distance, min(int(away // 80), 3))):
+            tally = bands.setdefault(band, [0, 0])
+            tally[0] += 1
+            tally[1] += right
+        sure = got.confidence >= uncertain_below
+        self.heights_confident += sure
+        self.heights_confident_right += sure and right
+        if not right:
+            self.heights_wrong += 1
+            self.heights_flagged += not sure
+
+    def report(self) -> None:
+        print(f"  field occupancy+colour  {pct(self.fields_right, self.fields_total)}")
+        for game, (total, right) in self.per_game.items():
+            print(f"    {game:9}             {pct(right, total)}")
+        print(f"  fields mostly behind a nearer tower (not counted above): "
+              f"{pct(self.behind_right, self.behind_total)} right")
+        print(f"  tower height exact      {pct(self.towers_right, self.towers)} "
+              "(Just 4 Fun, Cuatro)")
+        print(f"  frames entirely right   {pct(self.frames_right, self.frames)}")
+        print(f"  occluded frames flagged {pct(self.with_hand_flagged, self.with_hand)}")
+        print(f"  false occlusion flags   {pct(self.without_hand_flagged, self.without_hand)}, "
+              f"{self.hand_in_view_flagged} of them with a hand in view that hides no field")
+        print(f"  hidden fields reported  {pct(self.leaked, self.truly_hidden)} (should be 0)")
+        print(f"  visible fields hidden   "
+              f"{pct(self.hidden_visible, self.hidden_visible + self.fields_total)}")
+        print(f"  frames with a problem   {pct(self.problems, self.frames)}")
+        if self.towers:
+            print_heights(self.height_reads, self.by_tilt, self.by_distance)
+            print(f"  wrong heights marked uncertain "
+                  f"{pct(self.heights_flagged, self.heights_wrong)}; heights read with "
+                  f"confidence {pct(self.heights_confident, self.towers)}, of them right "
+                  f"{pct(self.heights_confident_right, self.heights_confident)}")
+        if self.errors:
+            print("  most common errors: " + "; ".join(
+                f"{k} x{n}" for k, n in self.errors.most_common(8)))
+
+
+def pct(a: int, b: int) -> str:
+    return f"{100.0 * a / b:6.2f} % ({a}/{b})" if b else "   n/a"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--frames", type=int, default=600)
@@ -89,18 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     layouts = {g: load_layout(g) for g in games}
     config = VisionConfig()
 
-    fields_total = fields_right = hidden_visible = leaked = truly_hidden = 0
-    behind_total = behind_right = 0
-    towers = towers_right = 0
-    frames_right = frames_read = problems = 0
-    with_hand = with_hand_flagged = without_hand = without_hand_flagged = 0
+    standalone, live = Score(), Score()
     warm_ms, cold_ms, ref_ms = [], [], []
-    errors: Counter[str] = Counter()
-    height_reads: Counter[tuple[int, int]] = Counter()
-    by_tilt: dict[int, list[int]] = {}
-    by_distance: dict[int, list[int]] = {}
-    heights_flagged = heights_wrong = heights_confident = heights_confident_right = 0
-    per_game: dict[str, list[int]] = {g: [0, 0] for g in games}
     for index in range(args.frames):
         game = games[index % len(games)]
         layout = layouts[game]
@@ -118,81 +245,27 @@ def main(argv: list[str] | None = None) -> int:
             cfg = replace(cfg, focal_px=float(pose.K[0, 0]))
         if args.camera_known:
             cfg = replace(cfg, focal_px=float(pose.K[0, 0]), k1=float(pose.k1))
+        note = f"frame {index} {game} (camera {pose.height_mm:.0f} mm tilt {pose.tilt_deg:.0f})"
+
         tracker = BoardTracker(layout, calibration, cfg)
         start = time.perf_counter()
         reading = read_board(frame, layout, calibration, cfg, tracker)
         cold_ms.append((time.perf_counter() - start) * 1000)
+        hand = scene.hand is not None
+        standalone.add(reading, truth, game, layout, pose, hand, cfg.uncertain_below, note,
+                       args.verbose)
+
+        # live: the tracker first sees the table without the hand (fresh sensor noise)
+        before = render(replace(scene, hand=None), pose,
+                        np.random.default_rng([args.seed, index, 1])).frame
+        tracker = BoardTracker(layout, calibration, cfg)
+        read_board(before, layout, calibration, cfg, tracker)
         start = time.perf_counter()
         reading = read_board(frame, layout, calibration, cfg, tracker)
         warm_ms.append((time.perf_counter() - start) * 1000)
+        live.add(reading, truth, game, layout, pose, hand, cfg.uncertain_below, note + " live",
+                 args.verbose)
         ref_ms.append(min(reference_ms(frame) for _ in range(2)))
-
-        occluded_truth = any(t.occluded for t in truth.fields.values())
-        if occluded_truth:
-            with_hand += 1
-            with_hand_flagged += reading.occluded
-        else:
-            without_hand += 1
-            without_hand_flagged += reading.occluded
-        if not reading.ok:
-            problems += 1
-            errors[f"problem: {reading.problem}"] += 1
-            continue
-        frames_read += 1
-        frame_ok = True
-        for name, t in truth.fields.items():
-            if t.occluded:
-                truly_hidden += 1
-                if name not in reading.hidden_fields:
-                    leaked += 1
-                    frame_ok = False
-                continue
-            if name in reading.hidden_fields:
-                hidden_visible += 1
-                frame_ok = frame_ok and occluded_truth
-                continue
-            got = reading.fields[name]
-            if t.seen_share < 0.5:  # mostly behind a nearer tower: counted apart
-                behind_total += 1
-                behind_right += (got.height > 0) == t.occupied and got.top_colour == t.top
-                continue
-            fields_total += 1
-            right = (got.height > 0) == t.occupied and got.top_colour == t.top
-            fields_right += right
-            per_game[game][0] += 1
-            per_game[game][1] += right
-            if not right:
-                errors[f"{game}: {t.top or 'empty'} read as {got.top_colour or 'empty'}"] += 1
-                if args.verbose:
-                    print(f"frame {index} {game} {name}: truth {t.top} x{t.height}, read "
-                          f"{got.top_colour} x{got.height} ({got.confidence:.2f})")
-            if t.occupied and layout.piece.max_stack > 1:
-                towers += 1
-                towers_right += got.height == t.height
-                height_reads[(t.height, got.height)] += 1
-                tilt_band = min(int(pose.tilt_deg // 10), 3)
-                nadir = reading.pose.nadir_mm
-                away = float(np.hypot(*(np.array(layout.fields[name].centre_mm) - nadir)))
-                distance_band = min(int(away // 80), 3)
-                for bands, band in ((by_tilt, tilt_band), (by_distance, distance_band)):
-                    tally = bands.setdefault(band, [0, 0])
-                    tally[0] += 1
-                    tally[1] += got.height == t.height
-                sure = got.confidence >= cfg.uncertain_below
-                heights_confident += sure
-                heights_confident_right += sure and got.height == t.height
-                if got.height != t.height:
-                    heights_wrong += 1
-                    heights_flagged += not sure
-                    if args.verbose:
-                        print(f"frame {index} {game} {name}: height {t.height} read "
-                              f"{got.height}; camera {pose.height_mm:.0f} mm tilt "
-                              f"{pose.tilt_deg:.0f}")
-            frame_ok = frame_ok and right and got.height == t.height
-        frames_right += frame_ok
-
-    def pct(a: int, b: int) -> str:
-        return f"{100.0 * a / b:6.2f} % ({a}/{b})" if b else "   n/a"
 
     median_warm = statistics.median(warm_ms)
     median_ref = statistics.median(ref_ms)
@@ -200,29 +273,13 @@ def main(argv: list[str] | None = None) -> int:
     known += ", camera known" if args.camera_known else ""
     print(f"board reader on {args.frames} rendered frames (seed {args.seed}, games "
           f"{', '.join(games)}{known})")
-    print(f"  field occupancy+colour  {pct(fields_right, fields_total)}")
-    for game, (total, right) in per_game.items():
-        print(f"    {game:9}             {pct(right, total)}")
-    print(f"  fields mostly behind a nearer tower (not counted above): "
-          f"{pct(behind_right, behind_total)} right")
-    print(f"  tower height exact      {pct(towers_right, towers)} (Just 4 Fun, Cuatro)")
-    print(f"  frames entirely right   {pct(frames_right, args.frames)}")
-    print(f"  occluded frames flagged {pct(with_hand_flagged, with_hand)}")
-    print(f"  false occlusion flags   {pct(without_hand_flagged, without_hand)}")
-    print(f"  hidden fields reported  {pct(leaked, truly_hidden)} (should be 0)")
-    print(f"  visible fields hidden   {pct(hidden_visible, hidden_visible + fields_total)}")
-    print(f"  frames with a problem   {pct(problems, args.frames)}")
-    print(f"  ms/frame (1 core)       warm median {median_warm:.1f}, cold median "
+    print("standalone (a fresh tracker per frame, as for a photo):")
+    standalone.report()
+    print("live (the tracker saw the same table without the hand the frame before):")
+    live.report()
+    print(f"ms/frame (1 core): warm (live) median {median_warm:.1f}, cold median "
           f"{statistics.median(cold_ms):.1f}, reference workload {median_ref:.2f} ms -> "
           f"warm = {median_warm / median_ref:.1f}x reference")
-    if towers:
-        print_heights(height_reads, by_tilt, by_distance)
-        print(f"  wrong heights marked uncertain {pct(heights_flagged, heights_wrong)}; "
-              f"heights read with confidence {pct(heights_confident, towers)}, of them "
-              f"right {pct(heights_confident_right, heights_confident)}")
-    if errors:
-        print("  most common errors: " + "; ".join(
-            f"{k} x{n}" for k, n in errors.most_common(8)))
     return 0
 
 

@@ -179,6 +179,41 @@ class VisionConfig:
     #: Fields within this distance of a hand blob are hidden too (shadow, arm edges).
     hand_margin_mm: float = 8.0
 
+    # --- occlusion seen as change (a tracker that has seen the board clear) -------------
+    #: Smoothed Lab distance from the clear view above which a board pixel has changed:
+    #: well above sensor noise and JPEG blocks after smoothing, below most hands.
+    change_distance: float = 12.0
+    #: How far (mm) the rectified print may seem to move between frames (homography
+    #: jitter): a pixel changes only beyond the colours of the clear view this near it.
+    change_shift_mm: float = 1.5
+    #: A piece set down changes the board this far (mm) around its tower too: its shadow.
+    piece_shadow_mm: float = 12.0
+    #: Weight of lightness in that distance: a hand's shadow changes mostly lightness.
+    change_lightness_weight: float = 0.5
+    #: Changed area (mm^2) beyond the towers, in one blob, that makes a hand: a piece
+    #: set down changes only its own spot, an arm far more than one field.
+    change_min_area_mm2: float = 300.0
+    #: A blob of change over this many fields is a hand too, even on towers: a move
+    #: changes two fields, a tall tower's silhouette reaches over one more.
+    change_hand_fields: int = 4
+    #: A blob reaching to within ``change_rim_mm`` of the board's rim needs only this
+    #: much change beyond the towers (mm^2): fingers coming in over the edge, the arm
+    #: over the printed margin (often close to skin in colour).
+    change_rim_area_mm2: float = 100.0
+    change_rim_mm: float = 15.0
+    #: With a hand seen, smaller blobs of change down to this (mm^2) are its parts too:
+    #: fingers that look like the fields under them split off fingertips.
+    change_part_mm2: float = 20.0
+    #: The board counts as still in a frame whose change from the frame before covers
+    #: less than this (mm^2) ...
+    still_change_mm2: float = 100.0
+    #: ... and its clear view is refreshed once it has been still this many frames with
+    #: no hand seen (a piece set down becomes part of the clear board) ...
+    clear_view_refresh_frames: int = 20
+    #: ... or this many with only a change seen: a lamp switched on or a card left on
+    #: the board must not keep the board occluded for good; a resting hand stirs sooner.
+    clear_view_accept_frames: int = 150
+
     @classmethod
     def load(cls, path: str | Path) -> VisionConfig:
         """Read settings from a .json or .toml file; unknown keys are an error."""

@@ -6,17 +6,22 @@ pixels are gathered into blobs; a blob of hand size
 hides every field it touches (plus a margin, because the hand's shadow and the arm's
 edge are not reliably foreign). A marker that disappears while the board stays put is
 also a sign of a hand reaching in, and makes the frame occluded.
+
+A tracker that has seen the board clear adds a second cue, the change from that clear
+view (:func:`find_change_occlusion`): a hand changes the look of the fields and the
+towers it covers even where its colour is close to the board's, while a piece set down
+changes only its own tower's spot.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from vision.config import VisionConfig
-from vision.fields import BoardGeometry, ColourClasses
+from vision.fields import BoardGeometry, ColourClasses, FieldState, tower_mask
 
 
 @dataclass(frozen=True)
@@ -26,20 +31,78 @@ class Occlusion:
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class ClearView:
+    """The board as seen in one frame, which later changes are measured from: per
+    pixel the range of its smoothed Lab colour within ``change_shift_mm``, because the
+    homography (and with it the rectified print) jitters by a pixel or so between
+    frames."""
+
+    low: np.ndarray
+    high: np.ndarray
+    states: list[FieldState]  # the fields read in it
+
+
+def clear_view(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
+               config: VisionConfig) -> ClearView:
+    """The view of a smoothed Lab board image (:func:`smoothed`) and its fields."""
+    reach = max(1, int(round(config.change_shift_mm * geometry.px_per_mm)))
+    kernel = np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)
+    return ClearView(cv2.erode(lab, kernel), cv2.dilate(lab, kernel), states)
+
+
+def moved_pieces(states: list[FieldState], clear: ClearView, geometry: BoardGeometry,
+                 config: VisionConfig) -> np.ndarray:
+    """Where towers stand, or stood in the clear view, on the fields whose reading
+    differs from it, with their shadows (``piece_shadow_mm``): the change a piece set
+    down or taken away explains. A tower that
+    reads the same but looks different has something over it."""
+    differ = [(s.top_colour, s.height) != (c.top_colour, c.height)
+              for s, c in zip(states, clear.states, strict=True)]
+    if not any(differ):
+        return np.zeros(geometry.size[::-1], np.uint8)
+    now = [s if d else replace(s, height=0) for s, d in zip(states, differ, strict=True)]
+    before = [c if d else replace(c, height=0) for c, d in zip(clear.states, differ,
+                                                                strict=True)]
+    reach = config.tower_margin_mm + config.piece_shadow_mm
+    return tower_mask(now, geometry, reach) | tower_mask(before, geometry, reach)
+
+
+def smoothed(image: np.ndarray, geometry: BoardGeometry, config: VisionConfig) -> np.ndarray:
+    """The rectified image blurred over ``hand_smoothing_mm``: sensor noise and the
+    texture of skin should not count, a hand-sized patch does."""
+    size = max(3, int(round(config.hand_smoothing_mm * geometry.px_per_mm)) | 1)
+    return cv2.blur(image, (size, size))
+
+
+def changed(lab: np.ndarray, before: ClearView, config: VisionConfig) -> np.ndarray:
+    """Where a smoothed Lab board image lies farther than ``change_distance`` outside
+    the colour range of an earlier view. Lightness counts less
+    (``change_lightness_weight``): a shadow moves it most."""
+    outside = cv2.add(cv2.subtract(before.low, lab), cv2.subtract(lab, before.high))
+    outside = outside.astype(np.float32)
+    weights = np.array([[(config.change_lightness_weight * 100 / 255) ** 2, 1.0, 1.0]],
+                       np.float32)
+    squared = cv2.transform(cv2.multiply(outside, outside), weights)
+    return squared > config.change_distance ** 2
+
+
 def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
                    classes: ColourClasses, towers: np.ndarray, config: VisionConfig,
-                   markers_missing: int = 0) -> Occlusion:
-    """Hidden fields from the rectified, normalised board image (BGR and Lab) and the
-    mask of the towers read in it (:func:`vision.fields.tower_mask`)."""
+                   markers_missing: int = 0, change: np.ndarray | None = None) -> Occlusion:
+    """Hidden fields from the smoothed, rectified, normalised board image (BGR and Lab)
+    and the mask of the towers read in it (:func:`vision.fields.tower_mask`). With a
+    clear view, only what ``change``d from it can be a hand: a patch that was there
+    when the board was clear is part of the scene (glare, a stain)."""
     # Unexpected: not the printed board, on plain board where no tower stands (deep
     # shade or glare on a piece match nothing either, and printed edges blur). Judged
     # strictly, on a slightly smoothed image: many skin tones are close to some board
     # colour.
-    size = max(3, int(round(config.hand_smoothing_mm * geometry.px_per_mm)) | 1)
-    distance = classes.board_distance_at(cv2.blur(lab, (size, size)),
-                                         geometry.expected_offsets)
+    distance = classes.board_distance_at(lab, geometry.expected_offsets)
     foreign = (distance > config.hand_board_distance) & (geometry.plain > 0) & (towers == 0)
-    _drop_light_effects(foreign, cv2.blur(bgr, (size, size)), geometry, classes, config)
+    if change is not None:
+        foreign &= change
+    _drop_light_effects(foreign, bgr, geometry, classes, config)
     foreign = foreign.astype(np.uint8)
     kernel = np.ones((3, 3), np.uint8)
     foreign = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, kernel)
@@ -49,22 +112,8 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     count, components, stats, _ = cv2.connectedComponentsWithStats(foreign, connectivity=8)
     min_area = config.hand_min_area_mm2 * geometry.px_per_mm**2
     big = _hand_blobs(components, stats, geometry, config, min_area)
-    hidden: set[str] = set()
-    if big:
-        # Towers and printed edges were left out of the test, so a hand shows in
-        # pieces: its convex hull is what it covers.
-        blob = np.zeros(foreign.shape, np.uint8)
-        for k in big:
-            ys, xs = np.nonzero(components == k)
-            hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32))
-            cv2.fillConvexPoly(blob, hull, 1)
-        grow = max(1, int(round(config.hand_margin_mm * geometry.px_per_mm)))
-        blob = cv2.dilate(blob, cv2.getStructuringElement(
-            cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))
-        covered = np.bincount(geometry.field_seg, weights=blob.ravel()[geometry.field_idx],
-                              minlength=len(geometry.names))
-        share = covered / np.maximum(geometry.field_area, 1)
-        hidden = {geometry.names[f] for f in np.nonzero(share > config.hidden_field_fraction)[0]}
+    # Towers and printed edges were left out of the test, so a hand shows in pieces.
+    hidden = _hidden_under(components, stats, big, geometry, config)
     reasons = []
     if big:
         reasons.append(f"something over the board hides {len(hidden)} field(s)")
@@ -72,6 +121,67 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
         reasons.append(f"{markers_missing} marker(s) covered")
     # A covered marker alone does not hide a field (a card or cup may lie on it).
     return Occlusion(bool(hidden), frozenset(hidden), "; ".join(reasons))
+
+
+def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: BoardGeometry,
+                          config: VisionConfig) -> Occlusion:
+    """Hidden fields from where the board ``change``d since its clear view. A piece set
+    down or taken away changes only its tower's spot (``pieces``,
+    :func:`moved_pieces`) on a field or two. A blob of change reaching elsewhere over
+    ``change_min_area_mm2``, or over ``change_hand_fields`` fields (a hand over towers,
+    its skin read as pieces), is something over the board, and it hides every
+    field it touches."""
+    seen = cv2.morphologyEx(change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    # only the board itself: dice are thrown and things moved beside it
+    (x0, y0), (x1, y1) = np.rint(geometry.to_px([(0.0, 0.0), geometry.board_size_mm])).astype(int)
+    board = np.zeros_like(seen)
+    board[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 1
+    seen &= board
+    bridge = int(round(config.hand_bridge_mm * geometry.px_per_mm)) | 1
+    mask = cv2.morphologyEx(seen, cv2.MORPH_CLOSE, np.ones((bridge, bridge), np.uint8))
+    count, components, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    unexplained = components[(seen > 0) & (pieces == 0)]
+    area = np.bincount(unexplained, minlength=count)
+    min_area = config.change_min_area_mm2 * geometry.px_per_mm**2
+    fields = len(geometry.names)
+    inside = seen.ravel()[geometry.field_idx] > 0
+    pairs = components.ravel()[geometry.field_idx][inside] * fields + geometry.field_seg[inside]
+    share = (np.bincount(pairs, minlength=count * fields).reshape(count, fields)
+             / np.maximum(geometry.field_area, 1))
+    spread = (share > config.hidden_field_fraction).sum(axis=1)
+    entering = _reaching(components, count, geometry, config.change_rim_mm)
+    rim_area = config.change_rim_area_mm2 * geometry.px_per_mm**2
+    big = [k for k in range(1, count)
+           if area[k] >= min_area or spread[k] >= config.change_hand_fields
+           or (entering[k] and area[k] >= rim_area)]
+    if big:  # fingertips apart from the hand, over colours near the skin's
+        part = config.change_part_mm2 * geometry.px_per_mm**2
+        big = [k for k in range(1, count) if k in big or area[k] >= part]
+    hidden = _hidden_under(components, stats, big, geometry, config)
+    reason = f"the board changed under {len(hidden)} field(s) since it was clear" if hidden \
+        else ""
+    return Occlusion(bool(hidden), frozenset(hidden), reason)
+
+
+def _hidden_under(components: np.ndarray, stats: np.ndarray, blobs: list[int],
+                  geometry: BoardGeometry, config: VisionConfig) -> set[str]:
+    """The fields a hand's blobs cover: their convex hulls (a hand shows in pieces),
+    grown by ``hand_margin_mm``, over more than ``hidden_field_fraction`` of a field."""
+    if not blobs:
+        return set()
+    blob = np.zeros(components.shape, np.uint8)
+    for k in blobs:
+        x, y, w, h = stats[k, :4]
+        ys, xs = np.nonzero(components[y:y + h, x:x + w] == k)
+        hull = cv2.convexHull(np.column_stack([xs + x, ys + y]).astype(np.int32))
+        cv2.fillConvexPoly(blob, hull, 1)
+    grow = max(1, int(round(config.hand_margin_mm * geometry.px_per_mm)))
+    blob = cv2.dilate(blob, cv2.getStructuringElement(
+        cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))
+    covered = np.bincount(geometry.field_seg, weights=blob.ravel()[geometry.field_idx],
+                          minlength=len(geometry.names))
+    share = covered / np.maximum(geometry.field_area, 1)
+    return {geometry.names[f] for f in np.nonzero(share > config.hidden_field_fraction)[0]}
 
 
 def _hand_blobs(components: np.ndarray, stats: np.ndarray, geometry: BoardGeometry,
@@ -84,13 +194,19 @@ def _hand_blobs(components: np.ndarray, stats: np.ndarray, geometry: BoardGeomet
     big = [k for k in range(1, len(stats)) if stats[k, cv2.CC_STAT_AREA] >= min_area]
     if not big:
         return []
-    rim = components.copy()
+    entering = _reaching(components, len(stats), geometry, config.hand_edge_mm)
+    return big if entering[big].any() else []
+
+
+def _reaching(components: np.ndarray, count: int, geometry: BoardGeometry,
+              edge_mm: float) -> np.ndarray:
+    """Per component: does it reach to within ``edge_mm`` of the board's rim (or
+    beyond), as an arm reaching in must."""
+    rim = np.ones(components.shape, bool)
     (x0, y0), (x1, y1) = np.rint(geometry.to_px(
-        [(config.hand_edge_mm,) * 2,
-         np.subtract(geometry.board_size_mm, config.hand_edge_mm)])).astype(int)
-    rim[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 0
-    entering = set(np.unique(rim).tolist())
-    return big if entering & set(big) else []
+        [(edge_mm, edge_mm), np.subtract(geometry.board_size_mm, edge_mm)])).astype(int)
+    rim[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = False
+    return np.bincount(components[rim], minlength=count) > 0
 
 
 def _drop_light_effects(foreign: np.ndarray, bgr: np.ndarray, geometry: BoardGeometry,

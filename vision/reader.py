@@ -30,6 +30,7 @@ from vision.errors import BadFrame, VisionError
 from vision.fields import (
     BoardGeometry,
     ColourClasses,
+    FieldState,
     board_cast,
     build_geometry,
     read_fields,
@@ -37,7 +38,16 @@ from vision.fields import (
     tower_mask,
 )
 from vision.markers import Localisation, Localiser, NoBoard, project
-from vision.occlusion import find_occlusion
+from vision.occlusion import (
+    ClearView,
+    Occlusion,
+    changed,
+    clear_view,
+    find_change_occlusion,
+    find_occlusion,
+    moved_pieces,
+    smoothed,
+)
 from vision.pose import Pose, recover_pose
 
 
@@ -101,7 +111,8 @@ class BoardReading:
 class BoardTracker:
     """State kept across the frames of one camera: the board's position (via a
     :class:`~vision.markers.Localiser`) and the geometry built from it, rebuilt only when
-    the board or camera moves."""
+    the board or camera moves; and the board's last clear view, so that a hand shows as
+    a change from it (:func:`vision.occlusion.find_change_occlusion`)."""
 
     def __init__(self, layout: Layout, calibration: ColourCalibration,
                  config: VisionConfig | None = None,
@@ -114,6 +125,9 @@ class BoardTracker:
         self._geometry: BoardGeometry | None = None
         self._pose: Pose | None = None
         self._geometry_for: np.ndarray | None = None
+        self.clear: ClearView | None = None
+        self._previous: ClearView | None = None
+        self._still = 0
 
     def __repr__(self) -> str:
         return f"<BoardTracker {self.layout.game} {self.localiser!r}>"
@@ -125,6 +139,28 @@ class BoardTracker:
                                             self.localiser.camera, self.classes, self.config)
             self._geometry_for = homography
         return self._geometry, self._pose
+
+    def follow(self, lab: np.ndarray, view: ClearView, foreign: bool, changed_much: bool,
+               relocalised: bool, geometry: BoardGeometry) -> None:
+        """Keep the clear view up to date with this frame's smoothed Lab image (and its
+        ``view``): the first frame with no hand seen, then the board once it has held
+        still for ``clear_view_refresh_frames`` frames with no hand seen, so a piece set
+        down becomes part of it. What stays still much longer
+        (``clear_view_accept_frames``: a lamp switched on, a card left on the board,
+        glare) is accepted too, so the reader cannot stay occluded for good. A bump
+        (relocalisation) or a new image size starts afresh."""
+        config = self.config
+        if relocalised or (self.clear is not None and self.clear.low.shape != lab.shape):
+            self.clear, self._previous, self._still = None, None, 0
+        still = self._previous is not None and self._previous.low.shape == lab.shape and (
+            np.count_nonzero(changed(lab, self._previous, config))
+            < config.still_change_mm2 * geometry.px_per_mm**2)
+        self._still = self._still + 1 if still else 0
+        self._previous = view
+        quiet = not foreign and not changed_much
+        needed = config.clear_view_refresh_frames if quiet else config.clear_view_accept_frames
+        if (self.clear is None and not foreign) or self._still >= needed:
+            self.clear = view
 
     def _moved(self, homography: np.ndarray) -> bool:
         w, h = self.layout.board_size_mm
@@ -189,12 +225,38 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     states = read_fields(labels, geometry, tracker.classes, config, profiles)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
     towers = tower_mask(states, geometry, config.tower_margin_mm)
-    occlusion = find_occlusion(normalised, lab, geometry, tracker.classes, towers, config,
-                               missing)
+    occlusion = occlusion_of(normalised, lab, geometry, tracker, states, towers, missing,
+                             where.relocalised)
     fields = {s.name: FieldReading(s.name, s.top_colour, s.height, s.confidence)
               for s in states if s.name not in occlusion.hidden_fields}
     return BoardReading(fields, occlusion.occluded, occlusion.hidden_fields, where.homography,
                         pose, None, where.relocalised, where.markers_seen, occlusion.reason)
+
+
+def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
+                 tracker: BoardTracker, states: list[FieldState], towers: np.ndarray,
+                 missing: int, relocalised: bool) -> Occlusion:
+    """Both occlusion cues: foreign colour reaching in over the board, and — once the
+    tracker has a clear view — change from that view; then the clear view follows."""
+    config = tracker.config
+    lab = smoothed(lab, geometry, config)
+    clear = tracker.clear
+    if relocalised or (clear is not None and clear.low.shape != lab.shape):
+        clear = None
+    change = None if clear is None else changed(lab, clear, config)
+    foreign = find_occlusion(smoothed(normalised, geometry, config), lab, geometry,
+                             tracker.classes, towers, config, missing, change)
+    moved = Occlusion(False, frozenset())
+    if clear is not None:
+        pieces = moved_pieces(states, clear, geometry, config)
+        moved = find_change_occlusion(change, pieces, geometry, config)
+    tracker.follow(lab, clear_view(lab, states, geometry, config), foreign.occluded,
+                   moved.occluded, relocalised, geometry)
+    if not moved.occluded:
+        return foreign
+    hidden = foreign.hidden_fields | moved.hidden_fields
+    reason = "; ".join(r for r in (foreign.reason, moved.reason) if r)
+    return Occlusion(True, hidden, reason)
 
 
 def annotate(frame: np.ndarray, reading: BoardReading, layout: Layout,

@@ -1,0 +1,101 @@
+"""Occlusion as the live referee sees it: a tracker that has seen the board clear takes a
+hand as a change from that view, and still reads a piece the hand set down."""
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from companion.layout import load_layout
+from tests.vision.rendered import frame, read_states
+from vision.calibration import ColourCalibration
+from vision.config import VisionConfig
+from vision.reader import BoardTracker, read_board
+from vision.sim import Hand, random_pose, random_scene, render
+
+LAYOUT = load_layout("just4fun")
+STACKS = {"A1": ["red"], "C2": ["blue", "red"], "E4": ["green"], "B5": ["yellow"] * 2,
+          "F6": ["blue"]}
+#: A low hand in a sleeve close to the board's blues: the colour cue alone misses it.
+HAND = Hand(entry_mm=(-490.0, 140.0), tip_mm=(207.0, 207.5), height_mm=46.0,
+            skin_bgr=(75, 127, 154), spread=1.0, sleeve_bgr=(134, 101, 46), curl=0.2)
+
+
+def tracker(config: VisionConfig | None = None) -> BoardTracker:
+    return BoardTracker(LAYOUT, ColourCalibration.default(LAYOUT), config)
+
+
+def truly_hidden(rendered) -> set[str]:
+    return {n for n, t in rendered.truth.fields.items() if t.occluded}
+
+
+def test_a_hand_seen_by_a_tracker_hides_every_field_under_it():
+    clear = frame("just4fun", STACKS, seed=1)[1]
+    hand = frame("just4fun", STACKS, hand=HAND, seed=2)[1]
+    live = tracker()
+    assert not read_board(clear.frame, LAYOUT, tracker=live).occluded
+    reading = read_board(hand.frame, LAYOUT, tracker=live)
+    under = truly_hidden(hand)
+    assert reading.occluded and len(under) >= 6
+    assert under <= reading.hidden_fields
+    assert not set(reading.fields) & reading.hidden_fields
+    assert {"A1", "B1", "F6"} <= set(reading.fields)  # well away from the hand
+    alone = read_board(hand.frame, LAYOUT)  # no clear view: the colour cue alone
+    assert len(under & alone.hidden_fields) < len(under) / 2
+
+
+def test_a_piece_set_down_reads_once_the_hand_has_gone():
+    placed = {**STACKS, "D3": ["green"]}
+    config = VisionConfig()
+    live = tracker(config)
+    read_board(frame("just4fun", STACKS, seed=1)[1].frame, LAYOUT, tracker=live)
+    holding = replace(HAND, tip_mm=(150.0, 130.0), holding="green", curl=0.7)
+    reaching = read_board(frame("just4fun", STACKS, hand=holding, seed=2)[1].frame, LAYOUT,
+                          tracker=live)
+    assert reaching.occluded
+    after = frame("just4fun", placed, seed=3)[1]
+    reading = read_board(after.frame, LAYOUT, tracker=live)
+    assert not reading.occluded and not reading.hidden_fields
+    assert read_states(reading)["D3"] == ("green", 1)
+    for _ in range(config.clear_view_refresh_frames):  # the board holds still
+        read_board(after.frame, LAYOUT, tracker=live)
+    assert [(s.top_colour, s.height) for s in live.clear.states if s.name == "D3"] == [
+        ("green", 1)]
+    again = read_board(frame("just4fun", placed, hand=HAND, seed=4)[1].frame, LAYOUT,
+                       tracker=live)
+    assert again.occluded and truly_hidden(frame("just4fun", placed, hand=HAND)[1]) <= (
+        again.hidden_fields)
+
+
+def test_a_lasting_change_is_accepted_so_the_board_is_not_occluded_for_good():
+    """A card dropped on the board hides fields; once it has lain still long enough it is
+    part of the board."""
+    config = replace(VisionConfig(), clear_view_accept_frames=5)
+    clear = frame("just4fun", STACKS, seed=1)[1]
+    live = tracker(config)
+    read_board(clear.frame, LAYOUT, tracker=live)
+    card = clear.frame.copy()
+    corners = cv2.perspectiveTransform(
+        np.array([[(60, 150), (150, 150), (150, 210), (60, 210)]], np.float64),
+        clear.truth.homography)
+    cv2.fillConvexPoly(card, np.rint(corners[0]).astype(np.int32), (40, 40, 200))
+    first = read_board(card, LAYOUT, tracker=live)
+    assert first.occluded and first.hidden_fields
+    for _ in range(config.clear_view_accept_frames):
+        read_board(card, LAYOUT, tracker=live)
+    assert not read_board(card, LAYOUT, tracker=live).occluded
+
+
+def test_clear_frames_seen_by_a_tracker_are_rarely_flagged():
+    flagged = 0
+    for index in range(8):
+        layout = load_layout(("just4fun", "cuatro", "muehle", "spexxx")[index % 4])
+        rng = np.random.default_rng([7, index])
+        scene = random_scene(layout, rng, hand_prob=0.0, hidden_marker_prob=0.0)
+        pose = random_pose(rng, layout)
+        live = BoardTracker(layout, ColourCalibration.default(layout))
+        for take in range(2):  # the same table, fresh sensor noise
+            image = render(scene, pose, np.random.default_rng([7, index, take])).frame
+            reading = read_board(image, layout, tracker=live)
+        flagged += reading.occluded
+    assert flagged <= 1

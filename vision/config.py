@@ -213,6 +213,12 @@ class VisionConfig:
     #: ... or this many with only a change seen: a lamp switched on or a card left on
     #: the board must not keep the board occluded for good; a resting hand stirs sooner.
     clear_view_accept_frames: int = 150
+    #: Fields whose change from the clear view has held perfectly still this many frames
+    #: (moving less than ``static_field_fraction`` of their area between frames) join the
+    #: clear view on their own: a piece the reader missed, not a hand, which never holds
+    #: that still; meanwhile dice and hands elsewhere keep the whole board from being still.
+    clear_view_static_frames: int = 30
+    static_field_fraction: float = 0.02
 
     @classmethod
     def load(cls, path: str | Path) -> VisionConfig:

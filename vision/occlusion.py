@@ -123,6 +123,15 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     return Occlusion(bool(hidden), frozenset(hidden), "; ".join(reasons))
 
 
+def on_board(geometry: BoardGeometry, shape: tuple[int, ...]) -> np.ndarray:
+    """The board itself in the rectified image: what change is judged on, since dice are
+    thrown and things moved in the margin beside it."""
+    (x0, y0), (x1, y1) = np.rint(geometry.to_px([(0.0, 0.0), geometry.board_size_mm])).astype(int)
+    board = np.zeros(shape[:2], bool)
+    board[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = True
+    return board
+
+
 def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: BoardGeometry,
                           config: VisionConfig) -> Occlusion:
     """Hidden fields from where the board ``change``d since its clear view. A piece set
@@ -132,11 +141,7 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
     its skin read as pieces), is something over the board, and it hides every
     field it touches."""
     seen = cv2.morphologyEx(change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    # only the board itself: dice are thrown and things moved beside it
-    (x0, y0), (x1, y1) = np.rint(geometry.to_px([(0.0, 0.0), geometry.board_size_mm])).astype(int)
-    board = np.zeros_like(seen)
-    board[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 1
-    seen &= board
+    seen[~on_board(geometry, seen.shape)] = 0
     bridge = int(round(config.hand_bridge_mm * geometry.px_per_mm)) | 1
     mask = cv2.morphologyEx(seen, cv2.MORPH_CLOSE, np.ones((bridge, bridge), np.uint8))
     count, components, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)

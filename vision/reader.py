@@ -46,6 +46,7 @@ from vision.occlusion import (
     find_change_occlusion,
     find_occlusion,
     moved_pieces,
+    on_board,
     smoothed,
 )
 from vision.pose import Pose, recover_pose
@@ -128,6 +129,7 @@ class BoardTracker:
         self.clear: ClearView | None = None
         self._previous: ClearView | None = None
         self._still = 0
+        self._lingering: dict[str, int] = {}  # field -> frames its change has held still
 
     def __repr__(self) -> str:
         return f"<BoardTracker {self.layout.game} {self.localiser!r}>"
@@ -141,26 +143,60 @@ class BoardTracker:
         return self._geometry, self._pose
 
     def follow(self, lab: np.ndarray, view: ClearView, foreign: bool, changed_much: bool,
-               relocalised: bool, geometry: BoardGeometry) -> None:
+               relocalised: bool, geometry: BoardGeometry,
+               hidden_by_change: frozenset[str] = frozenset()) -> None:
         """Keep the clear view up to date with this frame's smoothed Lab image (and its
         ``view``): the first frame with no hand seen, then the board once it has held
         still for ``clear_view_refresh_frames`` frames with no hand seen, so a piece set
-        down becomes part of it. What stays still much longer
+        down becomes part of it (still: on the board itself, as the change cue judges, so
+        dice rolled and hands in the margin do not stir it). What stays still much longer
         (``clear_view_accept_frames``: a lamp switched on, a card left on the board,
         glare) is accepted too, so the reader cannot stay occluded for good. A bump
         (relocalisation) or a new image size starts afresh."""
         config = self.config
         if relocalised or (self.clear is not None and self.clear.low.shape != lab.shape):
             self.clear, self._previous, self._still = None, None, 0
-        still = self._previous is not None and self._previous.low.shape == lab.shape and (
-            np.count_nonzero(changed(lab, self._previous, config))
-            < config.still_change_mm2 * geometry.px_per_mm**2)
+        stirred = None
+        if self._previous is not None and self._previous.low.shape == lab.shape:
+            stirred = changed(lab, self._previous, config) & on_board(geometry, lab.shape)
+        still = stirred is not None and (
+            np.count_nonzero(stirred) < config.still_change_mm2 * geometry.px_per_mm**2)
         self._still = self._still + 1 if still else 0
         self._previous = view
+        self._absorb_lingering(hidden_by_change, stirred, view, geometry)
         quiet = not foreign and not changed_much
         needed = config.clear_view_refresh_frames if quiet else config.clear_view_accept_frames
         if (self.clear is None and not foreign) or self._still >= needed:
             self.clear = view
+
+    def _absorb_lingering(self, hidden: frozenset[str], stirred: np.ndarray | None,
+                          view: ClearView, geometry: BoardGeometry) -> None:
+        """A change that holds perfectly still on its fields for
+        ``clear_view_static_frames`` frames is no hand (hands stir) but part of the table
+        now, e.g. a piece the reader missed: those fields join the clear view, while hands
+        and dice elsewhere keep the whole board from ever being still long enough."""
+        if self.clear is None or stirred is None or not hidden:
+            self._lingering = {}
+            return
+        config = self.config
+        moved = np.bincount(geometry.field_seg, weights=stirred.ravel()[geometry.field_idx],
+                            minlength=len(geometry.names)) / np.maximum(geometry.field_area, 1)
+        index = {name: k for k, name in enumerate(geometry.names)}
+        self._lingering = {name: self._lingering.get(name, 0) + 1 for name in hidden
+                           if moved[index[name]] <= config.static_field_fraction}
+        ripe = [index[n] for n, frames in self._lingering.items()
+                if frames >= config.clear_view_static_frames]
+        if not ripe:
+            return
+        pixels = geometry.field_idx[np.isin(geometry.field_seg, ripe)]
+        low, high = self.clear.low.copy(), self.clear.high.copy()
+        for mine, theirs in ((low, view.low), (high, view.high)):
+            flat = mine.reshape(-1, mine.shape[-1])
+            flat[pixels] = theirs.reshape(-1, theirs.shape[-1])[pixels]
+        states = [view.states[k] if k in ripe else s for k, s in enumerate(self.clear.states)]
+        self.clear = ClearView(low, high, states)
+        for k in ripe:
+            self._lingering.pop(geometry.names[k])
 
     def _moved(self, homography: np.ndarray) -> bool:
         w, h = self.layout.board_size_mm
@@ -251,7 +287,7 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
         pieces = moved_pieces(states, clear, geometry, config)
         moved = find_change_occlusion(change, pieces, geometry, config)
     tracker.follow(lab, clear_view(lab, states, geometry, config), foreign.occluded,
-                   moved.occluded, relocalised, geometry)
+                   moved.occluded, relocalised, geometry, moved.hidden_fields)
     if not moved.occluded:
         return foreign
     hidden = foreign.hidden_fields | moved.hidden_fields

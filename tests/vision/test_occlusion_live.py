@@ -74,16 +74,41 @@ def test_a_lasting_change_is_accepted_so_the_board_is_not_occluded_for_good():
     clear = frame("just4fun", STACKS, seed=1)[1]
     live = tracker(config)
     read_board(clear.frame, LAYOUT, tracker=live)
-    card = clear.frame.copy()
-    corners = cv2.perspectiveTransform(
-        np.array([[(60, 150), (150, 150), (150, 210), (60, 210)]], np.float64),
-        clear.truth.homography)
-    cv2.fillConvexPoly(card, np.rint(corners[0]).astype(np.int32), (40, 40, 200))
+    card = card_on(clear.frame, clear.truth.homography)
     first = read_board(card, LAYOUT, tracker=live)
     assert first.occluded and first.hidden_fields
     for _ in range(config.clear_view_accept_frames):
         read_board(card, LAYOUT, tracker=live)
     assert not read_board(card, LAYOUT, tracker=live).occluded
+
+
+def card_on(image: np.ndarray, homography: np.ndarray) -> np.ndarray:
+    """A red card of 90 x 60 mm lying on the board's left half."""
+    out = image.copy()
+    corners = cv2.perspectiveTransform(
+        np.array([[(60, 150), (150, 150), (150, 210), (60, 210)]], np.float64), homography)
+    cv2.fillConvexPoly(out, np.rint(corners[0]).astype(np.int32), (40, 40, 200))
+    return out
+
+
+def test_a_change_holding_still_joins_the_board_while_hands_come_and_go_elsewhere():
+    """What the reader missed (here a card) holds perfectly still; hands over the other
+    side keep the whole board from being still, yet the card's fields join the clear view."""
+    config = VisionConfig()
+    clear = frame("just4fun", STACKS, seed=1)[1]
+    live = tracker(config)
+    read_board(clear.frame, LAYOUT, tracker=live)
+    elsewhere = replace(HAND, entry_mm=(760.0, 60.0), tip_mm=(190.0, 70.0))
+    card = card_on(clear.frame, clear.truth.homography)
+    hand = card_on(frame("just4fun", STACKS, hand=elsewhere, seed=2)[1].frame,
+                   clear.truth.homography)
+    assert read_board(card, LAYOUT, tracker=live).occluded
+    for k in range(config.clear_view_static_frames + 5):
+        read_board(hand if k % 4 == 0 else card, LAYOUT, tracker=live)
+    assert config.clear_view_static_frames + 5 < config.clear_view_accept_frames
+    reading = read_board(card, LAYOUT, tracker=live)
+    assert not reading.occluded and not reading.hidden_fields
+    assert read_board(hand, LAYOUT, tracker=live).occluded  # the hand is still a hand
 
 
 def test_clear_frames_seen_by_a_tracker_are_rarely_flagged():

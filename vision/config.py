@@ -194,8 +194,11 @@ class VisionConfig:
     #: set down changes only its own spot, an arm far more than one field.
     change_min_area_mm2: float = 300.0
     #: A blob of change over this many fields is a hand too, even on towers: a move
-    #: changes two fields, a tall tower's silhouette reaches over one more.
+    #: changes two fields, a tall tower's silhouette reaches over one more ...
     change_hand_fields: int = 4
+    #: ... if it is also this long (mm): one Spexxx stone's change touches four 16 mm
+    #: cells, but a piece with its shadow, even a tall tower's silhouette, spans less.
+    change_hand_span_mm: float = 75.0
     #: A blob reaching to within ``change_rim_mm`` of the board's rim needs only this
     #: much change beyond the towers (mm^2): fingers coming in over the edge, the arm
     #: over the printed margin (often close to skin in colour).

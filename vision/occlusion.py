@@ -137,8 +137,9 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
     """Hidden fields from where the board ``change``d since its clear view. A piece set
     down or taken away changes only its tower's spot (``pieces``,
     :func:`moved_pieces`) on a field or two. A blob of change reaching elsewhere over
-    ``change_min_area_mm2``, or over ``change_hand_fields`` fields (a hand over towers,
-    its skin read as pieces), is something over the board, and it hides every
+    ``change_min_area_mm2``, or over ``change_hand_fields`` fields and longer than
+    ``change_hand_span_mm`` (a hand over towers, its skin read as pieces), is something
+    over the board, and it hides every
     field it touches."""
     seen = cv2.morphologyEx(change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     seen[~on_board(geometry, seen.shape)] = 0
@@ -154,10 +155,12 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
     share = (np.bincount(pairs, minlength=count * fields).reshape(count, fields)
              / np.maximum(geometry.field_area, 1))
     spread = (share > config.hidden_field_fraction).sum(axis=1)
+    span = stats[:, 2:4].max(axis=1) / geometry.px_per_mm
     entering = _reaching(components, count, geometry, config.change_rim_mm)
     rim_area = config.change_rim_area_mm2 * geometry.px_per_mm**2
     big = [k for k in range(1, count)
-           if area[k] >= min_area or spread[k] >= config.change_hand_fields
+           if area[k] >= min_area
+           or (spread[k] >= config.change_hand_fields and span[k] >= config.change_hand_span_mm)
            or (entering[k] and area[k] >= rim_area)]
     if big:  # fingertips apart from the hand, over colours near the skin's
         part = config.change_part_mm2 * geometry.px_per_mm**2

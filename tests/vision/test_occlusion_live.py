@@ -10,6 +10,7 @@ from companion.layout import load_layout
 from tests.vision.rendered import frame, read_states
 from vision.calibration import ColourCalibration
 from vision.config import VisionConfig
+from vision.occlusion import find_change_occlusion
 from vision.reader import BoardTracker, read_board
 from vision.sim import Hand, random_pose, random_scene, render
 
@@ -124,3 +125,24 @@ def test_clear_frames_seen_by_a_tracker_are_rarely_flagged():
             reading = read_board(image, layout, tracker=live)
         flagged += reading.occluded
     assert flagged <= 1
+
+
+def test_a_stone_explained_on_small_cells_is_no_hand_but_a_long_blob_is():
+    """One Spexxx stone's change (its tower spot, explained) touches four 16 mm cells; only
+    a blob that is also long (an arm over towers, its skin read as pieces) is a hand."""
+    layout = load_layout("spexxx")
+    config = VisionConfig()
+    live = BoardTracker(layout, ColourCalibration.default(layout, ["black", "white"]), config)
+    reading = read_board(frame("spexxx", {}, seed=1)[1].frame, layout, tracker=live)
+    geometry, _ = live.geometry(reading.homography)
+    corner = np.mean([layout.fields[n].centre_mm for n in list(layout.fields)[:2]], axis=0)
+    stone = np.zeros(geometry.size[::-1], np.uint8)
+    centre = tuple(int(v) for v in np.rint(geometry.to_px([corner])[0]))
+    cv2.circle(stone, centre, int(15 * geometry.px_per_mm), 1, -1)
+    alone = find_change_occlusion(stone > 0, stone, geometry, config)
+    assert not alone.occluded
+    arm = stone.copy()
+    (x0, y0), (x1, y1) = np.rint(geometry.to_px([corner - (0, 8), corner + (140, 8)])).astype(int)
+    cv2.rectangle(arm, (x0, y0), (x1, y1), 1, -1)
+    assert find_change_occlusion(arm > 0, arm, geometry, config).occluded
+

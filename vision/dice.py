@@ -73,7 +73,7 @@ class DiceConfig:
     split_levels: tuple[float, ...] = ()  # shares of a merged blob's contrast to split it at
     side_overlap: float = 0.8  # die edges: two faces whose dice would stand closer are one die
     unread_beside: float = 1.2  # die edges: unread pips this near a read face are its sides
-    side_match: float = 0.25  # die edges: a face this near where a die shows a side is that side
+    side_match: float = 0.35  # die edges: a face this near where a die shows a side is that side
     default_fov_deg: float = 70.0  # lens field of view when the dice area's shape cannot tell
     fov_min_deg: float = 50.0  # an estimate outside this range is not trusted
     fov_max_deg: float = 90.0

@@ -488,13 +488,17 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     pip_config = _rectified_pip_config(config)
     area = mm.astype(np.float32)
     lens = _lens_over_table(mm_to_frame, grey.shape, config)
+    # top faces lie one die above the table: the table-plane view enlarges them by H / (H - e)
+    height = lens[1]
+    tops = replace(config, die_min_mm=config.die_min_mm * height / (height - config.die_min_mm),
+                   die_max_mm=config.die_max_mm * height / (height - config.die_max_mm))
     faces: list[tuple[GridFace, list[Pip]]] = []  # of both pip colours
     for polarity in config.polarities:
         image = top if polarity == "dark" else 255 - top
         pips, closed, hat = find_pips(image, None, pip_config)
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         faces += [(f, [pips[i] for i in f.members])
-                  for f in fit_faces(pips, pts, closed, hat, config, to_px=lambda q: (q - lo) * s)]
+                  for f in fit_faces(pips, pts, closed, hat, tops, to_px=lambda q: (q - lo) * s)]
     kept = drop_side_faces([f for f, _ in faces], lens, config)
     readings = [_face_reading(f, members, rect_to_frame, lo, grey.shape, config)
                 for f, members in faces if f in kept  # a die outside the area is not thrown

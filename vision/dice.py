@@ -549,8 +549,8 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     for face, (spot, edge) in zip(faces, feet, strict=True):
         outward = np.linalg.norm(spot - nadir)
         if face.value:
-            side = any(np.linalg.norm(spot - other) < config.side_overlap * max(edge, e)
-                       and np.linalg.norm(other - nadir) > outward
+            side = any((np.linalg.norm(spot - other) < config.side_overlap * max(edge, e)
+                        and np.linalg.norm(other - nadir) > outward)
                        or min((math.dist(face.centre, q) for q in shown), default=math.inf)
                        < config.side_match * e
                        for f, other, e, shown in read if f is not face)

@@ -51,7 +51,8 @@ class SimTruth:
     the number of the move (1-based) whose last hand just left the board in this frame;
     ``throw`` a throw that settled in this frame (the truth, never shown to the referee);
     ``presses`` button edges in this frame; ``illegal`` the number (1, 2, ...) of the injected
-    illegal piece lying on the board, 0 when there is none.
+    illegal piece lying on the board, 0 when there is none; ``dice`` the dice drawn in this
+    frame (rolling or at rest), to score a dice reader frame by frame.
     """
 
     moves: tuple[Move, ...]
@@ -62,6 +63,7 @@ class SimTruth:
     presses: tuple[tuple[str, bool], ...] = ()
     illegal: int = 0
     note: str = ""
+    dice: tuple[Die, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -169,7 +171,8 @@ class SimTable:
             if shot.hand_left is not None:
                 self.hand_left_at[shot.hand_left] = timestamp
             truth = SimTruth(tuple(self._done[:shot.moves]), shot.stacks, shot.hand is not None,
-                             shot.hand_left, shot.throw, shot.presses, shot.illegal, shot.note)
+                             shot.hand_left, shot.throw, shot.presses, shot.illegal, shot.note,
+                             tuple(shot.dice))
             self.current = SimFrame(timestamp, image, truth)
             yield self.current
             index += 1

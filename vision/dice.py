@@ -73,6 +73,7 @@ class DiceConfig:
     split_levels: tuple[float, ...] = ()  # shares of a merged blob's contrast to split it at
     side_overlap: float = 0.8  # die edges: two faces whose dice would stand closer are one die
     unread_beside: float = 1.2  # die edges: unread pips this near a read face are its sides
+    side_match: float = 0.35  # die edges: a face this near where a die shows a side is that side
     default_fov_deg: float = 70.0  # lens field of view when the dice area's shape cannot tell
     fov_min_deg: float = 50.0  # an estimate outside this range is not trusted
     fov_max_deg: float = 90.0
@@ -487,13 +488,17 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     pip_config = _rectified_pip_config(config)
     area = mm.astype(np.float32)
     lens = _lens_over_table(mm_to_frame, grey.shape, config)
+    # top faces lie one die above the table: the table-plane view enlarges them by H / (H - e)
+    height = lens[1]
+    tops = replace(config, die_min_mm=config.die_min_mm * height / (height - config.die_min_mm),
+                   die_max_mm=config.die_max_mm * height / (height - config.die_max_mm))
     faces: list[tuple[GridFace, list[Pip]]] = []  # of both pip colours
     for polarity in config.polarities:
         image = top if polarity == "dark" else 255 - top
         pips, closed, hat = find_pips(image, None, pip_config)
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         faces += [(f, [pips[i] for i in f.members])
-                  for f in fit_faces(pips, pts, closed, hat, config, to_px=lambda q: (q - lo) * s)]
+                  for f in fit_faces(pips, pts, closed, hat, tops, to_px=lambda q: (q - lo) * s)]
     kept = drop_side_faces([f for f, _ in faces], lens, config)
     readings = [_face_reading(f, members, rect_to_frame, lo, grey.shape, config)
                 for f, members in faces if f in kept  # a die outside the area is not thrown
@@ -516,10 +521,13 @@ def _lens_over_table(mm_to_frame: np.ndarray, shape: tuple[int, ...],
 def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
                     config: DiceConfig) -> list[GridFace]:
     """A side face seen from above looks like a face of its own, beside the top face on the
-    side towards the lens. Dice cannot stand inside each other: lowered from the die's
-    height to the table, the two faces' footprints would overlap, and the one nearer the
-    point under the lens is the side face. Pips left unread within ``unread_beside`` die
-    edges of a read face are taken for its sides; they never hide a read face."""
+    side towards the lens. A face is dropped as a side face when it lies within
+    ``side_match`` die edges of where a read top face's die shows a side towards the lens
+    (its sides are squashed too little in the top view to tell by shape, and a 1 or 2 has no
+    shape to tell by), or when, lowered from the die's height to the table, its die would
+    stand inside another die whose face lies farther from the point under the lens (dice
+    cannot stand inside each other). Pips left unread within ``unread_beside`` die edges of
+    a read face are taken for its sides; they never hide a read face."""
     nadir, height = lens
 
     def foot(face: GridFace) -> tuple[np.ndarray, float]:
@@ -527,18 +535,28 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
         spot = nadir + (np.asarray(face.centre) - nadir) * (height - edge) / height
         return spot, edge
 
+    def sides(spot: np.ndarray, edge: float, angle: float) -> list[np.ndarray]:
+        """Centres of the die's sides that face the lens, half a die up, in the top view."""
+        c, s = math.cos(angle), math.sin(angle)
+        normals = np.array([(c, s), (-s, c), (-c, -s), (s, -c)])
+        centres = spot + normals[normals @ (nadir - spot) > 0] * edge / 2
+        return list(nadir + (centres - nadir) * height / (height - edge / 2))
+
     feet = [foot(f) for f in faces]
-    read = [(f, spot, edge) for f, (spot, edge) in zip(faces, feet, strict=True) if f.value]
+    read = [(f, spot, edge, sides(spot, edge, f.angle))
+            for f, (spot, edge) in zip(faces, feet, strict=True) if f.value]
     kept = []
     for face, (spot, edge) in zip(faces, feet, strict=True):
         outward = np.linalg.norm(spot - nadir)
         if face.value:
-            side = any(np.linalg.norm(spot - other) < config.side_overlap * max(edge, e)
-                       and np.linalg.norm(other - nadir) > outward
-                       for f, other, e in read if f is not face)
+            side = any((np.linalg.norm(spot - other) < config.side_overlap * max(edge, e)
+                        and np.linalg.norm(other - nadir) > outward)
+                       or min((math.dist(face.centre, q) for q in shown), default=math.inf)
+                       < config.side_match * e
+                       for f, other, e, shown in read if f is not face)
         else:
             side = any(math.dist(face.centre, f.centre) < config.unread_beside * e
-                       for f, _, e in read)
+                       for f, _, e, _ in read)
         if not side:
             kept.append(face)
     return kept

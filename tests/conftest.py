@@ -6,19 +6,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _main_checkout() -> Path:
-    """The main checkout: a git worktree lies elsewhere, but its photos lie beside the main one."""
-    found = subprocess.run(["git", "rev-parse", "--git-common-dir"], cwd=ROOT,
-                           capture_output=True, text=True)
-    if found.returncode != 0:
-        return ROOT
-    return (ROOT / found.stdout.strip()).resolve().parent
-
-
 #: The labelled photographs of real dice, beside the checkout (see its README).
-DICE_PHOTOS = _main_checkout().parent / "shared" / "data" / "dice"
+DICE_PHOTOS = ROOT.parent / "shared" / "data" / "dice"
 
 
 def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:

@@ -68,6 +68,9 @@ class Inference:
 
 #: A tower height read with less confidence than this counts as only half a mismatch.
 LOW_CONFIDENCE = 0.6
+#: A field whose reading stayed the same but whose confidence fell by this much (to below
+#: LOW_CONFIDENCE) may hide a stone set on a tower of its own colour (see unseen_placement).
+CONFIDENCE_DROP = 0.4
 
 
 def _view_of(stacks: Mapping[str, tuple[str, ...]], name: str) -> tuple[str | None, int]:
@@ -141,6 +144,28 @@ def infer_move(game: Game, obs: Observation) -> Inference:
     if caught_up is not None:
         return caught_up
     return _explain_illegal(game, obs, changed)
+
+
+def unseen_placement(game: Game, obs: Observation, before: Observation) -> Move | None:
+    """A stone the reader did not see as a change: the board reads as expected, but on
+    exactly one of the current player's own towers (where a stone of their colour leaves
+    the top colour as it was) the reader lost its confidence since ``before`` (a taller
+    tower it cannot place). The placement there, if the rules allow exactly one."""
+    if not game.stacking:
+        return None
+    player = game.current_player
+    doubtful = [
+        name for name, view in obs.fields.items()
+        if view.top == player and name in before.fields
+        and (before.fields[name].top, before.fields[name].height) == (view.top, view.height)
+        and view.confidence < LOW_CONFIDENCE
+        and before.fields[name].confidence - view.confidence >= CONFIDENCE_DROP
+    ]
+    if len(doubtful) != 1:
+        return None
+    moves = [m for m in game.legal_moves() if isinstance(m, Place) and m.field == doubtful[0]
+             and not m.capture]
+    return moves[0] if len(moves) == 1 else None
 
 
 def _two_moves(game: Game, obs: Observation, changed: set[str]) -> Inference | None:

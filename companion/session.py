@@ -16,7 +16,14 @@ from typing import Any
 
 from companion.core import Game, IllegalMove
 from companion.gamelog import FINISHED, MOVE, UNDO, GameLog
-from companion.infer import FieldView, Inference, Observation, changed_fields, infer_move
+from companion.infer import (
+    FieldView,
+    Inference,
+    Observation,
+    changed_fields,
+    infer_move,
+    unseen_placement,
+)
 from companion.moves import Move, SetAside, Throw, move_to_dict
 
 
@@ -69,7 +76,9 @@ class Session:
         state clears it, and so does a view that one legal move explains (the flag was a
         passing misreading). A flag for pieces that only vanished (what a camera losing
         sight of a stone reports) is raised once; after it the same reading counts as
-        unchanged, so the game can go on.
+        unchanged, so the game can go on. A view that reads as expected but where the reader
+        lost its confidence on one of the current player's own towers is that player's stone
+        on it (:func:`~companion.infer.unseen_placement`).
         """
         with self._lock:
             seen = self._trusted(obs)
@@ -92,6 +101,10 @@ class Session:
                 self._emit("cleared", {"message": "the board shows a legal move again"})
             else:
                 result = infer_move(self.game, seen)
+                unseen = (unseen_placement(self.game, obs, self._agreed)
+                          if result.kind == "same" and self._agreed is not None else None)
+                if unseen is not None:
+                    result = Inference("move", unseen, (unseen,), changed=(unseen.field,))
             if result.kind in ("same", "move", "moves"):
                 self._baseline = self._agreed = obs
             if result.kind == "move":

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
-from companion.infer import FieldView, Observation
+from companion.infer import LOW_CONFIDENCE, FieldView, Observation
 
 #: A reading's vote is its confidence, but at least this (a sure reader says 1).
 MIN_WEIGHT = 0.05
@@ -52,6 +52,9 @@ class StabilityFilter:
         return self._count >= self.config.min_frames and self._held
 
     def feed(self, obs: Observation, timestamp: float) -> Observation | None:
+        """The observation once it has held (the vote of its fields), else ``None``. A view
+        is reported once, and again only when one of its fields newly reads with low
+        confidence."""
         if obs.occluded or obs.hidden:
             self._recent.clear()
             self._voted = None
@@ -67,8 +70,12 @@ class StabilityFilter:
             return None
         self._count += 1
         self._held = timestamp - self._since >= self.config.min_seconds
-        if self.steady and key != self._reported:
-            self._reported = key
+        doubtful = frozenset(f for f, v in voted.fields.items() if v.confidence < LOW_CONFIDENCE)
+        reported_key, reported_doubt = self._reported or (None, frozenset())
+        if self.steady and (key != reported_key or not doubtful <= reported_doubt):
+            # also when a field that read the same turns doubtful: a stone set on a tower
+            # of its own colour may show only as the reader losing confidence there
+            self._reported = (key, doubtful)
             same = all((v.top, v.height) == (obs.fields[f].top, obs.fields[f].height)
                        for f, v in voted.fields.items())
             return obs if same else voted

@@ -68,6 +68,18 @@ def test_just4fun_cannot_play_is_a_long_press_and_hands_passing_change_nothing()
     assert all(lat <= 0.5 for lat in run.latencies())
 
 
+def test_a_stone_on_ones_own_tower_read_at_the_old_height_is_still_accepted():
+    # seed 7's camera reads C6 at height 1 after red's second stone (with confidence 0.05,
+    # down from 0.84): the quick start's game used to stop there, blue's next stone flagged
+    script = (Place("C6"), Place("F6"), Place("C6"), Place("F6"))
+    table = SimTable("just4fun", ["red", "blue"], 7, options=SimOptions(
+        script=script, still_frames=QUICK))
+    run = referee_simulated(table)
+    assert run.session.game.moves == list(script)
+    assert run.session.game.stacks()["C6"] == ("red", "red")
+    assert run.session.flag is None
+
+
 def test_cuatro_throws_then_a_roof_on_a_roof():
     table = SimTable("cuatro", ["red", "blue"], 7, options=SimOptions(
         max_moves=5, still_frames=QUICK))

@@ -185,3 +185,52 @@ def test_two_stones_of_one_player_are_still_unexplained():
     fields["g7"] = FieldView("white", 1)
     assert Session(game).observe(Observation(fields)).kind in ("unexplained", "illegal")
     assert game.moves == []
+
+
+def test_a_stone_on_ones_own_tower_shows_as_the_reader_losing_confidence_there():
+    game = new_game("just4fun", ["red", "blue"])
+    game.apply(Place("C6"))
+    game.apply(Place("F1"))
+    session = Session(game)
+    sure = seen_after(game, changes={"C6": FieldView("red", 1, 0.84)})
+    assert session.observe(sure).kind == "same"
+    # red sets a stone on C6; the reader still says height 1, now with confidence 0.05
+    unsure = seen_after(game, changes={"C6": FieldView("red", 1, 0.05)})
+    result = session.observe(unsure)
+    assert result.kind == "move" and result.move == Place("C6")
+    assert game.stacks()["C6"] == ("red", "red") and game.current_player == "blue"
+    # the same unsure reading from then on is the tower as it now is, not another stone
+    assert session.observe(unsure).kind == "same"
+    assert game.stacks()["C6"] == ("red", "red")
+
+
+def test_doubt_on_another_players_tower_or_on_two_towers_is_no_move():
+    game = new_game("just4fun", ["red", "blue"])
+    for move in (Place("C6"), Place("F1"), Place("A1"), Place("F2")):
+        game.apply(move)
+    sure = {"C6": FieldView("red", 1, 0.9), "A1": FieldView("red", 1, 0.9),
+            "F1": FieldView("blue", 1, 0.9)}
+    blue_unsure = {**sure, "F1": FieldView("blue", 1, 0.1)}
+    two_unsure = {**sure, "C6": FieldView("red", 1, 0.1), "A1": FieldView("red", 1, 0.1)}
+    for doubt in (blue_unsure, two_unsure):
+        session = Session(game)
+        session.observe(seen_after(game, changes=sure))
+        assert session.observe(seen_after(game, changes=doubt)).kind == "same"
+        assert len(game.moves) == 4
+
+
+def test_stability_filter_reports_a_view_again_when_a_field_turns_doubtful():
+    game = new_game("just4fun", ["red", "blue"])
+    game.apply(Place("C6"))
+    sure = Observation({**Observation.of_game(game).fields, "C6": FieldView("red", 1, 0.84)})
+    unsure = Observation({**sure.fields, "C6": FieldView("red", 1, 0.05)})
+    stable = StabilityFilter(StabilityConfig(min_frames=3, min_seconds=0.2, window=3))
+    reported = [stable.feed(sure, t / 10) for t in range(5)]
+    assert sum(r is not None for r in reported) == 1
+    stable.feed(Observation({}, occluded=True), 0.5)  # the hand
+    reported = [stable.feed(unsure, 0.6 + t / 10) for t in range(6)]
+    views = [r for r in reported if r is not None]
+    assert len(views) == 1 and views[0].fields["C6"].confidence < 0.1
+    # the doubt going and coming back is not reported again
+    again = [stable.feed(v, 1.3 + t / 10) for t, v in enumerate([sure] * 5 + [unsure] * 5)]
+    assert all(r is None for r in again)

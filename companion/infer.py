@@ -69,7 +69,7 @@ class Inference:
 #: A tower height read with less confidence than this counts as only half a mismatch.
 LOW_CONFIDENCE = 0.6
 #: A field whose reading stayed the same but whose confidence fell by this much (to below
-#: LOW_CONFIDENCE) may hide a stone set on a tower of its own colour (see unseen_placement).
+#: LOW_CONFIDENCE) may hide a piece the reader missed (see unseen_placement).
 CONFIDENCE_DROP = 0.4
 
 
@@ -147,16 +147,15 @@ def infer_move(game: Game, obs: Observation) -> Inference:
 
 
 def unseen_placement(game: Game, obs: Observation, before: Observation) -> Move | None:
-    """A stone the reader did not see as a change: the board reads as expected, but on
-    exactly one of the current player's own towers (where a stone of their colour leaves
-    the top colour as it was) the reader lost its confidence since ``before`` (a taller
-    tower it cannot place). The placement there, if the rules allow exactly one."""
-    if not game.stacking:
-        return None
+    """A piece the reader did not see as a change: the board reads as expected, but on
+    exactly one field that is empty or the current player's own tower (where a stone of
+    their colour leaves the top as it was) the reader lost its confidence since ``before``
+    (a white stone it took for the light cell under it, a tower one stone taller than it
+    can tell). The placement there, if the rules allow exactly one."""
     player = game.current_player
     doubtful = [
         name for name, view in obs.fields.items()
-        if view.top == player and name in before.fields
+        if view.top in (None, player) and name in before.fields
         and (before.fields[name].top, before.fields[name].height) == (view.top, view.height)
         and view.confidence < LOW_CONFIDENCE
         and before.fields[name].confidence - view.confidence >= CONFIDENCE_DROP

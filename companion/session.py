@@ -77,8 +77,9 @@ class Session:
         passing misreading). A flag for pieces that only vanished (what a camera losing
         sight of a stone reports) is raised once; after it the same reading counts as
         unchanged, so the game can go on. A view that reads as expected but where the reader
-        lost its confidence on one of the current player's own towers is that player's stone
-        on it (:func:`~companion.infer.unseen_placement`).
+        lost its confidence on one empty field or one of the current player's own towers is
+        that player's piece there
+        (:func:`~companion.infer.unseen_placement`).
         """
         with self._lock:
             seen = self._trusted(obs)

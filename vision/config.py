@@ -222,6 +222,12 @@ class VisionConfig:
     #: that still; meanwhile dice and hands elsewhere keep the whole board from being still.
     clear_view_static_frames: int = 30
     static_field_fraction: float = 0.02
+    #: A field over this share of whose area changed since the clear view, with no
+    #: change of reading to explain it, looks changed (a white stone read as the silver
+    #: cell under it changes ~40 % of a Spexxx cell, untouched fields ~0 %) ...
+    changed_look_fraction: float = 0.15
+    #: ... and its reading's confidence is at most this.
+    changed_look_confidence: float = 0.1
 
     @classmethod
     def load(cls, path: str | Path) -> VisionConfig:

@@ -29,6 +29,9 @@ class Occlusion:
     occluded: bool
     hidden_fields: frozenset[str]
     reason: str = ""
+    #: Fields that look changed since the clear view while their reading is not
+    #: (:func:`unexplained_change`): what lies there may not be what was read.
+    changed_look: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,16 @@ def on_board(geometry: BoardGeometry, shape: tuple[int, ...]) -> np.ndarray:
     return board
 
 
+def unexplained_change(change: np.ndarray, pieces: np.ndarray,
+                       geometry: BoardGeometry) -> np.ndarray:
+    """Per field, the share of its area that changed since the clear view where no
+    change of reading explains it (``pieces``, :func:`moved_pieces`): a piece the reader
+    missed, e.g. a white stone on a silver cell, still changes the look of its field."""
+    unexplained = (change & (pieces == 0)).ravel()[geometry.field_idx]
+    counts = np.bincount(geometry.field_seg, weights=unexplained, minlength=len(geometry.names))
+    return counts / np.maximum(geometry.field_area, 1)
+
+
 def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: BoardGeometry,
                           config: VisionConfig) -> Occlusion:
     """Hidden fields from where the board ``change``d since its clear view. A piece set
@@ -140,9 +153,13 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
     ``change_min_area_mm2``, or over ``change_hand_fields`` fields and longer than
     ``change_hand_span_mm`` (a hand over towers, its skin read as pieces), is something
     over the board, and it hides every
-    field it touches."""
+    field it touches. Fields changed in smaller ways that no reading explains are
+    named as ``changed_look``."""
     seen = cv2.morphologyEx(change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     seen[~on_board(geometry, seen.shape)] = 0
+    share = unexplained_change(seen > 0, pieces, geometry)
+    changed_look = frozenset(geometry.names[k] for k in
+                             np.nonzero(share > config.changed_look_fraction)[0])
     bridge = int(round(config.hand_bridge_mm * geometry.px_per_mm)) | 1
     mask = cv2.morphologyEx(seen, cv2.MORPH_CLOSE, np.ones((bridge, bridge), np.uint8))
     count, components, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -168,7 +185,7 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
     hidden = _hidden_under(components, stats, big, geometry, config)
     reason = f"the board changed under {len(hidden)} field(s) since it was clear" if hidden \
         else ""
-    return Occlusion(bool(hidden), frozenset(hidden), reason)
+    return Occlusion(bool(hidden), frozenset(hidden), reason, changed_look - hidden)
 
 
 def _hidden_under(components: np.ndarray, stats: np.ndarray, blobs: list[int],

@@ -11,7 +11,7 @@ but show no readable board give a reading whose ``problem`` says why.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -263,7 +263,11 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     towers = tower_mask(states, geometry, config.tower_margin_mm)
     occlusion = occlusion_of(normalised, lab, geometry, tracker, states, towers, missing,
                              where.relocalised)
-    fields = {s.name: FieldReading(s.name, s.top_colour, s.height, s.confidence)
+    # a field that looks changed while its reading is not may hold a piece the reader
+    # missed: say so by its confidence
+    fields = {s.name: FieldReading(s.name, s.top_colour, s.height,
+                                   min(s.confidence, config.changed_look_confidence)
+                                   if s.name in occlusion.changed_look else s.confidence)
               for s in states if s.name not in occlusion.hidden_fields}
     return BoardReading(fields, occlusion.occluded, occlusion.hidden_fields, where.homography,
                         pose, None, where.relocalised, where.markers_seen, occlusion.reason)
@@ -289,10 +293,10 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
     tracker.follow(lab, clear_view(lab, states, geometry, config), foreign.occluded,
                    moved.occluded, relocalised, geometry, moved.hidden_fields)
     if not moved.occluded:
-        return foreign
+        return replace(foreign, changed_look=moved.changed_look - foreign.hidden_fields)
     hidden = foreign.hidden_fields | moved.hidden_fields
     reason = "; ".join(r for r in (foreign.reason, moved.reason) if r)
-    return Occlusion(True, hidden, reason)
+    return Occlusion(True, hidden, reason, moved.changed_look - hidden)
 
 
 def annotate(frame: np.ndarray, reading: BoardReading, layout: Layout,

@@ -224,8 +224,8 @@ class VisionConfig:
     static_field_fraction: float = 0.02
     #: A field over this share of whose area changed since the clear view, with no
     #: change of reading to explain it, looks changed (a white stone read as the silver
-    #: cell under it changes ~40 % of a Spexxx cell, untouched fields ~0 %) ...
-    changed_look_fraction: float = 0.15
+    #: cell under it changes 12-45 % of a Spexxx cell, untouched fields under 5 %) ...
+    changed_look_fraction: float = 0.08
     #: ... and its reading's confidence is at most this.
     changed_look_confidence: float = 0.1
 

@@ -80,6 +80,17 @@ def test_a_stone_on_ones_own_tower_read_at_the_old_height_is_still_accepted():
     assert run.session.flag is None
 
 
+def test_a_white_stone_the_reader_takes_for_the_silver_cell_under_it_is_still_accepted():
+    # seed 3's camera reads 3x5+2x5 as empty with the white stone on it; only the cell's
+    # changed look (and with it the reading's confidence) tells that something lies there
+    script = (Throw((1,) * 5), Place("1x2+1x1"), Throw((1,) * 5), Place("3x5+2x5"))
+    table = SimTable("spexxx", ["black", "white"], 3, options=SimOptions(
+        script=script, still_frames=QUICK))
+    run = referee_simulated(table, scripted_dice=True)
+    assert run.session.game.moves == list(script)
+    assert run.session.game.stacks()["3x5+2x5"] == ("white",)
+
+
 def test_cuatro_throws_then_a_roof_on_a_roof():
     table = SimTable("cuatro", ["red", "blue"], 7, options=SimOptions(
         max_moves=5, still_frames=QUICK))

@@ -175,6 +175,8 @@ class Referee:
         self._corners: np.ndarray | None = None
         self._previous: np.ndarray | None = None
         self._throws: list[tuple[int, ...]] = []
+        #: The last view with no hand over the board (what a throw's order is judged by).
+        self._last_clear_view: Observation | None = None
         self.annotate_every = annotate_every
         self.stats = RefereeStats()
         self.problem: str | None = None
@@ -227,12 +229,15 @@ class Referee:
                                  tracker=self.tracker)
         except VisionError as exc:
             reading = BoardReading(problem=str(exc))
+        seen = None if reading.problem else observation_of(reading, self.colour_to_player)
+        if seen is not None and not (seen.occluded or seen.hidden):
+            self._last_clear_view = seen
         if self.dice is not None and not self.session.game.is_over:
             values = self.dice.settled(frame, reading)
             if values is not None:
                 self._throws.append(values)
-                if not reading.problem and self.session.agrees(
-                        observation_of(reading, self.colour_to_player)):
+                if self._last_clear_view is not None and self.session.agrees(
+                        self._last_clear_view):
                     self._throw_settled()
         moving = self._moving(frame.image)
         if reading.problem:
@@ -242,8 +247,7 @@ class Referee:
         else:
             if self.problem is not None:
                 self._readable_again()
-            stable = self.filter.feed(observation_of(reading, self.colour_to_player),
-                                      frame.timestamp)
+            stable = self.filter.feed(seen, frame.timestamp)
             if stable is not None and not self.session.game.is_over:
                 self.session.observe(stable)
             if self.filter.steady:
@@ -296,9 +300,10 @@ class Referee:
                 self.session.cannot_play()
 
     def _throw_settled(self) -> None:
-        """Hand the settled throws to the session, at once when the board shows what the game
-        expects, else once the board has held still and been judged: the rolling dice keep the
-        board from counting, so a piece set down just before the throw would otherwise be
+        """Hand the settled throws to the session, at once when the board last seen without a
+        hand over it shows what the game expects (a hand reaching in now sets its piece after
+        the throw), else once the board has held still and been judged: the rolling dice keep
+        the board from counting, so a piece set down just before the throw would otherwise be
         judged after it, as a move of the next player's turn."""
         throws, self._throws = self._throws, []
         for values in throws:

@@ -91,6 +91,17 @@ def test_a_white_stone_the_reader_takes_for_the_silver_cell_under_it_is_still_ac
     assert run.session.game.stacks()["3x5+2x5"] == ("white",)
 
 
+@pytest.mark.parametrize("seed", [1, 3])
+def test_a_throw_read_as_the_hand_reaches_for_the_board_comes_before_its_stone(seed):
+    # the camera's dice settle a few frames after the dice stop; by then the hand that
+    # sets the stone is over the board, and the throw used to wait until the stone was
+    # judged, which was then refused as placed before throwing
+    table = SimTable("spexxx", ["black", "white"], seed, options=SimOptions(max_moves=5))
+    run = referee_simulated(table)
+    assert run.exact, [str(m) for m in run.session.game.moves]
+    assert run.false_flags == []
+
+
 def test_cuatro_throws_then_a_roof_on_a_roof():
     table = SimTable("cuatro", ["red", "blue"], 7, options=SimOptions(
         max_moves=5, still_frames=QUICK))

@@ -12,6 +12,7 @@ annotated picture is kept for the web page's camera view.
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -41,6 +42,10 @@ MOVING_SHARE = 0.003
 #: With the motion gate in front, 0.3 s of steady readings after the first still frame.
 REFEREE_STABILITY = StabilityConfig(min_frames=3, min_seconds=0.3)
 
+#: Views of the board kept to judge a throw's order by (3 s at 10 frames/s; the dice reader
+#: reports a rest ``settle_seconds`` after it began).
+CLEAR_VIEWS_KEPT = 30
+
 #: Every this many frames the annotated frame is encoded for the web page (JPEG is not free).
 ANNOTATE_EVERY = 5
 JPEG_QUALITY = 75
@@ -48,10 +53,12 @@ JPEG_QUALITY = 75
 
 class DiceSeam(Protocol):
     """Where settled throws come from: ``settled(frame, board) -> dice values or None``;
-    ``seen`` is what the last frame showed of the dice, for the camera page."""
+    ``rested_at`` is when the dice of the last settled throw came to rest; ``seen`` what the
+    last frame showed of the dice, for the camera page."""
 
     label: str
     seen: list[DieReading]
+    rested_at: float
 
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None: ...
 
@@ -79,6 +86,7 @@ class CameraDice:
         throws = replace(throw_config or ThrowConfig(), dice_count=count)
         self.tracker = ThrowTracker(throws, self.dice_config, region_mm=self.area_mm)
         self.seen: list[DieReading] = []
+        self.rested_at = 0.0
 
     def __repr__(self) -> str:
         return f"<CameraDice {self.tracker!r}>"
@@ -90,7 +98,10 @@ class CameraDice:
         self.tracker.region = region  # the board may have shifted: positions stay in table mm
         dice = self.seen = read_dice(frame.image, region, self.dice_config, self.area_mm)
         throw = self.tracker.update(frame.timestamp, dice)
-        return None if throw is None else throw.values
+        if throw is None:
+            return None
+        self.rested_at = throw.rested_at
+        return throw.values
 
 
 class ScriptedDice:
@@ -105,10 +116,14 @@ class ScriptedDice:
     def __init__(self, table: Any) -> None:
         self.table = table
         self.seen: list[DieReading] = []  # nothing is read
+        self.rested_at = 0.0
 
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None:
         current = self.table.current
-        return None if current is None else current.truth.throw
+        if current is None or current.truth.throw is None:
+            return None
+        self.rested_at = frame.timestamp
+        return current.truth.throw
 
 
 def observation_of(reading: BoardReading, colour_to_player: Mapping[str, str]) -> Observation:
@@ -175,8 +190,8 @@ class Referee:
         self._corners: np.ndarray | None = None
         self._previous: np.ndarray | None = None
         self._throws: list[tuple[int, ...]] = []
-        #: The last view with no hand over the board (what a throw's order is judged by).
-        self._last_clear_view: Observation | None = None
+        #: Recent views with no hand over the board: what a throw's order is judged by.
+        self._clear_views: deque[tuple[float, Observation]] = deque(maxlen=CLEAR_VIEWS_KEPT)
         self.annotate_every = annotate_every
         self.stats = RefereeStats()
         self.problem: str | None = None
@@ -231,13 +246,13 @@ class Referee:
             reading = BoardReading(problem=str(exc))
         seen = None if reading.problem else observation_of(reading, self.colour_to_player)
         if seen is not None and not (seen.occluded or seen.hidden):
-            self._last_clear_view = seen
+            self._clear_views.append((frame.timestamp, seen))
         if self.dice is not None and not self.session.game.is_over:
             values = self.dice.settled(frame, reading)
             if values is not None:
                 self._throws.append(values)
-                if self._last_clear_view is not None and self.session.agrees(
-                        self._last_clear_view):
+                before = self._board_when(self.dice.rested_at)
+                if before is not None and self.session.agrees(before):
                     self._throw_settled()
         moving = self._moving(frame.image)
         if reading.problem:
@@ -299,12 +314,21 @@ class Referee:
             elif event.kind == "cannot_play":
                 self.session.cannot_play()
 
+    def _board_when(self, moment: float) -> Observation | None:
+        """The board as last seen with no hand over it at ``moment`` (pieces move only under
+        a hand), or the oldest such view kept."""
+        before = [view for t, view in self._clear_views if t <= moment]
+        if before:
+            return before[-1]
+        return self._clear_views[0][1] if self._clear_views else None
+
     def _throw_settled(self) -> None:
-        """Hand the settled throws to the session, at once when the board last seen without a
-        hand over it shows what the game expects (a hand reaching in now sets its piece after
-        the throw), else once the board has held still and been judged: the rolling dice keep
-        the board from counting, so a piece set down just before the throw would otherwise be
-        judged after it, as a move of the next player's turn."""
+        """Hand the settled throws to the session, at once when the board as seen when the
+        dice came to rest shows what the game expects (the reader reports a rest some frames
+        later, when the thrower's hand may already have set a stone: it came after the throw),
+        else once the board has held still and been judged: the rolling dice keep the board
+        from counting, so a piece set down just before the throw would otherwise be judged
+        after it, as a move of the next player's turn."""
         throws, self._throws = self._throws, []
         for values in throws:
             if not self.session.game.is_over:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import cv2
@@ -43,10 +43,13 @@ class ThrowConfig:
 
 @dataclass(frozen=True)
 class ThrowSettled:
-    """The dice came to rest after a throw: the values (sorted) and which throw of the turn."""
+    """The dice came to rest after a throw: the values (sorted) and which throw of the turn;
+    ``rested_at`` when they came to rest (the event comes ``settle_seconds`` later, when a
+    hand may already have moved on to the board)."""
 
     values: tuple[int, ...]
     throw_number: int
+    rested_at: float = field(default=0.0, compare=False)
 
 
 class ThrowTracker:
@@ -184,7 +187,7 @@ class ThrowTracker:
             return None  # same faces (nudged, dice put back) or some dice set aside
         self.resting = values
         self.throw_count += 1
-        return ThrowSettled(values, self.throw_count)
+        return ThrowSettled(values, self.throw_count, self._still_since or 0.0)
 
 
 def _contained(values: tuple[int, ...], resting: tuple[int, ...]) -> bool:

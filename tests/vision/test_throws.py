@@ -68,6 +68,7 @@ def test_counted_once_the_dice_lie_still_for_settle_seconds(settle: float) -> No
         assert t < 5
     assert event == ThrowSettled((4, 4, 4), 1)
     assert t - still_from == pytest.approx(settle, abs=0.11)
+    assert event.rested_at == pytest.approx(still_from, abs=0.11)  # when they came to rest
 
 
 def test_nudged_die_and_passing_hand_are_not_throws() -> None:

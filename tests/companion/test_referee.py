@@ -10,7 +10,13 @@ import pytest
 
 from companion.gamelog import GameLog
 from companion.moves import Place, SetAside, Step, Throw
-from companion.referee import CameraDice, Referee, observation_of, player_colours
+from companion.referee import (
+    CameraDice,
+    Referee,
+    ScriptedDice,
+    observation_of,
+    player_colours,
+)
 from companion.session import Session
 from companion.simtable import SimOptions, SimTable, referee_simulated
 from companion.table import Table
@@ -99,6 +105,31 @@ def test_a_throw_read_as_the_hand_reaches_for_the_board_comes_before_its_stone(s
     table = SimTable("spexxx", ["black", "white"], seed, options=SimOptions(max_moves=5))
     run = referee_simulated(table)
     assert run.exact, [str(m) for m in run.session.game.moves]
+    assert run.false_flags == []
+
+
+def test_a_throw_reported_late_is_ordered_by_when_the_dice_came_to_rest(monkeypatch):
+    # a dice reader that reports each rest a second late, when the stone is already down
+    class LateDice(ScriptedDice):
+        def __init__(self, table):
+            super().__init__(table)
+            self.waiting = []
+
+        def settled(self, frame, board):
+            values = super().settled(frame, board)
+            if values is not None:
+                self.waiting.append((frame.timestamp, values, frame.index + 10))
+            if self.waiting and self.waiting[0][2] <= frame.index:
+                self.rested_at, values, _ = self.waiting.pop(0)
+                return values
+            return None
+
+    monkeypatch.setattr("companion.referee.ScriptedDice", LateDice)
+    script = (Throw((1,) * 5), Place("1x2+1x1"), Throw((2,) * 5), Place("1x1+1x2"))
+    table = SimTable("spexxx", ["black", "white"], 1, options=SimOptions(
+        script=script, still_frames=QUICK))
+    run = referee_simulated(table, scripted_dice=True)
+    assert run.session.game.moves == list(script)
     assert run.false_flags == []
 
 

@@ -343,7 +343,12 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     edge the top, so a tower standing a little off centre does not matter.
     Each edge is found from the colour labels, then placed where the colour is half way
     between the tower's and the board's (see :func:`_refine_edge`).
-    Returns (len(fields), 2), NaN where the silhouette could not be delimited."""
+    Returns the extents (len(fields), 2), NaN where the field's centre shows no tower, and
+    whether both ends were delimited. A silhouette that runs on to the end of its line (a
+    tall tower leaning onto a neighbour, or off the board onto a table of a piece's colour)
+    is taken to end there, and one that reaches back past the start of its line (a
+    nearer tower's top over its base) to start where a centred base would: still a
+    height, but not a trusted one."""
     # silhouette: anything but the printed board (seams and deep shade on a tower's side
     # match no colour at all); off the board, where a tall tower's top often leans, only
     # piece colours count (the table there matches no colour either)
@@ -354,23 +359,30 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     t = geometry.profile_t
     centre = int(np.searchsorted(t, 0.0))
     extents = np.full((len(fields), 2), np.nan)
+    delimited = np.zeros(len(fields), bool)
     gap = max(1, int(round(config.seam_gap_mm / config.profile_step_mm)))  # samples
     window = np.ones(gap)
     for k, f in enumerate(fields):
         profile = weights[f]
         outside = (profile < 0.5).astype(float)
+        if outside[centre]:
+            continue
         # a run of `gap` outside samples ends the silhouette; seams between pieces don't
         run = np.convolve(outside, window, mode="valid") >= gap  # run[i]: i..i+gap-1 out
         before = np.nonzero(run[:max(0, centre - gap + 1)])[0]
         after = np.nonzero(run[centre:])[0]
-        if outside[centre] or not len(before) or not len(after):
-            continue
-        a = before[-1] + gap - 1  # last outside sample before the silhouette
-        b = centre + after[0]  # first outside sample after it
         colours = profiles.colours[f]
-        extents[k] = (_refine_edge(colours, t, a, 1, _crossing(t, profile, a, a + 1), config),
-                      _refine_edge(colours, t, b, -1, _crossing(t, profile, b - 1, b), config))
-    return extents
+        near = float(geometry.predicted_near[f])
+        if len(before):
+            a = before[-1] + gap - 1  # last outside sample before the silhouette
+            near = _refine_edge(colours, t, a, 1, _crossing(t, profile, a, a + 1), config)
+        far = float(t[-1])
+        if len(after):
+            b = centre + after[0]  # first outside sample after it
+            far = _refine_edge(colours, t, b, -1, _crossing(t, profile, b - 1, b), config)
+        extents[k] = (near, far)
+        delimited[k] = len(before) > 0 and len(after) > 0
+    return extents, delimited
 
 
 def _refine_edge(colours: np.ndarray, t: np.ndarray, edge: int, inward: int,
@@ -409,17 +421,17 @@ def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeomet
                     fields: np.ndarray, config: VisionConfig) -> tuple[np.ndarray, np.ndarray]:
     """How well each height explains the silhouette length of the given (occupied)
     fields (see :func:`silhouette_extents`). Returns, per field and height, the length
-    mismatch in layers (0 = perfect; NaN when the silhouette could not be delimited),
+    mismatch in layers (0 = perfect; NaN when the field's centre shows no tower),
     and per field whether the length can be trusted: delimited, and its near edge where
     a base piece can stand (a base the colour of the field under it, or in deep shade,
     is lost and the tower reads a layer short)."""
-    extents = silhouette_extents(profiles, players, geometry, fields, config)
+    extents, delimited = silhouette_extents(profiles, players, geometry, fields, config)
     length = (extents[:, 1] - extents[:, 0])[:, None] - geometry.silhouette_bias_mm
     predicted = geometry.predicted_length[fields]
     step = np.diff(predicted, axis=1).mean(axis=1, keepdims=True) if predicted.shape[1] > 1 \
         else np.ones((len(fields), 1))
     off_centre = np.abs(extents[:, 0] - geometry.predicted_near[fields])
-    trusted = off_centre <= config.base_off_centre_mm  # False for NaN too
+    trusted = delimited & (off_centre <= config.base_off_centre_mm)
     return np.abs(predicted - length) / np.maximum(step, 1e-6), trusted
 
 

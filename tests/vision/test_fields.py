@@ -84,6 +84,21 @@ def test_tower_right_below_the_lens_is_uncertain(game, name, height):
     assert got.confidence < VisionConfig().uncertain_below, got
 
 
+@pytest.mark.parametrize("table", ["cloth", "dark_wood"])
+def test_tall_towers_leaning_off_the_board_onto_a_dark_table(table):
+    """Five-high towers on the rim far from the lens lean off the board onto a table that
+    matches a piece colour, so their silhouette runs to the end of its line: they still
+    read five (once 3-4, from the top face alone), uncertain as the end was not seen."""
+    stacks = {"A6": ["green", "green", "blue", "green", "blue"],
+              "B6": ["red", "green", "blue", "red", "yellow"],
+              "F6": ["blue", "blue", "red", "yellow", "yellow"]}
+    pose = CameraPose(height_mm=420, tilt_deg=23, yaw_deg=175, fov_deg=73, k1=-0.04,
+                      target_mm=(162, 133))
+    layout, rendered = frame("just4fun", stacks, pose, table=table)
+    reading = read_board(rendered.frame, layout, ColourCalibration.default(layout))
+    assert {n: reading.fields[n].height for n in stacks} == {n: 5 for n in stacks}
+
+
 def test_silhouette_bias_per_piece_shape_from_a_config_file(tmp_path):
     path = tmp_path / "vision.toml"
     path.write_text('silhouette_bias_mm = [["disc", 1.0], ["roof", 2.5]]\n')

@@ -373,8 +373,13 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
         after = np.nonzero(run[centre:])[0]
         colours = profiles.colours[f]
         near = float(geometry.predicted_near[f])
-        if len(before):
-            a = before[-1] + gap - 1  # last outside sample before the silhouette
+        # where a run of outside samples gives way to the tower: of several (a dark band
+        # on the tower's side that matches the board, as red and yellow stones' seam does
+        # on an orange field), the base is the one nearest where a centred base would be
+        ends = before + gap - 1
+        ends = ends[outside[ends + 1] == 0]
+        if len(ends):
+            a = int(ends[np.abs(t[ends] - near).argmin()])  # last outside sample before it
             near = _refine_edge(colours, t, a, 1, _crossing(t, profile, a, a + 1), config)
         far = float(t[-1])
         if len(after):

@@ -99,6 +99,21 @@ def test_tall_towers_leaning_off_the_board_onto_a_dark_table(table):
     assert {n: reading.fields[n].height for n in stacks} == {n: 5 for n in stacks}
 
 
+def test_dark_seam_matching_the_field_does_not_cut_a_tower_short():
+    """Red under green stones on brown fields: the shaded seam between them matches the
+    brown board, so the silhouette has a gap; the base is the edge nearest where a
+    centred base would be, not the gap (A4 read 2 before)."""
+    stacks = {n: ["red", "green", "green"] for n in ("F1", "C2", "E3", "A4", "D5", "B6")}
+    pose = CameraPose(height_mm=550, tilt_deg=26, yaw_deg=88, fov_deg=77, k1=0.0,
+                      target_mm=(145, 136))
+    light = Lighting(exposure=0.7, light_azimuth_deg=213, light_elevation_deg=66,
+                     shadow_strength=0.25)
+    layout, rendered = frame("just4fun", stacks, pose, lighting=light, blur_sigma=0.9,
+                             piece_style="groove")
+    reading = read_board(rendered.frame, layout, ColourCalibration.default(layout))
+    assert {n: reading.fields[n].height for n in stacks} == {n: 3 for n in stacks}
+
+
 def test_silhouette_bias_per_piece_shape_from_a_config_file(tmp_path):
     path = tmp_path / "vision.toml"
     path.write_text('silhouette_bias_mm = [["disc", 1.0], ["roof", 2.5]]\n')

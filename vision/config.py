@@ -143,6 +143,11 @@ class VisionConfig:
     #: A tower's base seen farther than this (mm) from where a centred piece's would be
     #: is doubtful (pieces lie up to ~3 mm off centre): the height is marked uncertain.
     base_off_centre_mm: float = 4.0
+    #: Likewise its top (the silhouette's far edge) seen farther than this (mm) from where
+    #: the height read puts the top of a centred tower: the length then measured something
+    #: else (sides lost in shade, a top washed out by glare). More than the base's margin:
+    #: each piece lies a little off the one below, and the pose's error grows with height.
+    top_off_centre_mm: float = 6.0
     #: Tallest tower read; taller ones are read as this height (the rules rarely let
     #: towers grow beyond 5, and each extra layer is harder to tell from the one below).
     max_tower_height: int = 5

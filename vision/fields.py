@@ -427,16 +427,20 @@ def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeomet
     """How well each height explains the silhouette length of the given (occupied)
     fields (see :func:`silhouette_extents`). Returns, per field and height, the length
     mismatch in layers (0 = perfect; NaN when the field's centre shows no tower),
-    and per field whether the length can be trusted: delimited, and its near edge where
-    a base piece can stand (a base the colour of the field under it, or in deep shade,
-    is lost and the tower reads a layer short)."""
+    and per field and height whether that reading can be trusted: the silhouette
+    delimited, its near edge where a base piece can stand (a base the colour of the field
+    under it, or in deep shade, is lost and the tower reads short), and its far edge where
+    that height's top would be (a tower whose sides are lost in shade, or whose top glare
+    washes into the board, measures a length that disagrees with where its top is seen)."""
     extents, delimited = silhouette_extents(profiles, players, geometry, fields, config)
     length = (extents[:, 1] - extents[:, 0])[:, None] - geometry.silhouette_bias_mm
     predicted = geometry.predicted_length[fields]
     step = np.diff(predicted, axis=1).mean(axis=1, keepdims=True) if predicted.shape[1] > 1 \
         else np.ones((len(fields), 1))
-    off_centre = np.abs(extents[:, 0] - geometry.predicted_near[fields])
-    trusted = delimited & (off_centre <= config.base_off_centre_mm)
+    base_off = np.abs(extents[:, 0] - geometry.predicted_near[fields])
+    top_off = np.abs(extents[:, 1:] - geometry.predicted_far[fields])
+    trusted = ((delimited & (base_off <= config.base_off_centre_mm))[:, None]
+               & (top_off <= config.top_off_centre_mm))
     return np.abs(predicted - length) / np.maximum(step, 1e-6), trusted
 
 
@@ -572,6 +576,7 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
         # two best heights in mm, not in layers: near the nadir a layer is under 1 mm.
         step = np.diff(geometry.predicted_length[occupied], axis=1).mean(axis=1)
         clearance = (ordered[:, 1] - ordered[:, 0]) * step / 2
+        trusted = trusted[np.arange(len(best)), best]
         height_margin[occupied] = np.where(trusted, clearance / config.height_sure_margin_mm,
                                            0.0)
 

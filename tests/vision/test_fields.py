@@ -38,7 +38,7 @@ def test_cuatro_roof_towers_from_several_sides(yaw):
 
 def assert_tops_and_heights(read, truth, stacks):
     """Every top colour right; heights right but for at most one tower (the bench
-    measures how often heights are exact: about 76 % today, see docs/vision.md)."""
+    measures how often heights are exact: about 82 % today, see docs/vision.md)."""
     assert {n: top for n, (top, _) in read.items()} == {n: top for n, (top, _) in truth.items()}
     off = {n: (truth[n][1], read[n][1]) for n in stacks if truth[n][1] != read[n][1]}
     assert len(off) <= 1, off

@@ -343,7 +343,12 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     edge the top, so a tower standing a little off centre does not matter.
     Each edge is found from the colour labels, then placed where the colour is half way
     between the tower's and the board's (see :func:`_refine_edge`).
-    Returns (len(fields), 2), NaN where the silhouette could not be delimited."""
+    Returns the extents (len(fields), 2), NaN where the field's centre shows no tower, and
+    whether both ends were delimited. A silhouette that runs on to the end of its line (a
+    tall tower leaning onto a neighbour, or off the board onto a table of a piece's colour)
+    is taken to end there, and one that reaches back past the start of its line (a
+    nearer tower's top over its base) to start where a centred base would: still a
+    height, but not a trusted one."""
     # silhouette: anything but the printed board (seams and deep shade on a tower's side
     # match no colour at all); off the board, where a tall tower's top often leans, only
     # piece colours count (the table there matches no colour either)
@@ -354,23 +359,35 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     t = geometry.profile_t
     centre = int(np.searchsorted(t, 0.0))
     extents = np.full((len(fields), 2), np.nan)
+    delimited = np.zeros(len(fields), bool)
     gap = max(1, int(round(config.seam_gap_mm / config.profile_step_mm)))  # samples
     window = np.ones(gap)
     for k, f in enumerate(fields):
         profile = weights[f]
         outside = (profile < 0.5).astype(float)
+        if outside[centre]:
+            continue
         # a run of `gap` outside samples ends the silhouette; seams between pieces don't
         run = np.convolve(outside, window, mode="valid") >= gap  # run[i]: i..i+gap-1 out
         before = np.nonzero(run[:max(0, centre - gap + 1)])[0]
         after = np.nonzero(run[centre:])[0]
-        if outside[centre] or not len(before) or not len(after):
-            continue
-        a = before[-1] + gap - 1  # last outside sample before the silhouette
-        b = centre + after[0]  # first outside sample after it
         colours = profiles.colours[f]
-        extents[k] = (_refine_edge(colours, t, a, 1, _crossing(t, profile, a, a + 1), config),
-                      _refine_edge(colours, t, b, -1, _crossing(t, profile, b - 1, b), config))
-    return extents
+        near = float(geometry.predicted_near[f])
+        # where a run of outside samples gives way to the tower: of several (a dark band
+        # on the tower's side that matches the board, as red and yellow stones' seam does
+        # on an orange field), the base is the one nearest where a centred base would be
+        ends = before + gap - 1
+        ends = ends[outside[ends + 1] == 0]
+        if len(ends):
+            a = int(ends[np.abs(t[ends] - near).argmin()])  # last outside sample before it
+            near = _refine_edge(colours, t, a, 1, _crossing(t, profile, a, a + 1), config)
+        far = float(t[-1])
+        if len(after):
+            b = centre + after[0]  # first outside sample after it
+            far = _refine_edge(colours, t, b, -1, _crossing(t, profile, b - 1, b), config)
+        extents[k] = (near, far)
+        delimited[k] = len(before) > 0 and len(after) > 0
+    return extents, delimited
 
 
 def _refine_edge(colours: np.ndarray, t: np.ndarray, edge: int, inward: int,
@@ -409,17 +426,21 @@ def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeomet
                     fields: np.ndarray, config: VisionConfig) -> tuple[np.ndarray, np.ndarray]:
     """How well each height explains the silhouette length of the given (occupied)
     fields (see :func:`silhouette_extents`). Returns, per field and height, the length
-    mismatch in layers (0 = perfect; NaN when the silhouette could not be delimited),
-    and per field whether the length can be trusted: delimited, and its near edge where
-    a base piece can stand (a base the colour of the field under it, or in deep shade,
-    is lost and the tower reads a layer short)."""
-    extents = silhouette_extents(profiles, players, geometry, fields, config)
+    mismatch in layers (0 = perfect; NaN when the field's centre shows no tower),
+    and per field and height whether that reading can be trusted: the silhouette
+    delimited, its near edge where a base piece can stand (a base the colour of the field
+    under it, or in deep shade, is lost and the tower reads short), and its far edge where
+    that height's top would be (a tower whose sides are lost in shade, or whose top glare
+    washes into the board, measures a length that disagrees with where its top is seen)."""
+    extents, delimited = silhouette_extents(profiles, players, geometry, fields, config)
     length = (extents[:, 1] - extents[:, 0])[:, None] - geometry.silhouette_bias_mm
     predicted = geometry.predicted_length[fields]
     step = np.diff(predicted, axis=1).mean(axis=1, keepdims=True) if predicted.shape[1] > 1 \
         else np.ones((len(fields), 1))
-    off_centre = np.abs(extents[:, 0] - geometry.predicted_near[fields])
-    trusted = off_centre <= config.base_off_centre_mm  # False for NaN too
+    base_off = np.abs(extents[:, 0] - geometry.predicted_near[fields])
+    top_off = np.abs(extents[:, 1:] - geometry.predicted_far[fields])
+    trusted = ((delimited & (base_off <= config.base_off_centre_mm))[:, None]
+               & (top_off <= config.top_off_centre_mm))
     return np.abs(predicted - length) / np.maximum(step, 1e-6), trusted
 
 
@@ -555,6 +576,7 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
         # two best heights in mm, not in layers: near the nadir a layer is under 1 mm.
         step = np.diff(geometry.predicted_length[occupied], axis=1).mean(axis=1)
         clearance = (ordered[:, 1] - ordered[:, 0]) * step / 2
+        trusted = trusted[np.arange(len(best)), best]
         height_margin[occupied] = np.where(trusted, clearance / config.height_sure_margin_mm,
                                            0.0)
 

@@ -30,7 +30,7 @@ class Occlusion:
     hidden_fields: frozenset[str]
     reason: str = ""
     #: Fields that look changed since the clear view while their reading is not
-    #: (:func:`unexplained_change`): what lies there may not be what was read.
+    #: (:func:`find_change_occlusion`): what lies there may not be what was read.
     changed_look: frozenset[str] = frozenset()
 
 
@@ -135,14 +135,12 @@ def on_board(geometry: BoardGeometry, shape: tuple[int, ...]) -> np.ndarray:
     return board
 
 
-def unexplained_change(change: np.ndarray, pieces: np.ndarray,
-                       geometry: BoardGeometry) -> np.ndarray:
-    """Per field, the share of its area that changed since the clear view where no
-    change of reading explains it (``pieces``, :func:`moved_pieces`): a piece the reader
-    missed, e.g. a white stone on a silver cell, still changes the look of its field."""
-    unexplained = (change & (pieces == 0)).ravel()[geometry.field_idx]
-    counts = np.bincount(geometry.field_seg, weights=unexplained, minlength=len(geometry.names))
-    return counts / np.maximum(geometry.field_area, 1)
+def field_share(mask: np.ndarray, geometry: BoardGeometry) -> np.ndarray:
+    """Per field, the share of its own square that ``mask`` (a rectified board image of
+    0/1 or bools) covers."""
+    covered = np.bincount(geometry.field_seg, weights=mask.ravel()[geometry.field_idx],
+                          minlength=len(geometry.names))
+    return covered / np.maximum(geometry.field_area, 1)
 
 
 def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: BoardGeometry,
@@ -157,7 +155,9 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
     named as ``changed_look``."""
     seen = cv2.morphologyEx(change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     seen[~on_board(geometry, seen.shape)] = 0
-    share = unexplained_change(seen > 0, pieces, geometry)
+    # a piece the reader missed (a white stone on a silver cell) still changes the look
+    # of its field where no change of reading explains it
+    share = field_share((seen > 0) & (pieces == 0), geometry)
     changed_look = frozenset(geometry.names[k] for k in
                              np.nonzero(share > config.changed_look_fraction)[0])
     bridge = int(round(config.hand_bridge_mm * geometry.px_per_mm)) | 1
@@ -203,9 +203,7 @@ def _hidden_under(components: np.ndarray, stats: np.ndarray, blobs: list[int],
     grow = max(1, int(round(config.hand_margin_mm * geometry.px_per_mm)))
     blob = cv2.dilate(blob, cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))
-    covered = np.bincount(geometry.field_seg, weights=blob.ravel()[geometry.field_idx],
-                          minlength=len(geometry.names))
-    share = covered / np.maximum(geometry.field_area, 1)
+    share = field_share(blob, geometry)
     return {geometry.names[f] for f in np.nonzero(share > config.hidden_field_fraction)[0]}
 
 

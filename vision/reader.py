@@ -43,6 +43,7 @@ from vision.occlusion import (
     Occlusion,
     changed,
     clear_view,
+    field_share,
     find_change_occlusion,
     find_occlusion,
     moved_pieces,
@@ -179,8 +180,7 @@ class BoardTracker:
             self._lingering = {}
             return
         config = self.config
-        moved = np.bincount(geometry.field_seg, weights=stirred.ravel()[geometry.field_idx],
-                            minlength=len(geometry.names)) / np.maximum(geometry.field_area, 1)
+        moved = field_share(stirred, geometry)
         index = {name: k for k, name in enumerate(geometry.names)}
         self._lingering = {name: self._lingering.get(name, 0) + 1 for name in hidden
                            if moved[index[name]] <= config.static_field_fraction}

@@ -176,6 +176,33 @@ class Session:
         """A throw the dice reader saw settle; False if the rules refuse it."""
         return self.play(Throw(tuple(dice)))
 
+    def correct_throw(self, dice: tuple[int, ...], missed: bool = False) -> None:
+        """A person gives the dice as they lie, where the camera misread the turn's last throw
+        (it is replaced) or missed a throw (``missed``: it is added). A stone flagged against
+        the wrong dice is judged again at once, so the game goes on without taking it back.
+        Raises :class:`ValueError` with the rule when the rules refuse it; nothing changes then.
+        """
+        with self._lock:
+            last = self.game.moves[-1] if self.game.moves else None
+            if not missed and not isinstance(last, Throw):
+                raise ValueError("there is no throw this turn to correct; "
+                                 "add it as a throw the camera missed")
+            throw = Throw(tuple(dice))
+            trial = self.game.copy()
+            if not missed:
+                trial.undo()
+            trial.apply(throw)  # IllegalMove (a ValueError) says which rule refuses it
+            if not missed:
+                self.game.undo()
+                self._log(UNDO, {"move": move_to_dict(last)})
+            flagged = self.flag
+            self._emit("correction", {"dice": list(throw.dice),
+                                      "replaced": None if missed else list(last.dice)})
+            self.play(throw)
+            if flagged is not None and self.last_observation is not None:
+                self.flag = flagged  # still on the board: judge it against the right dice
+                self.observe(self.last_observation)
+
     def confirm(self) -> bool:
         """The confirm button: accept the first of two equally good readings."""
         with self._lock:

@@ -2,7 +2,8 @@
 
 Implements :class:`web.app.TableProtocol` over a :class:`~companion.session.Session`:
 every session event is published to the web page's event broker, and the page's
-actions (undo, confirm, corrections, a new game, virtual panel buttons) come back here.
+actions (undo, confirm, corrections of a field or of the dice, a new game, virtual panel
+buttons) come back here.
 """
 
 from __future__ import annotations
@@ -97,6 +98,8 @@ class Table:
                 if self._moves:
                     self._moves.pop()
                 self.message = f"took back: {event.data['text']}"
+            elif event.kind == "correction" and event.data.get("replaced") and self._moves:
+                self._moves.pop()  # the misread throw: its correction follows as a move
             elif event.kind in ("confirm", "waiting"):
                 self.message = event.data["message"]
             elif event.kind == "cleared":
@@ -168,6 +171,19 @@ class Table:
             raise ValueError(f"that correction is not a legal move: {result.reason}")
         return {"message": {"move": f"accepted: {result.move}", "same": "no change"}.get(
             result.kind, result.reason or result.kind)}
+
+    def _act_dice(self, payload: dict[str, Any]) -> dict[str, Any]:
+        dice = payload.get("dice")
+        missed = payload.get("missed", False)
+        if not isinstance(dice, list) or not all(isinstance(d, int) for d in dice):
+            raise ValueError("dice: give the dice as a list of numbers, e.g. [1, 2, 2, 5, 6]")
+        if not isinstance(missed, bool):
+            raise ValueError("missed: true to add a throw the camera missed, "
+                             "false to correct the last throw")
+        self.session.correct_throw(tuple(dice), missed)
+        shown = " ".join(map(str, dice))
+        return {"message": f"added the missed throw {shown}" if missed
+                else f"the last throw is now {shown}"}
 
     def _act_new_game(self, payload: dict[str, Any]) -> dict[str, Any]:
         name = payload.get("game")

@@ -14,7 +14,7 @@ from flask import Flask, Response, abort, jsonify, render_template, request
 
 from web.broker import EventBroker
 
-ACTIONS = ("undo", "confirm", "cannot_play", "correct", "new_game", "press", "corners")
+ACTIONS = ("undo", "confirm", "cannot_play", "correct", "dice", "new_game", "press", "corners")
 
 
 class TableProtocol(Protocol):

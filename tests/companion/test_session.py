@@ -2,7 +2,9 @@
 
 import random
 
-from companion import Place, Step, new_game
+import pytest
+
+from companion import Place, Step, Throw, new_game
 from companion.gamelog import GameLog
 from companion.infer import FieldView, Observation, infer_move
 from companion.session import Session
@@ -234,3 +236,42 @@ def test_stability_filter_reports_a_view_again_when_a_field_turns_doubtful():
     # the doubt going and coming back is not reported again
     again = [stable.feed(v, 1.3 + t / 10) for t, v in enumerate([sure] * 5 + [unsure] * 5)]
     assert all(r is None for r in again)
+
+
+def test_a_misread_throw_corrected_by_hand_lets_the_flagged_stone_stand(tmp_path):
+    with GameLog(tmp_path / "log.sqlite") as log:
+        game = new_game("cuatro", ["red", "blue"])
+        session = Session(game, log)
+        events = recorder(session)
+        session.throw_settled((1, 2, 4, 5, 6))  # the camera read a 2 as a 4
+        stone = seen_after(game, changes={"A4": FieldView("red", 1)})
+        assert session.observe(stone).kind == "illegal"  # A4 wants a pair of 2s
+        session.correct_throw((1, 2, 2, 5, 6))
+        assert session.flag is None
+        assert [e.kind for e in events[-4:]] == ["correction", "move", "cleared", "move"]
+        assert events[-4].data == {"dice": [1, 2, 2, 5, 6], "replaced": [1, 2, 4, 5, 6]}
+        assert game.stacks() == {"A4": ("red",)} and game.current_player == "blue"
+        assert log.moves(session.game_id) == [Throw((1, 2, 2, 5, 6)), Place("A4")]
+
+
+def test_a_missed_throw_is_added_and_counts():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.throw_settled((3, 3, 4, 5, 6))
+    session.correct_throw((1, 2, 2, 5, 6), missed=True)
+    assert game.moves == [Throw((3, 3, 4, 5, 6)), Throw((1, 2, 2, 5, 6))]
+    assert game.throw_count == 2
+
+
+def test_a_throw_correction_the_rules_refuse_changes_nothing():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    with pytest.raises(ValueError, match="no throw this turn"):
+        session.correct_throw((1, 2, 2, 5, 6))
+    for _ in range(5):
+        session.throw_settled((1, 2, 4, 5, 6))
+    with pytest.raises(ValueError, match="at most 5"):
+        session.correct_throw((1, 2, 2, 5, 6), missed=True)
+    with pytest.raises(ValueError):
+        session.correct_throw((1, 2, 2, 5, 9))
+    assert game.moves == [Throw((1, 2, 4, 5, 6))] * 5

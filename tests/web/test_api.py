@@ -55,6 +55,9 @@ def test_malformed_input_gets_400_with_a_message(client):
         ("new_game", {"game": "muehle", "players": ["a", "b", "c"]}, "2 players"),
         ("corners", {"corners": [[1, 2]]}, "four"),
         ("confirm", {}, "nothing to confirm"),
+        ("dice", {"dice": "1 2 2 5 6"}, "list of numbers"),
+        ("dice", {"dice": [1, 2, 2, 5, 6], "missed": "yes"}, "missed"),
+        ("dice", {"dice": [1, 2, 2, 5, 6]}, "no throw this turn"),
     ]
     for action, payload, words in cases:
         response = post(client, action, payload)
@@ -72,6 +75,20 @@ def test_an_illegal_correction_is_refused_with_the_rule(client, table):
     response = post(client, "correct", {"field": "C3", "stack": ["blue"]})
     assert response.status_code == 400
     assert "red's turn" in response.get_json()["error"]
+
+
+def test_dice_the_camera_misread_are_corrected_on_the_page(client, table):
+    post(client, "new_game", {"game": "cuatro", "players": ["red", "blue"]})
+    table.session.throw_settled((1, 2, 4, 5, 6))
+    response = post(client, "dice", {"dice": [1, 2, 2, 5, 6]})
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["message"] == "the last throw is now 1 2 2 5 6"
+    response = post(client, "dice", {"dice": [3, 3, 3, 5, 6], "missed": True})
+    assert response.status_code == 200, response.get_json()
+    state = client.get("/api/state").get_json()["status"]
+    assert (state["dice"], state["throws"]) == ([3, 3, 3, 5, 6], 2)
+    response = post(client, "dice", {"dice": [3, 3, 3, 5]})
+    assert response.status_code == 400 and "5 dice" in response.get_json()["error"]
 
 
 def test_new_game_starts_over(client, table):

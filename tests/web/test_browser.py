@@ -4,6 +4,7 @@ import os
 import shutil
 import socket
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -34,17 +35,30 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def served():
+@contextmanager
+def serving(game: str):
+    """A table of ``game``'s page served by waitress: (table, url)."""
     from waitress.server import create_server
 
-    table = Table(Session(new_game("just4fun", ["red", "blue"])))
+    table = Table(Session(new_game(game, ["red", "blue"])))
     port = free_port()
     server = create_server(create_app(table, PIN), host="127.0.0.1", port=port, threads=8)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     yield table, f"http://127.0.0.1:{port}"
     server.close()
+
+
+@pytest.fixture
+def served():
+    with serving("just4fun") as served:
+        yield served
+
+
+@pytest.fixture
+def served_cuatro():
+    with serving("cuatro") as served:
+        yield served
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +112,29 @@ def test_a_correction_needs_the_pin(served, browser):
     page.locator('[data-field="C3"]').click()
     expect(page.locator('[data-field="C3"] .piece')).to_have_count(1)
     assert table.session.game.moves == [Place("C3")]
+
+
+def test_dice_the_camera_misread_are_put_right_on_the_page(served_cuatro, browser):
+    table, url = served_cuatro
+    session = table.session
+    session.throw_settled((1, 2, 4, 5, 6))  # truth: 1 2 2 5 6
+    stone = Observation({**Observation.of_game(session.game).fields, "A4": FieldView("red", 1)})
+    session.observe(stone)  # A4 is the pair-of-2s field: flagged against the misread dice
+    page = browser.new_page()
+    page.goto(url)
+    expect = sync_api.expect
+    expect(page.locator("#banner")).to_contain_text("pair of 2s")
+    expect(page.locator("#dice")).to_have_text("throw 1 of 5 · 1 2 4 5 6")
+    page.fill("#pin", PIN)
+    page.fill("#dice-values", "1 2 2 5 6")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "dice-correction.png"), full_page=True)
+    page.get_by_role("button", name="Correct the last throw").click()
+    expect(page.locator("#banner")).to_be_hidden()
+    expect(page.locator('[data-field="A4"] .piece')).to_have_count(1)
+    expect(page.locator("#turn")).to_have_text("blue to play")
+    expect(page.locator("#log li")).to_have_text(["red: place A4", "red: throw 1 2 2 5 6"])
+    assert [str(m) for m in session.game.moves] == ["throw 1 2 2 5 6", "place A4"]
 
 
 def test_layout_fits_a_phone_and_shows_the_end_screen(served, browser):

@@ -82,6 +82,7 @@ function render(s) {
   $("turn").style.borderColor = s.layout.piece_colours[st.current_player] || "#888";
   const dice = $("dice");
   dice.hidden = st.max_throws === undefined;
+  $("dice-fix").hidden = dice.hidden;
   if (!dice.hidden) {
     dice.textContent = `throw ${st.throws} of ${st.max_throws}` + (st.dice ? ` · ${st.dice.join(" ")}` : "");
   }
@@ -163,6 +164,12 @@ function correctField(name) {
 $("undo").addEventListener("click", () => act("undo"));
 $("confirm").addEventListener("click", () => act("confirm"));
 $("cannot-play").addEventListener("click", () => act("cannot_play"));
+function fixDice(missed) {
+  const dice = ($("dice-values").value.match(/[1-6]/g) || []).map(Number);
+  act("dice", { dice, missed });
+}
+$("dice-fix").addEventListener("submit", (e) => { e.preventDefault(); fixDice(false); });
+$("dice-missed").addEventListener("click", () => fixDice(true));
 $("end-close").addEventListener("click", () => { $("end").hidden = true; $("end").dataset.closed = "1"; });
 $("new-game").addEventListener("submit", (e) => {
   e.preventDefault();

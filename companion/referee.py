@@ -12,7 +12,7 @@ annotated picture is kept for the web page's camera view.
 from __future__ import annotations
 
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -46,6 +46,12 @@ REFEREE_STABILITY = StabilityConfig(min_frames=3, min_seconds=0.3)
 #: reports a rest ``settle_seconds`` after it began).
 CLEAR_VIEWS_KEPT = 30
 
+#: The dice "show" values when at least SHOWING_SHARE of the readings of the last
+#: SHOWING_SECONDS read all the game's dice so; what the referee looks at again when the rules
+#: refuse a stone against the last throw it counted.
+SHOWING_SECONDS = 1.0
+SHOWING_SHARE = 0.8
+
 #: Every this many frames the annotated frame is encoded for the web page (JPEG is not free).
 ANNOTATE_EVERY = 5
 JPEG_QUALITY = 75
@@ -54,13 +60,16 @@ JPEG_QUALITY = 75
 class DiceSeam(Protocol):
     """Where settled throws come from: ``settled(frame, board) -> dice values or None``;
     ``rested_at`` is when the dice of the last settled throw came to rest; ``seen`` what the
-    last frame showed of the dice, for the camera page."""
+    last frame showed of the dice, for the camera page; ``showing()`` the values the dice
+    steadily show now, or None."""
 
     label: str
     seen: list[DieReading]
     rested_at: float
 
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None: ...
+
+    def showing(self) -> tuple[int, ...] | None: ...
 
 
 class CameraDice:
@@ -87,9 +96,17 @@ class CameraDice:
         self.tracker = ThrowTracker(throws, self.dice_config, region_mm=self.area_mm)
         self.seen: list[DieReading] = []
         self.rested_at = 0.0
+        self._recent: deque[tuple[float, tuple[int, ...] | None]] = deque()
 
     def __repr__(self) -> str:
         return f"<CameraDice {self.tracker!r}>"
+
+    def showing(self) -> tuple[int, ...] | None:
+        """The dice's values (sorted) if nearly every reading of the last second agrees."""
+        if not self._recent or self._recent[-1][0] - self._recent[0][0] < SHOWING_SECONDS / 2:
+            return None
+        values, n = Counter(v for _, v in self._recent).most_common(1)[0]
+        return values if values is not None and n >= SHOWING_SHARE * len(self._recent) else None
 
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None:
         if board.homography is None:
@@ -97,6 +114,11 @@ class CameraDice:
         region = self.camera.board_to_frame(board.homography, self.area_mm)
         self.tracker.region = region  # the board may have shifted: positions stay in table mm
         dice = self.seen = read_dice(frame.image, region, self.dice_config, self.area_mm)
+        values = sorted(d.value for d in dice if d.value is not None)
+        self._recent.append((frame.timestamp, tuple(values) if len(values) == self.count
+                             and len(dice) == self.count else None))
+        while self._recent[0][0] < frame.timestamp - SHOWING_SECONDS:
+            self._recent.popleft()
         throw = self.tracker.update(frame.timestamp, dice)
         if throw is None:
             return None
@@ -124,6 +146,9 @@ class ScriptedDice:
             return None
         self.rested_at = frame.timestamp
         return current.truth.throw
+
+    def showing(self) -> None:
+        return None  # the script never misses a throw
 
 
 def observation_of(reading: BoardReading, colour_to_player: Mapping[str, str]) -> Observation:
@@ -190,6 +215,7 @@ class Referee:
         self._corners: np.ndarray | None = None
         self._previous: np.ndarray | None = None
         self._throws: list[tuple[int, ...]] = []
+        self._last_sight: tuple[int, tuple[int, ...] | None] | None = None
         #: Recent views with no hand over the board: what a throw's order is judged by.
         self._clear_views: deque[tuple[float, Observation]] = deque(maxlen=CLEAR_VIEWS_KEPT)
         self.annotate_every = annotate_every
@@ -267,6 +293,7 @@ class Referee:
                 self.session.observe(stable)
             if self.filter.steady:
                 self._throw_settled()
+                self._look_at_the_dice_again()
         if self.table is not None and (self.stats.frames - 1) % self.annotate_every == 0:
             self.table.frame = self._jpeg(frame.image, reading)
         self.stats.cpu_seconds += time.process_time() - started
@@ -333,6 +360,19 @@ class Referee:
         for values in throws:
             if not self.session.game.is_over:
                 self.session.throw_settled(values)
+
+    def _look_at_the_dice_again(self) -> None:
+        """While the rules refuse a stone, look at the dice lying there: a throw the reader
+        did not count, or read wrong, shows as values other than the last throw counted
+        (:meth:`Session.throw_missed` lets the rules decide). Each sight is tried once."""
+        if self.dice is None or self.session.flag is None:
+            return
+        showing = self.dice.showing()
+        sight = (len(self.session.game.moves), showing)
+        if showing is None or sight == self._last_sight:
+            return
+        self._last_sight = sight
+        self.session.throw_missed(showing)
 
     def _moving(self, image: np.ndarray) -> bool:
         """Whether much of the picture changed since the last frame (see MOVING_SHARE)."""

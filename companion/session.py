@@ -177,9 +177,10 @@ class Session:
         return self.play(Throw(tuple(dice)))
 
     def correct_throw(self, dice: tuple[int, ...], missed: bool = False) -> None:
-        """A person gives the dice as they lie, where the camera misread the turn's last throw
-        (it is replaced) or missed a throw (``missed``: it is added). A stone flagged against
-        the wrong dice is judged again at once, so the game goes on without taking it back.
+        """The dice as they lie, given by a person or seen again, where the turn's last throw
+        was misread (it is replaced) or a throw missed (``missed``: it is added). A stone
+        flagged against the wrong dice is judged again at once, so the game goes on without
+        taking it back.
         Raises :class:`ValueError` with the rule when the rules refuse it; nothing changes then.
         """
         with self._lock:
@@ -202,6 +203,34 @@ class Session:
             if flagged is not None and self.last_observation is not None:
                 self.flag = flagged  # still on the board: judge it against the right dice
                 self.observe(self.last_observation)
+
+    def throw_missed(self, dice: tuple[int, ...]) -> bool:
+        """The dice lie showing ``dice``, not the last throw counted, while a stone stands
+        flagged: if the stone is legal with ``dice`` as a throw the reader missed (or else as
+        the turn's last throw, read wrong), the game takes it so and the stone stands. The
+        rules decide: a stone wrong for the dice lying there stays flagged.
+        """
+        with self._lock:
+            if self.flag is None or self.last_observation is None:
+                return False
+            throws = [m for m in self.game.moves if isinstance(m, Throw)]
+            if throws and sorted(throws[-1].dice) == sorted(dice):
+                return False  # the dice were not thrown again
+            seen = self._trusted(self.last_observation)
+            for missed in (True, False):
+                trial = self.game.copy()
+                try:
+                    if not missed:
+                        if self.game.dice is None:
+                            continue
+                        trial.undo()
+                    trial.apply(Throw(tuple(dice)))
+                except IllegalMove:
+                    continue
+                if infer_move(trial, seen).kind == "move":
+                    self.correct_throw(dice, missed)
+                    return True
+            return False
 
     def confirm(self) -> bool:
         """The confirm button: accept the first of two equally good readings."""

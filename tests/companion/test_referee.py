@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.core import find_game
 from companion.gamelog import GameLog
 from companion.moves import Place, SetAside, Step, Throw
 from companion.referee import (
@@ -131,6 +132,37 @@ def test_a_throw_reported_late_is_ordered_by_when_the_dice_came_to_rest(monkeypa
     run = referee_simulated(table, scripted_dice=True)
     assert run.session.game.moves == list(script)
     assert run.false_flags == []
+
+
+def test_a_throw_the_reader_missed_is_seen_on_the_dice_when_its_stone_is_refused(monkeypatch):
+    # a dice reader that never reports the second throw, though the dice show it
+    class MissingDice(ScriptedDice):
+        def __init__(self, table):
+            super().__init__(table)
+            self.thrown, self.lying = 0, None
+
+        def settled(self, frame, board):
+            values = super().settled(frame, board)
+            if values is None:
+                return None
+            self.thrown += 1
+            self.lying = tuple(sorted(values))
+            return None if self.thrown == 2 else values
+
+        def showing(self):
+            return self.lying
+
+    monkeypatch.setattr("companion.referee.ScriptedDice", MissingDice)
+    script = (Throw((3, 3, 4, 5, 6)), Throw((1, 2, 2, 5, 6)), Place("A4"), Throw((1, 1, 1, 1, 1)))
+    table = SimTable("cuatro", ["red", "blue"], 1, options=SimOptions(
+        script=script, still_frames=QUICK))
+    session = Session(find_game("cuatro")(["red", "blue"]))
+    flags = []
+    session.listeners.append(lambda e: e.kind == "illegal" and flags.append(e))
+    run = referee_simulated(table, session, scripted_dice=True)
+    assert run.session.game.moves == list(script)
+    assert [e.data["rule"] for e in flags] == [
+        "A4 is the pair-of-2s field; 3 3 4 5 6 has no pair of 2s"]
 
 
 def test_cuatro_throws_then_a_roof_on_a_roof():

@@ -275,3 +275,28 @@ def test_a_throw_correction_the_rules_refuse_changes_nothing():
     with pytest.raises(ValueError):
         session.correct_throw((1, 2, 2, 5, 9))
     assert game.moves == [Throw((1, 2, 4, 5, 6))] * 5
+
+
+def test_dice_showing_a_throw_that_makes_the_flagged_stone_legal_were_a_missed_throw():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.throw_settled((3, 3, 4, 5, 6))
+    stone = seen_after(game, changes={"A4": FieldView("red", 1)})
+    assert session.observe(stone).kind == "illegal"
+    assert not session.throw_missed((3, 3, 4, 5, 6))  # the same dice: not thrown again
+    assert not session.throw_missed((1, 1, 3, 5, 6))  # thrown, but still no pair of 2s
+    assert game.moves == [Throw((3, 3, 4, 5, 6))] and session.flag is not None
+    assert session.throw_missed((1, 2, 2, 5, 6))
+    assert game.moves == [Throw((3, 3, 4, 5, 6)), Throw((1, 2, 2, 5, 6)), Place("A4")]
+
+
+def test_a_stone_set_without_throwing_is_not_excused_by_the_last_players_dice():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.throw_settled((1, 2, 2, 5, 6))
+    session.observe(seen_after(game, changes={"A4": FieldView("red", 1)}))
+    assert game.current_player == "blue"
+    stone = seen_after(game, changes={"A4": FieldView("blue", 2)})
+    assert "throw" in session.observe(stone).reason
+    assert not session.throw_missed((1, 2, 2, 5, 6))  # red's dice, still lying there
+    assert game.current_player == "blue" and session.flag is not None

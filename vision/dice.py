@@ -818,7 +818,12 @@ def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo
         return DieReading(None, 0.0, box, (float(mid[0]), float(mid[1])))
     roundness = float(np.mean([p.roundness for p in pips]))
     fit = max(0.0, 1.0 - face.error / config.lattice_tolerance)
-    confidence = round(float(np.clip(0.5 * fit + 0.5 * roundness, 0.0, 1.0)), 3)
+    # one face's pips are printed alike: unlike sizes (up to pip_size_ratio) mean a pip of
+    # another face may have been taken in, so the read is less sure
+    sizes = [p.diameter for p in pips]
+    least = 1.0 / config.pip_size_ratio
+    alike = (min(sizes) / max(sizes) - least) / (1.0 - least)
+    confidence = round(float(np.clip((0.5 * fit + 0.5 * roundness) * alike, 0.0, 1.0)), 3)
     return DieReading(face.value, confidence, box, (float(mid[0]), float(mid[1])))
 
 

@@ -90,6 +90,8 @@ def main() -> None:
     parser.add_argument("--real", action="store_true")
     parser.add_argument("--errors", action="store_true")
     parser.add_argument("--sim", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=2000,
+                        help="first rendered seed: 2000+ held out, 1000+ for tuning")
     parser.add_argument("--speed", type=int, default=0)
     parser.add_argument("--config", help="dice config for the real close-up photos")
     parser.add_argument("--table-config", help="dice config for rendered table frames")
@@ -102,8 +104,8 @@ def main() -> None:
     if args.real:
         real(config, args.errors)
     if args.sim:
-        sim(table, args.sim, args.errors, hard=False)
-        sim(table, args.sim, args.errors, hard=True)
+        sim(table, args.sim, args.errors, hard=False, seed=args.seed)
+        sim(table, args.sim, args.errors, hard=True, seed=args.seed)
     if args.speed:
         speed(table, args.speed)
 

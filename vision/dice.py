@@ -68,6 +68,7 @@ class DiceConfig:
     lattice_tolerance: float = 0.25  # of the pitch: how far a pip may sit from its lattice point
     min_squareness: float = 0.94  # short / long axis of a face's lattice; a leaning die's is less
     pitch_agreement: float = 0.08  # a face's pitch may differ this much from the 4s, 5s and 6s'
+    pip_agreement: float = 0.75  # a 1-3's pips are at least this share of the 4s/5s/6s' pips
     rectified_roundness: float = 0.7  # top-face pips are round in the top view; sides are not
     empty_cell_contrast: float = 0.6  # share of min_contrast an empty lattice cell must stay under
     split_levels: tuple[float, ...] = ()  # shares of a merged blob's contrast to split it at
@@ -492,13 +493,22 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     height = lens[1]
     tops = replace(config, die_min_mm=config.die_min_mm * height / (height - config.die_min_mm),
                    die_max_mm=config.die_max_mm * height / (height - config.die_max_mm))
-    faces: list[tuple[GridFace, list[Pip]]] = []  # of both pip colours
+    layers = []  # per pip colour: pips, their table mm, closing, black-hat, lattice fits
     for polarity in config.polarities:
         image = top if polarity == "dark" else 255 - top
         pips, closed, hat = find_pips(image, None, pip_config)
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
-        faces += [(f, [pips[i] for i in f.members])
-                  for f in fit_faces(pips, pts, closed, hat, tops, to_px=lambda q: (q - lo) * s)]
+        layers.append((pips, pts, closed, hat, lattice_candidates(pts, tops)))
+
+    def fit(throw: tuple[float, float] | None) -> list[tuple[GridFace, list[Pip]]]:
+        return [(f, [pips[i] for i in f.members]) for pips, pts, closed, hat, fits in layers
+                for f in fit_faces(pips, pts, closed, hat, tops, lambda q: (q - lo) * s, fits,
+                                   throw)]
+
+    faces = fit(None)  # of both pip colours
+    throw = throw_sizes(faces)
+    if throw is not None:
+        faces = fit(throw)
     kept = drop_side_faces([f for f, _ in faces], lens, config)
     readings = [_face_reading(f, members, rect_to_frame, lo, grey.shape, config)
                 for f, members in faces if f in kept  # a die outside the area is not thrown
@@ -575,23 +585,31 @@ def _rectified_pip_config(config: DiceConfig) -> DiceConfig:
                          "split_levels": tuple(config.split_levels)})
 
 
+def lattice_candidates(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
+    """Every die-pattern lattice fit through the pips (table mm), most pips and least error
+    first (`_lattice_fits`)."""
+    return sorted(_lattice_fits(pts, config), key=lambda f: (-len(f.members), f.error))
+
+
 def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndarray,
-              config: DiceConfig, to_px) -> list[GridFace]:
-    """Explain the pips (``pts`` in table mm) as top faces: of all plausible lattice fits with
-    a die pattern, take the one with most pips and least error, drop the fits sharing its
-    pips, repeat; then again without fits whose size differs from the surest faces'. A
-    face foreshortened one way (``min_squareness``) is tilted: unreadable. Pips
-    no die pattern explains are reported as one unreadable face per
-    cluster of three or more (``min_unreadable_pips``) that fits on one die; fewer, or a
-    longer chain (a dotted line), are dropped as not a die."""
-    candidates = sorted(_lattice_fits(pts, config), key=lambda f: (-len(f.members), f.error))
+              config: DiceConfig, to_px, candidates: list[GridFace],
+              throw: tuple[float, float] | None = None) -> list[GridFace]:
+    """Explain the pips (``pts`` in table mm) as top faces: of the plausible ``candidates``
+    (`lattice_candidates`), take the first, drop the fits sharing its pips, repeat. With
+    ``throw`` (the lattice pitch and pip diameter of the throw's surest faces,
+    `throw_sizes`), fits whose size differs from them are left out first. A face
+    foreshortened one way (``min_squareness``) is tilted: unreadable. Pips no die pattern
+    explains are reported as one unreadable face per cluster of three or more
+    (``min_unreadable_pips``) that fits on one die; fewer, or a longer chain (a dotted line),
+    are dropped as not a die."""
+    if throw is not None:  # the dice of one throw are one size: a fit of another size mixes
+        pitch, pip = throw  # faces; a side face's pips are foreshortened, smaller than the tops'
+        candidates = [f for f in candidates
+                      if (len(f.members) == 1 or abs(f.pitch / pitch - 1)
+                          <= config.pitch_agreement)
+                      and (len(f.members) >= 4 or min(pips[i].diameter for i in f.members)
+                           >= config.pip_agreement * pip)]
     faces = _select(candidates, pips, closed, hat, config, to_px)
-    sure = [f.pitch for f in faces if len(f.members) >= 4]
-    if sure:  # the dice of one throw are one size: a fit of another size mixes faces
-        pitch = float(np.median(sure))
-        faces = _select([f for f in candidates if len(f.members) == 1
-                         or abs(f.pitch / pitch - 1) <= config.pitch_agreement],
-                        pips, closed, hat, config, to_px)
     faces = [replace(f, value=None) if len(f.members) >= 4
              and _squareness(f, pts) < config.min_squareness else f for f in faces]
     used = {i for f in faces for i in f.members}
@@ -604,6 +622,16 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndar
             faces.append(GridFace(None, (float(c[0]), float(c[1])), 0.0, _nominal_pitch(config),
                                   tuple(cluster), 1.0))
     return faces
+
+
+def throw_sizes(faces: list[tuple[GridFace, list[Pip]]]) -> tuple[float, float] | None:
+    """Median lattice pitch (mm) and pip diameter (px) of the faces read with 4+ pips, of
+    either pip colour; None without such a face."""
+    sure = [(f, members) for f, members in faces if f.value and len(f.members) >= 4]
+    if not sure:
+        return None
+    return (float(np.median([f.pitch for f, _ in sure])),
+            float(np.median([p.diameter for _, members in sure for p in members])))
 
 
 def _squareness(face: GridFace, pts: np.ndarray) -> float:
@@ -790,7 +818,12 @@ def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo
         return DieReading(None, 0.0, box, (float(mid[0]), float(mid[1])))
     roundness = float(np.mean([p.roundness for p in pips]))
     fit = max(0.0, 1.0 - face.error / config.lattice_tolerance)
-    confidence = round(float(np.clip(0.5 * fit + 0.5 * roundness, 0.0, 1.0)), 3)
+    # one face's pips are printed alike: unlike sizes (up to pip_size_ratio) mean a pip of
+    # another face may have been taken in, so the read is less sure
+    sizes = [p.diameter for p in pips]
+    least = 1.0 / config.pip_size_ratio
+    alike = (min(sizes) / max(sizes) - least) / (1.0 - least)
+    confidence = round(float(np.clip((0.5 * fit + 0.5 * roundness) * alike, 0.0, 1.0)), 3)
     return DieReading(face.value, confidence, box, (float(mid[0]), float(mid[1])))
 
 

@@ -149,3 +149,25 @@ def test_region_mm_needs_the_same_corners_in_pixels() -> None:
         read_dice(frame, [[0, 0], [10, 0], [10, 10]], TABLE, region_mm=corners_mm)
     assert read_dice(frame, [[100, 100], [400, 100], [400, 400], [100, 400]], TABLE,
                      region_mm=corners_mm) == []
+
+
+def test_lone_one_beside_its_side_faces_at_the_usual_tilt() -> None:
+    """A black 1 among white 4, 5 and 6 at the referee's 35 degree tilt: its pip and a
+    (smaller, foreshortened) pip of a side face used to fit a 2 (SimTable cuatro seed 1,
+    frame 169)."""
+    from companion.simtable import TABLE_LIGHT, table_pose
+    from vision.sim.scene import Scene
+
+    layout = load_layout("cuatro")
+    white = {"body": "#f4f1ea", "pips": "#151515", "size_mm": 15.56}
+    dice = [Die(489.7, 117.3, 4, 302.3, **white), Die(517.3, 198.0, 2, 342.7, **white),
+            Die(394.3, 224.7, 5, 84.8, **white), Die(429.7, 121.8, 6, 207.7, **white),
+            Die(448.0, 251.3, 1, 225.1, body="#1f1f1f", pips="#f5f5f5", size_mm=15.56)]
+    pose = table_pose(layout)
+    scene = Scene(layout, stacks={}, dice=dice, lighting=TABLE_LIGHT, noise_sigma=1.0,
+                  blur_sigma=0.4, jpeg_quality=None, seed=1)
+    out = render(scene, pose, np.random.default_rng(1))
+    x0, y0, x1, y1 = layout.dice_area_mm
+    area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
+    area = (pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm)
+    assert _read_values(out, area) == [1, 2, 4, 5, 6]

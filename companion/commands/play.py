@@ -94,6 +94,13 @@ def _printer(session: Session) -> Callable[[Event], None]:
             print(f"  ({data['message']})", flush=True)
         elif event.kind == "undo":
             print(f"  took back: {data['text']}", flush=True)
+        elif event.kind == "correction" and "dice" in data:
+            dice = " ".join(map(str, data["dice"]))
+            if data["replaced"]:
+                before = " ".join(map(str, data["replaced"]))
+                print(f"  (the dice show {dice}: the last throw was read as {before})", flush=True)
+            else:
+                print(f"  (the dice show {dice}: a throw the camera missed)", flush=True)
     return show
 
 

@@ -122,3 +122,17 @@ def test_resume_with_a_game_given_starts_it_when_nothing_is_unfinished(tmp_path,
     assert "same as the scripted game: yes" in capsys.readouterr().out
     with GameLog(log) as games:
         assert len(games.games()) == 1 and len(games.moves(1)) == 2
+
+
+def test_the_terminal_says_when_the_dice_were_put_right(capsys):
+    from companion.commands.play import _printer
+    from companion.session import Session
+
+    session = Session(find_game("cuatro")(["red", "blue"]))
+    session.listeners.append(_printer(session))
+    session.throw_settled((1, 2, 4, 5, 6))
+    session.correct_throw((1, 2, 2, 5, 6))
+    session.correct_throw((3, 3, 3, 5, 6), missed=True)
+    out = capsys.readouterr().out
+    assert "(the dice show 1 2 2 5 6: the last throw was read as 1 2 4 5 6)" in out
+    assert "(the dice show 3 3 3 5 6: a throw the camera missed)" in out

@@ -71,6 +71,9 @@ LOW_CONFIDENCE = 0.6
 #: A field whose reading stayed the same but whose confidence fell by this much (to below
 #: LOW_CONFIDENCE) may hide a piece the reader missed (see unseen_placement).
 CONFIDENCE_DROP = 0.4
+#: At most this many fields losing confidence at once may hide one unseen piece (a white
+#: stone's side and shadow change the look of the field beside it, too).
+MAX_DOUBTFUL = 2
 
 
 def _view_of(stacks: Mapping[str, tuple[str, ...]], name: str) -> tuple[str | None, int]:
@@ -147,11 +150,12 @@ def infer_move(game: Game, obs: Observation) -> Inference:
 
 
 def unseen_placement(game: Game, obs: Observation, before: Observation) -> Move | None:
-    """A piece the reader did not see as a change: the board reads as expected, but on
-    exactly one field that is empty or the current player's own tower (where a stone of
-    their colour leaves the top as it was) the reader lost its confidence since ``before``
-    (a white stone it took for the light cell under it, a tower one stone taller than it
-    can tell). The placement there, if the rules allow exactly one."""
+    """A piece the reader did not see as a change: the board reads as expected, but on a
+    field that is empty or the current player's own tower (where a stone of their colour
+    leaves the top as it was) the reader lost its confidence since ``before`` (a white
+    stone it took for the light cell under it, a tower one stone taller than it can tell).
+    A stone's look can spill onto a neighbour, so up to MAX_DOUBTFUL such fields may
+    show; the placement is taken when the rules allow exactly one on them."""
     player = game.current_player
     doubtful = [
         name for name, view in obs.fields.items()
@@ -160,9 +164,9 @@ def unseen_placement(game: Game, obs: Observation, before: Observation) -> Move 
         and view.confidence < LOW_CONFIDENCE
         and before.fields[name].confidence - view.confidence >= CONFIDENCE_DROP
     ]
-    if len(doubtful) != 1:
+    if not 1 <= len(doubtful) <= MAX_DOUBTFUL:
         return None
-    moves = [m for m in game.legal_moves() if isinstance(m, Place) and m.field == doubtful[0]
+    moves = [m for m in game.legal_moves() if isinstance(m, Place) and m.field in doubtful
              and not m.capture]
     return moves[0] if len(moves) == 1 else None
 

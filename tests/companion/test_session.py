@@ -300,3 +300,17 @@ def test_a_stone_set_without_throwing_is_not_excused_by_the_last_players_dice():
     assert "throw" in session.observe(stone).reason
     assert not session.throw_missed((1, 2, 2, 5, 6))  # red's dice, still lying there
     assert game.current_player == "blue" and session.flag is not None
+
+
+def test_a_white_stone_seen_as_doubt_on_its_cell_and_the_cell_beside_it():
+    # the white stone on the silver cell 4x4+1x4 changes the look of the red cell beside it
+    # too (spexxx seed 5 on the simulated table); only the silver cell fits the dice
+    game = new_game("spexxx", ["black", "white"])
+    session = Session(game)
+    session.throw_settled((5, 2, 6, 4, 3))
+    sure = {"4x4+1x4": FieldView(None, 0, 0.93), "4x4+1x3": FieldView(None, 0, 0.9)}
+    assert session.observe(seen_after(game, changes=sure)).kind == "same"
+    doubt = {"4x4+1x4": FieldView(None, 0, 0.1), "4x4+1x3": FieldView(None, 0, 0.1)}
+    result = session.observe(seen_after(game, changes=doubt))
+    assert result.kind == "move" and result.move == Place("4x4+1x4")
+    assert game.stacks() == {"4x4+1x4": ("black",)}

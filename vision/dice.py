@@ -510,9 +510,11 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     if throw is not None:
         faces = fit(throw)
     kept = drop_side_faces([f for f, _ in faces], lens, config)
+    # a die standing outside the area is not thrown; where it stands, not where its top
+    # face shows in the table-plane view, decides
     readings = [_face_reading(f, members, rect_to_frame, lo, grey.shape, config)
-                for f, members in faces if f in kept  # a die outside the area is not thrown
-                and cv2.pointPolygonTest(area, f.centre, False) >= 0]
+                for f, members in faces if f in kept and cv2.pointPolygonTest(
+                    area, tuple(map(float, footprint(f, lens, config)[0])), False) >= 0]
     return _drop_duplicates(readings)
 
 
@@ -528,6 +530,16 @@ def _lens_over_table(mm_to_frame: np.ndarray, shape: tuple[int, ...],
     return pose.nadir_mm, pose.height_mm
 
 
+def footprint(face: GridFace, lens: tuple[np.ndarray, float],
+              config: DiceConfig) -> tuple[np.ndarray, float]:
+    """Where the face's die stands on the table (mm) and its edge: the top view is of the
+    table plane, where a top face one die up lies farther from the point under the lens
+    (by ~16 mm at the far side of the referee's dice area)."""
+    nadir, height = lens
+    edge = face.pitch / config.pip_pitch_share
+    return nadir + (np.asarray(face.centre) - nadir) * (height - edge) / height, edge
+
+
 def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
                     config: DiceConfig) -> list[GridFace]:
     """A side face seen from above looks like a face of its own, beside the top face on the
@@ -540,11 +552,6 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     a read face are taken for its sides; they never hide a read face."""
     nadir, height = lens
 
-    def foot(face: GridFace) -> tuple[np.ndarray, float]:
-        edge = face.pitch / config.pip_pitch_share
-        spot = nadir + (np.asarray(face.centre) - nadir) * (height - edge) / height
-        return spot, edge
-
     def sides(spot: np.ndarray, edge: float, angle: float) -> list[np.ndarray]:
         """Centres of the die's sides that face the lens, half a die up, in the top view."""
         c, s = math.cos(angle), math.sin(angle)
@@ -552,7 +559,7 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
         centres = spot + normals[normals @ (nadir - spot) > 0] * edge / 2
         return list(nadir + (centres - nadir) * height / (height - edge / 2))
 
-    feet = [foot(f) for f in faces]
+    feet = [footprint(f, lens, config) for f in faces]
     read = [(f, spot, edge, sides(spot, edge, f.angle))
             for f, (spot, edge) in zip(faces, feet, strict=True) if f.value]
     kept = []

@@ -171,3 +171,26 @@ def test_lone_one_beside_its_side_faces_at_the_usual_tilt() -> None:
     area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
     area = (pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm)
     assert _read_values(out, area) == [1, 2, 4, 5, 6]
+
+
+def test_die_at_the_far_edge_of_the_area_at_the_usual_tilt() -> None:
+    """A die standing 15 mm inside the far edge of the dice area, at the referee's 35 degree
+    tilt: its top face, one die up, shows 16 mm farther out in the table-plane view, beyond
+    the edge, and the die was left out as lying outside the area (SimTable cuatro seed 1,
+    frames 200-237: every frame read 1 2 2 3, the throw was lost)."""
+    from companion.simtable import TABLE_LIGHT, table_pose
+    from vision.sim.scene import Scene
+
+    layout = load_layout("cuatro")
+    blue = {"body": "#1f4e9a", "pips": "#f5f5f5", "size_mm": 16.25}
+    dice = [Die(433.0, 35.5, 3, 31.4, **blue), Die(482.5, 271.0, 1, 127.2, **blue),
+            Die(392.6, 131.6, 2, 338.6, **blue), Die(443.2, 241.3, 2, 220.0, **blue),
+            Die(427.8, 215.7, 3, 17.7, **blue)]
+    pose = table_pose(layout)
+    scene = Scene(layout, stacks={}, dice=dice, lighting=TABLE_LIGHT, noise_sigma=1.0,
+                  blur_sigma=0.4, jpeg_quality=None, seed=1)
+    out = render(scene, pose, np.random.default_rng(1))
+    x0, y0, x1, y1 = layout.dice_area_mm
+    area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
+    area = (pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm)
+    assert _read_values(out, area) == [1, 2, 2, 3, 3]

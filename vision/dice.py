@@ -69,6 +69,7 @@ class DiceConfig:
     min_squareness: float = 0.94  # short / long axis of a face's lattice; a leaning die's is less
     pitch_agreement: float = 0.08  # a face's pitch may differ this much from the 4s, 5s and 6s'
     pip_agreement: float = 0.75  # a 1-3's pips are at least this share of the 4s/5s/6s' pips
+    side_pip_share: float = 0.7  # diameter x contrast of a side pip / its die's top 1 at most
     rectified_roundness: float = 0.7  # top-face pips are round in the top view; sides are not
     empty_cell_contrast: float = 0.6  # share of min_contrast an empty lattice cell must stay under
     split_levels: tuple[float, ...] = ()  # shares of a merged blob's contrast to split it at
@@ -503,7 +504,7 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     def fit(throw: tuple[float, float] | None) -> list[tuple[GridFace, list[Pip]]]:
         return [(f, [pips[i] for i in f.members]) for pips, pts, closed, hat, fits in layers
                 for f in fit_faces(pips, pts, closed, hat, tops, lambda q: (q - lo) * s, fits,
-                                   throw)]
+                                   throw, lens[0])]
 
     faces = fit(None)  # of both pip colours
     throw = throw_sizes(faces)
@@ -511,8 +512,7 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
         faces = fit(throw)
     kept = drop_side_faces([f for f, _ in faces], lens, config)
     readings = [_face_reading(f, members, rect_to_frame, lo, grey.shape, config)
-                for f, members in faces if f in kept  # a die outside the area is not thrown
-                and cv2.pointPolygonTest(area, f.centre, False) >= 0]
+                for f, members in faces if f in kept and _in_area(f, area, lens, config)]
     return _drop_duplicates(readings)
 
 
@@ -528,6 +528,25 @@ def _lens_over_table(mm_to_frame: np.ndarray, shape: tuple[int, ...],
     return pose.nadir_mm, pose.height_mm
 
 
+def _in_area(face: GridFace, area: np.ndarray, lens: tuple[np.ndarray, float],
+             config: DiceConfig) -> bool:
+    """A die standing outside the dice area is not thrown. Where a read face's die stands
+    decides, not where its top face shows in the table-plane view; unread pips may lie on
+    the table (marks, a dotted line), so they are taken where they show."""
+    spot = footprint(face, lens, config)[0] if face.value else np.asarray(face.centre)
+    return cv2.pointPolygonTest(area, (float(spot[0]), float(spot[1])), False) >= 0
+
+
+def footprint(face: GridFace, lens: tuple[np.ndarray, float],
+              config: DiceConfig) -> tuple[np.ndarray, float]:
+    """Where the face's die stands on the table (mm) and its edge: the top view is of the
+    table plane, where a top face one die up lies farther from the point under the lens
+    (by ~16 mm at the far side of the referee's dice area)."""
+    nadir, height = lens
+    edge = face.pitch / config.pip_pitch_share
+    return nadir + (np.asarray(face.centre) - nadir) * (height - edge) / height, edge
+
+
 def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
                     config: DiceConfig) -> list[GridFace]:
     """A side face seen from above looks like a face of its own, beside the top face on the
@@ -540,11 +559,6 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     a read face are taken for its sides; they never hide a read face."""
     nadir, height = lens
 
-    def foot(face: GridFace) -> tuple[np.ndarray, float]:
-        edge = face.pitch / config.pip_pitch_share
-        spot = nadir + (np.asarray(face.centre) - nadir) * (height - edge) / height
-        return spot, edge
-
     def sides(spot: np.ndarray, edge: float, angle: float) -> list[np.ndarray]:
         """Centres of the die's sides that face the lens, half a die up, in the top view."""
         c, s = math.cos(angle), math.sin(angle)
@@ -552,7 +566,7 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
         centres = spot + normals[normals @ (nadir - spot) > 0] * edge / 2
         return list(nadir + (centres - nadir) * height / (height - edge / 2))
 
-    feet = [foot(f) for f in faces]
+    feet = [footprint(f, lens, config) for f in faces]
     read = [(f, spot, edge, sides(spot, edge, f.angle))
             for f, (spot, edge) in zip(faces, feet, strict=True) if f.value]
     kept = []
@@ -593,7 +607,8 @@ def lattice_candidates(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
 
 def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndarray,
               config: DiceConfig, to_px, candidates: list[GridFace],
-              throw: tuple[float, float] | None = None) -> list[GridFace]:
+              throw: tuple[float, float] | None = None,
+              nadir: np.ndarray | None = None) -> list[GridFace]:
     """Explain the pips (``pts`` in table mm) as top faces: of the plausible ``candidates``
     (`lattice_candidates`), take the first, drop the fits sharing its pips, repeat. With
     ``throw`` (the lattice pitch and pip diameter of the throw's surest faces,
@@ -601,7 +616,8 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndar
     foreshortened one way (``min_squareness``) is tilted: unreadable. Pips no die pattern
     explains are reported as one unreadable face per cluster of three or more
     (``min_unreadable_pips``) that fits on one die; fewer, or a longer chain (a dotted line),
-    are dropped as not a die."""
+    are dropped as not a die. With ``nadir`` (the table point under the lens, mm), a 2 or 3
+    that is a 1 with its die's side pips (`_one_with_side_pips`) is left to that 1."""
     if throw is not None:  # the dice of one throw are one size: a fit of another size mixes
         pitch, pip = throw  # faces; a side face's pips are foreshortened, smaller than the tops'
         candidates = [f for f in candidates
@@ -609,6 +625,9 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndar
                           <= config.pitch_agreement)
                       and (len(f.members) >= 4 or min(pips[i].diameter for i in f.members)
                            >= config.pip_agreement * pip)]
+    if nadir is not None:
+        candidates = [f for f in candidates if not _one_with_side_pips(
+            f, pips, pts, nadir, closed, hat, config, to_px)]
     faces = _select(candidates, pips, closed, hat, config, to_px)
     faces = [replace(f, value=None) if len(f.members) >= 4
              and _squareness(f, pts) < config.min_squareness else f for f in faces]
@@ -622,6 +641,29 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndar
             faces.append(GridFace(None, (float(c[0]), float(c[1])), 0.0, _nominal_pitch(config),
                                   tuple(cluster), 1.0))
     return faces
+
+
+def _one_with_side_pips(face: GridFace, pips: list[Pip], pts: np.ndarray, nadir: np.ndarray,
+                        closed: np.ndarray, hat: np.ndarray, config: DiceConfig,
+                        to_px) -> bool:
+    """A 2 or 3 whose other pips are much weaker (diameter x contrast under
+    ``side_pip_share``) than its strongest and lie towards the lens from it, where that pip
+    alone makes a plausible 1: a top 1 with pips of its die's side face, which are
+    foreshortened and fainter in the top view (at the referee's tilt a side pip lies about
+    as far from the 1 as a 2's pips lie apart). Needs no 4-6 in the throw, unlike
+    ``pip_agreement``."""
+    if face.value not in (2, 3):
+        return False
+    strength = {i: pips[i].diameter * pips[i].contrast for i in face.members}
+    top = max(strength, key=strength.__getitem__)
+    others = [i for i in face.members if i != top]
+    if max(strength[i] for i in others) >= config.side_pip_share * strength[top]:
+        return False
+    if any(np.dot(pts[i] - pts[top], nadir - pts[top]) <= 0 for i in others):
+        return False
+    one = GridFace(1, (float(pts[top][0]), float(pts[top][1])), 0.0, _nominal_pitch(config),
+                   (top,), 0.0, 1 << 4)
+    return _face_plausible(one, pips, closed, hat, config, to_px)
 
 
 def throw_sizes(faces: list[tuple[GridFace, list[Pip]]]) -> tuple[float, float] | None:

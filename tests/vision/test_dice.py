@@ -151,23 +151,51 @@ def test_region_mm_needs_the_same_corners_in_pixels() -> None:
                      region_mm=corners_mm) == []
 
 
-def test_lone_one_beside_its_side_faces_at_the_usual_tilt() -> None:
-    """A black 1 among white 4, 5 and 6 at the referee's 35 degree tilt: its pip and a
-    (smaller, foreshortened) pip of a side face used to fit a 2 (SimTable cuatro seed 1,
-    frame 169)."""
+def _read_at_the_usual_tilt(dice: list[Die]) -> list[int | None]:
+    """The dice as the referee's simulated table renders them (cuatro, 35 degree tilt), read
+    in the dice area placed by the true pose."""
     from companion.simtable import TABLE_LIGHT, table_pose
     from vision.sim.scene import Scene
 
     layout = load_layout("cuatro")
-    white = {"body": "#f4f1ea", "pips": "#151515", "size_mm": 15.56}
-    dice = [Die(489.7, 117.3, 4, 302.3, **white), Die(517.3, 198.0, 2, 342.7, **white),
-            Die(394.3, 224.7, 5, 84.8, **white), Die(429.7, 121.8, 6, 207.7, **white),
-            Die(448.0, 251.3, 1, 225.1, body="#1f1f1f", pips="#f5f5f5", size_mm=15.56)]
     pose = table_pose(layout)
     scene = Scene(layout, stacks={}, dice=dice, lighting=TABLE_LIGHT, noise_sigma=1.0,
                   blur_sigma=0.4, jpeg_quality=None, seed=1)
     out = render(scene, pose, np.random.default_rng(1))
     x0, y0, x1, y1 = layout.dice_area_mm
     area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
-    area = (pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm)
-    assert _read_values(out, area) == [1, 2, 4, 5, 6]
+    return _read_values(out, (pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm))
+
+
+def test_lone_one_beside_its_side_faces_at_the_usual_tilt() -> None:
+    """A black 1 among white 4, 5 and 6 at the referee's 35 degree tilt: its pip and a
+    (smaller, foreshortened) pip of a side face used to fit a 2 (SimTable cuatro seed 1,
+    frame 169)."""
+    white = {"body": "#f4f1ea", "pips": "#151515", "size_mm": 15.56}
+    dice = [Die(489.7, 117.3, 4, 302.3, **white), Die(517.3, 198.0, 2, 342.7, **white),
+            Die(394.3, 224.7, 5, 84.8, **white), Die(429.7, 121.8, 6, 207.7, **white),
+            Die(448.0, 251.3, 1, 225.1, body="#1f1f1f", pips="#f5f5f5", size_mm=15.56)]
+    assert _read_at_the_usual_tilt(dice) == [1, 2, 4, 5, 6]
+
+
+def test_one_with_a_faint_side_pip_among_dice_alike() -> None:
+    """Black dice only: the 1's pip and a fainter, smaller pip of its side face (towards the
+    lens) fitted a 2 whose pips pass ``pip_agreement`` (0.84 of the throw's pip size; SimTable
+    cuatro seed 3, frames 121-135 read 2 3 4 5 5)."""
+    black = {"body": "#1f1f1f", "pips": "#f5f5f5", "size_mm": 16.56}
+    dice = [Die(490.7, 196.5, 5, 235.5, **black), Die(515.5, 190.0, 3, 87.6, **black),
+            Die(526.7, 125.0, 1, 146.3, **black), Die(457.0, 140.9, 4, 58.2, **black),
+            Die(374.8, 46.5, 5, 306.2, **black)]
+    assert _read_at_the_usual_tilt(dice) == [1, 3, 4, 5, 5]
+
+
+def test_die_at_the_far_edge_of_the_area_at_the_usual_tilt() -> None:
+    """A die standing 15 mm inside the far edge of the dice area, at the referee's 35 degree
+    tilt: its top face, one die up, shows 16 mm farther out in the table-plane view, beyond
+    the edge, and the die was left out as lying outside the area (SimTable cuatro seed 1,
+    frames 200-237: every frame read 1 2 2 3, the throw was lost)."""
+    blue = {"body": "#1f4e9a", "pips": "#f5f5f5", "size_mm": 16.25}
+    dice = [Die(433.0, 35.5, 3, 31.4, **blue), Die(482.5, 271.0, 1, 127.2, **blue),
+            Die(392.6, 131.6, 2, 338.6, **blue), Die(443.2, 241.3, 2, 220.0, **blue),
+            Die(427.8, 215.7, 3, 17.7, **blue)]
+    assert _read_at_the_usual_tilt(dice) == [1, 2, 2, 3, 3]

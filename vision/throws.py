@@ -70,11 +70,12 @@ class HandWatch:
     movement.
 
     The area is compared, in a coarse blurred top view (Lab), with the last view seen clear;
-    change round the dice read now or then is theirs (a roll, dice set aside), change beyond
-    them in one patch over ``hand_area_mm2`` is something else. Skin is close to a wooden
-    table in colour, so the test is against the table as it looked, not against a colour. A
-    changed view that holds steady for ``adopt_seconds`` (a card laid down, the light turned
-    up) becomes the clear view."""
+    change round the dice read now or then is theirs (a roll, dice set aside, their shadows),
+    change beyond them in one patch over ``hand_area_mm2`` reaching the edge of the watched
+    area is an arm come in from outside. Skin is close to a wooden table in colour, so the
+    test is against the table as it looked, not against a colour. A changed view that holds
+    steady for ``adopt_seconds`` (a card laid down, the light turned up, or the table once a
+    hand in view when watching began has gone) becomes the clear view."""
 
     def __init__(self, config: ThrowConfig) -> None:
         self.config = config

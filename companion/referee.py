@@ -27,7 +27,7 @@ from companion.stability import StabilityConfig, StabilityFilter
 from hardware.camera import Frame, FrameSource
 from vision.calibration import ColourCalibration
 from vision.config import VisionConfig
-from vision.dice import DiceConfig, DieReading, annotate_dice, read_dice
+from vision.dice import DiceConfig, DieReading, annotate_dice
 from vision.errors import VisionError
 from vision.pose import Camera
 from vision.reader import BoardReading, BoardTracker, annotate, read_board
@@ -78,7 +78,8 @@ class CameraDice:
     (the area's corners in mm are known) and followed over time by a
     :class:`vision.throws.ThrowTracker`, which reports each throw once when the dice settle.
     Every view goes to the tracker, so a view with a die missed or a stray pattern does not
-    break the dice's stillness; a rest counts only with as many dice as the game throws."""
+    break the dice's stillness, and a hand over the dice area is seen; a rest counts only
+    with as many dice as the game throws."""
 
     label = "dice read from the camera"
 
@@ -113,13 +114,13 @@ class CameraDice:
             return None  # no board, no dice area: wait for the next frame
         region = self.camera.board_to_frame(board.homography, self.area_mm)
         self.tracker.region = region  # the board may have shifted: positions stay in table mm
-        dice = self.seen = read_dice(frame.image, region, self.dice_config, self.area_mm)
+        throw = self.tracker.update(frame.timestamp, frame.image)  # it reads the dice, and
+        dice = self.seen = self.tracker.seen  # looks for a hand over them
         values = sorted(d.value for d in dice if d.value is not None)
         self._recent.append((frame.timestamp, tuple(values) if len(values) == self.count
                              and len(dice) == self.count else None))
         while self._recent[0][0] < frame.timestamp - SHOWING_SECONDS:
             self._recent.popleft()
-        throw = self.tracker.update(frame.timestamp, dice)
         if throw is None:
             return None
         self.rested_at = throw.rested_at

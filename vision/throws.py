@@ -1,10 +1,14 @@
 """Count throws from a stream of dice readings: a throw is counted once, when the dice come to
-rest showing different values from the last resting state.
+rest showing different values from the last resting state, or a die showing another face
+where one lay.
 
 Why values and not motion alone: a nudged die, a hand passing over the dice, or dice set aside
 and put back all move things without a throw; a roll is what changes the faces. A reroll that
-by chance shows the very same values again (or the same values as dice set aside) is therefore
-not seen as a throw - the one case this rule misses.
+by chance shows the very same values again, or lands elsewhere showing only faces that were
+showing before, is therefore not seen as a throw - the case this rule misses.
+
+What is read while a hand is over the dice (`HandWatch`) counts for nothing: fingers hide dice
+and pass for pips, so a hand held still over the dice used to read as a rest of its own.
 """
 
 from __future__ import annotations
@@ -31,6 +35,14 @@ class ThrowConfig:
     still_fraction: float = 0.25  # the same in box sizes, when the table's mm are not known
     agree_share: float = 0.6  # share of the still frames that must read the same values
     dice_count: int = 0  # a rest shows this many dice (0: any number)
+    # Watching the dice area for a hand (frames fed with the area's corners in mm only):
+    view_px_per_mm: float = 1.0  # the coarse top view the hand is looked for in
+    view_margin_mm: float = 19.0  # it reaches this far past the dice area (dice at the edge)
+    hand_smoothing_mm: float = 5.0  # sensor noise, pips and skin texture average out over this
+    hand_change: float = 9.0  # Lab distance from the clear view that counts as changed
+    hand_area_mm2: float = 3000.0  # a changed patch larger than this is a hand, arm or its shade
+    dice_clearance_mm: float = 20.0  # round a die read now or in the clear view: its own change
+    adopt_seconds: float = 3.0  # a changed view that holds steady this long is the table now
 
     @classmethod
     def from_json(cls, path: str | Path) -> ThrowConfig:
@@ -52,6 +64,82 @@ class ThrowSettled:
     rested_at: float = field(default=0.0, compare=False)
 
 
+class HandWatch:
+    """Tells whether something larger than the dice - a hand, an arm, its shade - lies over
+    the dice area, so the tracker neither takes what it reads then for a rest nor for a
+    movement.
+
+    The area is compared, in a coarse blurred top view (Lab), with the last view seen clear;
+    change round the dice read now or then is theirs (a roll, dice set aside, their shadows),
+    change beyond them in one patch over ``hand_area_mm2`` reaching the edge of the watched
+    area is an arm come in from outside. Skin is close to a wooden table in colour, so the
+    test is against the table as it looked, not against a colour. A changed view that holds
+    steady for ``adopt_seconds`` (a card laid down, the light turned up, or the table once a
+    hand in view when watching began has gone) becomes the clear view."""
+
+    def __init__(self, config: ThrowConfig) -> None:
+        self.config = config
+        self._clear: tuple[np.ndarray, list[np.ndarray]] | None = None  # view, dice in mm
+        self._last: tuple[np.ndarray, list[np.ndarray]] | None = None
+        self._steady_since = 0.0
+
+    def view(self, frame: np.ndarray, region, region_mm) -> tuple[np.ndarray, np.ndarray]:
+        """The dice area as a blurred Lab top view, and the mm of its top-left pixel."""
+        c = self.config
+        s = c.view_px_per_mm
+        mm = np.asarray(region_mm, dtype=np.float64)
+        lo = mm.min(axis=0) - c.view_margin_mm
+        size = np.ceil((mm.max(axis=0) + c.view_margin_mm - lo) * s).astype(int)
+        mm_to_frame = cv2.getPerspectiveTransform(mm[:4].astype(np.float32),
+                                                  np.asarray(region, np.float32)[:4])
+        to_view = mm_to_frame @ np.array([[1 / s, 0, lo[0]], [0, 1 / s, lo[1]], [0, 0, 1]])
+        bgr = frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        top = cv2.warpPerspective(bgr, to_view, (int(size[0]), int(size[1])),
+                                  flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                  borderMode=cv2.BORDER_REPLICATE)
+        k = max(1, int(round(c.hand_smoothing_mm * s)))
+        top = cv2.blur(top, (k, k))
+        return cv2.cvtColor(top.astype(np.float32) / 255, cv2.COLOR_BGR2Lab), lo
+
+    def covered(self, timestamp: float, view: np.ndarray, lo: np.ndarray,
+                dice_mm: list[np.ndarray]) -> bool:
+        """Whether a hand lies over the area in this view; ``dice_mm`` where dice are read."""
+        now = (view, dice_mm)
+        last, self._last = self._last, now
+        if self._clear is None or self._clear[0].shape != view.shape:
+            self._clear, self._steady_since = now, timestamp
+            return False
+        steady = last is not None and self._patch(now, last, lo) <= self.config.hand_area_mm2
+        if not steady:
+            self._steady_since = timestamp
+        if (self._patch(now, self._clear, lo) > self.config.hand_area_mm2
+                and timestamp - self._steady_since < self.config.adopt_seconds):
+            return True
+        if steady:  # a frame amid tumbling dice is no view to measure later ones from
+            self._clear = now
+        return False
+
+    def _patch(self, now: tuple[np.ndarray, list[np.ndarray]],
+               before: tuple[np.ndarray, list[np.ndarray]], lo: np.ndarray) -> float:
+        """The largest patch (mm^2) changed between two views, away from the dice in both;
+        a change of the light over the whole area is no patch."""
+        c = self.config
+        s = c.view_px_per_mm
+        diff = now[0] - before[0]
+        diff -= np.median(diff.reshape(-1, 3), axis=0)
+        changed = (np.einsum("ijk,ijk->ij", diff, diff) > c.hand_change ** 2).astype(np.uint8)
+        for p in now[1] + before[1]:
+            x, y = np.round((p - lo) * s).astype(int)
+            cv2.circle(changed, (int(x), int(y)), int(round(c.dice_clearance_mm * s)), 0, -1)
+        k = max(1, int(round(c.hand_smoothing_mm * s)))
+        changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+        _, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+        x, y, w, h, area = stats[1:].T
+        height, width = changed.shape
+        reaching = (x == 0) | (y == 0) | (x + w == width) | (y + h == height)
+        return float(area[reaching].max(initial=0)) / s ** 2
+
+
 class ThrowTracker:
     """Feed it ``update(timestamp, readings_or_frame)`` for every frame; it returns a
     `ThrowSettled` on the frame a throw comes to rest, else None.
@@ -59,13 +147,15 @@ class ThrowTracker:
     Motion is judged by where the dice are, not by pixels changing: a new place is one farther
     than ``still_mm`` from every place a die lay within ``settle_seconds``; the dice move when
     new places show two frames running, or a die stays at a new place for a second frame. A
-    die hidden by a hand or missed for a frame, a stray unread pattern, or a misread die whose
-    centre flips between two places is no motion. Once
-    nothing has moved for ``settle_seconds``, the values read in at least ``agree_share`` of
-    those still frames are the resting values, so a misread frame now and then does not hold
-    the count back.
-    ``region`` / ``region_mm`` (the dice area's corners in frame pixels and table mm) let it
-    measure in mm and read frames fed to it; they may be changed between frames."""
+    die missed for a frame, a stray unread pattern, or a misread die whose centre flips
+    between two places is no motion. Once nothing has moved for ``settle_seconds``, the values
+    read in at least ``agree_share`` of those frames are the resting values, so a misread
+    frame now and then does not hold the count back.
+    Frames fed with ``region`` and ``region_mm`` (the dice area's corners in frame pixels and
+    table mm; they may be changed between frames) are read here and watched for a hand: a
+    frame with a hand over the dice area breaks no rest but never agrees with one, and the
+    places the dice lay are kept through it; dice at new places once the hand is gone were
+    moved. ``seen`` holds the dice read in the last frame."""
 
     def __init__(self, config: ThrowConfig | None = None, dice_config: DiceConfig | None = None,
                  region=None, region_mm=None) -> None:
@@ -78,10 +168,16 @@ class ThrowTracker:
         self._places: list[tuple[float, np.ndarray, float]] = []  # (last seen, place, reach)
         self._fresh: list[tuple[np.ndarray, float]] = []  # new places in the last frame
         self._previous_time = 0.0
-        self._still: list[tuple[float, tuple[int | None, ...]]] = []  # (time, values) since
+        # (time, values or None under a hand, dice read as (place, reach, value)) since still
+        self._still: list[tuple[float, tuple[int | None, ...] | None, list]] = []
         self._still_since: float | None = None
         self._last_time: float | None = None
         self._changed = False
+        self._hands = HandWatch(self.config)
+        self._hidden = 0.0  # seconds a hand was over the dice: places are not forgotten then
+        self._after_hand = False
+        self._rest_dice: list[tuple[np.ndarray, float, int]] = []  # (place, reach, value)
+        self.seen: list[DieReading] = []  # what the last frame showed
 
     def __repr__(self) -> str:
         state = "moving" if self.moving else "settled"
@@ -97,34 +193,61 @@ class ThrowTracker:
         self.throw_count = 0
 
     def update(self, timestamp: float, observed) -> ThrowSettled | None:
+        """One frame (or the dice read in it): the throw that came to rest, if one did."""
         if self._last_time is not None and timestamp < self._last_time:
             raise ThrowInputError(f"time went backwards: {timestamp} after {self._last_time}")
+        readings = self.seen = self._readings(observed)
+        if self._covered(timestamp, observed, readings):
+            # what is read under a hand is no movement and no reading of the rest (it never
+            # agrees); the dice's places are kept until they are seen again
+            self._hidden += timestamp - (self._last_time or timestamp)
+            self._fresh, self._after_hand = [], True
+            values, dice = None, []
+        else:
+            values, dice = self._watch_motion(timestamp, readings)
         self._last_time = timestamp
-        readings = self._readings(observed)
-        places = self._places_of([r for r in readings if r.value is not None])
+        if self._still_since is None:
+            return None
+        self._still = [s for s in self._still if s[0] >= timestamp - self.config.settle_seconds]
+        self._still.append((timestamp, values, dice))
+        if timestamp - self._still_since < self.config.settle_seconds:
+            return None
+        agreed = self._agreed()
+        if agreed is None:
+            return None
+        return self._rest(agreed, next(d for _, v, d in reversed(self._still) if v == agreed))
+
+    def _watch_motion(self, timestamp: float, readings: list[DieReading]):
+        """Judge from a clear view whether the dice moved; the values and dice it shows."""
+        read = [r for r in readings if r.value is not None]
+        places = self._places_of(read)
         values = tuple(sorted((r.value for r in readings), key=lambda v: v or 0))
-        read = tuple(v for v in values if v is not None)
         if self.config.dice_count and len(read) == self.config.dice_count:
-            values = read  # all the game's dice read: an unread pattern besides is a stray
+            values = tuple(sorted(r.value for r in read))  # an unread pattern besides is a stray
         new = [(p, r) for p, r in places if self._new([(p, r)])]
         stayed = any(np.hypot(*(p - q)) <= r for q, r in self._fresh for p, _ in places)
         started = self._still_since is not None
-        if not started or (new and self._fresh):
+        # dice at new places once a hand is gone were moved under it
+        if not started or (new and (self._fresh or self._after_hand)):
             self._changed = self._changed or started
             self._still_since, self._still = timestamp, []
         elif stayed:  # a die landed (or was put) there on the last frame
             self._changed = True
             self._still_since = self._previous_time
-            self._still = [(t, v) for t, v in self._still if t >= self._previous_time]
+            self._still = [s for s in self._still if s[0] >= self._previous_time]
+        self._after_hand = False
         self._fresh = new if started else []
         self._previous_time = timestamp
-        self._remember(timestamp, places)
-        self._still = [(t, v) for t, v in self._still
-                       if t >= timestamp - self.config.settle_seconds] + [(timestamp, values)]
-        if timestamp - self._still_since < self.config.settle_seconds:
-            return None
-        agreed = self._agreed()
-        return None if agreed is None else self._rest(agreed)
+        self._remember(timestamp - self._hidden, places)
+        return values, [(p, r, v.value) for (p, r), v in zip(places, read, strict=True)]
+
+    def _covered(self, timestamp: float, observed, readings: list[DieReading]) -> bool:
+        """A hand over the dice area (judged on frames only, with the area's corners in mm)."""
+        if not isinstance(observed, np.ndarray) or self.region is None or self.region_mm is None:
+            return False
+        view, lo = self._hands.view(observed, self.region, self.region_mm)
+        return self._hands.covered(timestamp, view, lo,
+                                   [p for p, _ in self._places_of(readings)])
 
     def _readings(self, observed) -> list[DieReading]:
         if isinstance(observed, np.ndarray):
@@ -166,7 +289,9 @@ class ThrowTracker:
     def _agreed(self) -> tuple[int, ...] | None:
         """The values most still frames read, if enough agree, every die is read and there
         are as many dice as the game throws."""
-        counts = Counter(v for _, v in self._still)
+        counts = Counter(v for _, v, _ in self._still if v is not None)  # None: under a hand
+        if not counts:
+            return None
         values, n = counts.most_common(1)[0]
         if n < self.config.agree_share * len(self._still) or None in values:
             return None
@@ -174,20 +299,30 @@ class ThrowTracker:
             return None
         return values  # type: ignore[return-value]
 
-    def _rest(self, values: tuple[int, ...]) -> ThrowSettled | None:
+    def _rest(self, values: tuple[int, ...], dice: list) -> ThrowSettled | None:
         if not values:
             return None  # no dice: wait, count nothing
+        before_dice, self._rest_dice = self._rest_dice, dice
         changed, self._changed = self._changed, False
         if not changed:
             if self.resting is None:
                 self.resting = values  # dice already lying there when we started
             return None
         before = self.resting
-        if before is not None and _contained(values, before):
+        if before is not None and _contained(values, before) and not _turned(dice, before_dice):
             return None  # same faces (nudged, dice put back) or some dice set aside
         self.resting = values
         self.throw_count += 1
         return ThrowSettled(values, self.throw_count, self._still_since or 0.0)
+
+def _turned(now: list, before: list) -> bool:
+    """A die lies where one lay at the last rest but shows another face: it was rolled
+    (a reroll may show only faces that were showing before, elsewhere)."""
+    for p, _, value in now:
+        there = [v for q, reach, v in before if np.hypot(*(p - q)) <= reach]
+        if there and value not in there:
+            return True
+    return False
 
 
 def _contained(values: tuple[int, ...], resting: tuple[int, ...]) -> bool:

@@ -335,7 +335,7 @@ def test_camera_dice_count_a_throw_only_with_the_game_s_number_of_dice(monkeypat
     before = [die(v, 40 * k) for k, v in enumerate([3, 3, 4, 4, 1])]
     after = [die(v, 300 + 40 * k) for k, v in enumerate([2, 2, 5, 6, 6])]
     views = [before] * 10 + [after[:4]] * 10 + [after] * 10  # a die hidden, then all five
-    monkeypatch.setattr("companion.referee.read_dice",
+    monkeypatch.setattr("vision.throws.read_dice",
                         lambda image, region, config, region_mm: views.pop(0))
     layout = SimTable("cuatro", ["red", "blue"], 1).layout
     seam = CameraDice(layout, Camera.from_config(VisionConfig()), count=5)

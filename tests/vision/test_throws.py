@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from vision.dice import DieReading
+from vision.dice import DiceConfig, DieReading
+from vision.sim import render
 from vision.throws import ThrowConfig, ThrowInputError, ThrowSettled, ThrowTracker
 
 FPS = 10.0
@@ -202,3 +207,41 @@ def test_with_the_game_s_dice_count_a_stray_unread_pattern_is_ignored() -> None:
     clock.hold(stray, 1.0)
     clock.roll(np.random.default_rng(10), [5], frames=4)  # one die alone: not this game's throw
     assert clock.events == [ThrowSettled((3, 4), 1)]
+
+
+def test_dice_rerolled_where_they_lay_are_a_throw_though_their_faces_showed_before() -> None:
+    clock = Clock(ThrowTracker())
+    rng = np.random.default_rng(11)
+    clock.roll(rng, [1, 2, 3, 4, 5])
+    clock.hold(lying([1, 2, 3, 4, 5]), 1.0)
+    clock.hold(lying([1, 2, 3]), 1.0)  # two dice set aside
+    for _ in range(4):
+        clock.feed(tumbling(rng, 3))
+    clock.hold(lying([2, 3, 1]), 1.0)  # the three land where they lay, each on another face
+    assert [e.values for e in clock.events] == [(1, 2, 3, 4, 5), (1, 2, 3)]
+
+
+def _bench_session():
+    """The rendered sessions of bench/throw_counting.py."""
+    path = Path(__file__).resolve().parents[2] / "bench" / "throw_counting.py"
+    spec = importlib.util.spec_from_file_location("throw_counting", path)
+    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_faces_read_under_a_passing_hand_are_no_throw() -> None:
+    """Bench seed 7001: while the hand passes over the dice a 4 is read as a 1 for three
+    frames; before the hand was looked for, that was taken for a rest and counted twice."""
+    bench = _bench_session()
+    session = bench.sequence(7001)
+    tracker = ThrowTracker(dice_config=DiceConfig.preset("table"), region=session.region,
+                           region_mm=session.region_mm)
+    events, names = [], []
+    for i, (name, scene) in enumerate(session.frames[15:30]):
+        event = tracker.update(i / bench.FPS, render(scene, session.pose, session.rng).frame)
+        names.append(name)
+        if event is not None:
+            events.append(event)
+    assert "hand passing" in names
+    assert events == [] and tracker.resting == (2, 3, 4, 4, 5)

@@ -117,8 +117,8 @@ class CameraDice:
         throw = self.tracker.update(frame.timestamp, frame.image)  # it reads the dice, and
         dice = self.seen = self.tracker.seen  # looks for a hand over them
         values = sorted(d.value for d in dice if d.value is not None)
-        self._recent.append((frame.timestamp, tuple(values) if len(values) == self.count
-                             and len(dice) == self.count else None))
+        all_read = len(values) == len(dice) == self.count
+        self._recent.append((frame.timestamp, tuple(values) if all_read else None))
         while self._recent[0][0] < frame.timestamp - SHOWING_SECONDS:
             self._recent.popleft()
         if throw is None:

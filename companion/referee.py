@@ -61,7 +61,7 @@ class DiceSeam(Protocol):
     """Where settled throws come from: ``settled(frame, board) -> dice values or None``;
     ``rested_at`` is when the dice of the last settled throw came to rest; ``seen`` what the
     last frame showed of the dice, for the camera page; ``showing()`` the values the dice
-    steadily show now, or None."""
+    steadily show now, or None; ``new_turn()`` says a turn has begun."""
 
     label: str
     seen: list[DieReading]
@@ -70,6 +70,8 @@ class DiceSeam(Protocol):
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None: ...
 
     def showing(self) -> tuple[int, ...] | None: ...
+
+    def new_turn(self) -> None: ...
 
 
 class CameraDice:
@@ -108,6 +110,10 @@ class CameraDice:
             return None
         values, n = Counter(v for _, v in self._recent).most_common(1)[0]
         return values if values is not None and n >= SHOWING_SHARE * len(self._recent) else None
+
+    def new_turn(self) -> None:
+        """The next rest after the dice move is the turn's first throw, whatever it shows."""
+        self.tracker.new_turn()
 
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None:
         if board.homography is None:
@@ -150,6 +156,9 @@ class ScriptedDice:
 
     def showing(self) -> None:
         return None  # the script never misses a throw
+
+    def new_turn(self) -> None:
+        pass  # the script knows its throws
 
 
 def observation_of(reading: BoardReading, colour_to_player: Mapping[str, str]) -> Observation:
@@ -409,6 +418,8 @@ class Referee:
         game = self.session.game
         if event.kind == "move":
             self.stats.accepted_at[len(game.moves)] = self._now
+            if self.dice is not None and not game.is_over and game.throw_count == 0:
+                self.dice.new_turn()
         elif event.kind == "illegal":
             self.stats.flags.append((self._now, event.data["rule"]))
         if self.panel is not None:

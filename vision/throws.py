@@ -178,6 +178,7 @@ class ThrowTracker:
         self._after_hand = False
         self._rest_dice: list[tuple[np.ndarray, float, int]] = []  # (place, reach, value)
         self.seen: list[DieReading] = []  # what the last frame showed
+        self._turn_begun = False  # new_turn() was called and no throw has come to rest since
 
     def __repr__(self) -> str:
         state = "moving" if self.moving else "settled"
@@ -189,8 +190,11 @@ class ThrowTracker:
         return self._changed
 
     def new_turn(self) -> None:
-        """Start counting throws from zero; the dice lying there are not a throw."""
+        """Start counting throws from zero; the dice lying there are not a throw, but the
+        next rest after they move is, whatever faces it shows: a turn's first throw rolls
+        every die, so it cannot be dice put back (the last player's faces may come again)."""
         self.throw_count = 0
+        self._turn_begun = True
 
     def update(self, timestamp: float, observed) -> ThrowSettled | None:
         """One frame (or the dice read in it): the throw that came to rest, if one did."""
@@ -309,8 +313,10 @@ class ThrowTracker:
                 self.resting = values  # dice already lying there when we started
             return None
         before = self.resting
-        if before is not None and _contained(values, before) and not _turned(dice, before_dice):
+        if (before is not None and not self._turn_begun and _contained(values, before)
+                and not _turned(dice, before_dice)):
             return None  # same faces (nudged, dice put back) or some dice set aside
+        self._turn_begun = False
         self.resting = values
         self.throw_count += 1
         return ThrowSettled(values, self.throw_count, self._still_since or 0.0)

@@ -165,6 +165,23 @@ def test_a_throw_the_reader_missed_is_seen_on_the_dice_when_its_stone_is_refused
         "A4 is the pair-of-2s field; 3 3 4 5 6 has no pair of 2s"]
 
 
+def test_the_dice_reader_hears_when_a_turn_begins(monkeypatch):
+    # a turn's first throw counts even when it shows the last player's faces again
+    class TurnDice(ScriptedDice):
+        turns = []
+
+        def new_turn(self):
+            self.turns.append(len(self.table.current.truth.moves))
+
+    monkeypatch.setattr("companion.referee.ScriptedDice", TurnDice)
+    script = (Throw((1, 3, 4, 4, 6)), Place("1x1+1x3"), Throw((6, 4, 1, 4, 3)))
+    table = SimTable("spexxx", ["black", "white"], 1, options=SimOptions(
+        script=script, still_frames=QUICK))
+    run = referee_simulated(table, scripted_dice=True)
+    assert run.session.game.moves == list(script)
+    assert len(TurnDice.turns) == 1 and TurnDice.turns[0] >= 2  # after the stone, once
+
+
 def test_cuatro_throws_then_a_roof_on_a_roof():
     table = SimTable("cuatro", ["red", "blue"], 7, options=SimOptions(
         max_moves=5, still_frames=QUICK))

@@ -40,6 +40,7 @@ class Clock:
             self.feed(readings)
 
     def feed(self, readings) -> None:
+        self.last = readings
         event = self.tracker.update(self.t, readings)
         if event is not None:
             self.events.append(event)
@@ -118,10 +119,22 @@ def test_new_turn_restarts_the_count() -> None:
     clock.roll(rng, [1, 2])
     clock.roll(rng, [5, 6])
     tracker.new_turn()
-    clock.hold(lying([5, 6]), 1.0)  # the last player's dice still lie there: no throw
+    clock.hold(clock.last, 1.0)  # the last player's dice still lie there: no throw
     clock.roll(rng, [3, 3])
     assert [e.throw_number for e in clock.events] == [1, 2, 1]
     assert "throws=1" in repr(tracker)
+
+
+def test_a_turn_s_first_throw_counts_though_it_shows_the_last_player_s_faces() -> None:
+    tracker = ThrowTracker()
+    clock = Clock(tracker)
+    rng = np.random.default_rng(8)
+    clock.roll(rng, [1, 3, 4, 4, 6])
+    tracker.new_turn()
+    clock.roll(rng, [6, 4, 1, 4, 3])  # the same faces, rolled by the next player
+    clock.roll(rng, [1, 3, 4])  # two dice set aside: the same faces again, no throw
+    assert [(e.values, e.throw_number) for e in clock.events] == [
+        ((1, 3, 4, 4, 6), 1), ((1, 3, 4, 4, 6), 1)]
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -223,6 +223,10 @@ class VisionConfig:
     #: ... or this many with only a change seen: a lamp switched on or a card left on
     #: the board must not keep the board occluded for good; a resting hand stirs sooner.
     clear_view_accept_frames: int = 150
+    #: A single field joins the clear view once it has held still, in view, this many
+    #: frames with no hand seen: more than the referee's stability filter needs (5), so a
+    #: piece the reader missed still shows as a change when the referee looks.
+    clear_field_refresh_frames: int = 6
     #: Fields whose change from the clear view has held perfectly still this many frames
     #: (moving less than ``static_field_fraction`` of their area between frames) join the
     #: clear view on their own: a piece the reader missed, not a hand, which never holds

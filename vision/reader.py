@@ -131,6 +131,8 @@ class BoardTracker:
         self._previous: ClearView | None = None
         self._still = 0
         self._lingering: dict[str, int] = {}  # field -> frames its change has held still
+        self._settled: np.ndarray | None = None  # per field: quiet frames it held still
+        self._fresh: np.ndarray | None = None  # per field: in the clear view as it is now
 
     def __repr__(self) -> str:
         return f"<BoardTracker {self.layout.game} {self.localiser!r}>"
@@ -145,15 +147,18 @@ class BoardTracker:
 
     def follow(self, lab: np.ndarray, view: ClearView, foreign: bool, changed_much: bool,
                relocalised: bool, geometry: BoardGeometry,
-               hidden_by_change: frozenset[str] = frozenset()) -> None:
+               hidden_by_change: frozenset[str] = frozenset(),
+               hidden: frozenset[str] = frozenset(),
+               doubtful: frozenset[str] = frozenset()) -> None:
         """Keep the clear view up to date with this frame's smoothed Lab image (and its
         ``view``): the first frame with no hand seen, then the board once it has held
         still for ``clear_view_refresh_frames`` frames with no hand seen, so a piece set
         down becomes part of it (still: on the board itself, as the change cue judges, so
         dice rolled and hands in the margin do not stir it). What stays still much longer
         (``clear_view_accept_frames``: a lamp switched on, a card left on the board,
-        glare) is accepted too, so the reader cannot stay occluded for good. A bump
-        (relocalisation) or a new image size starts afresh."""
+        glare) is accepted too, so the reader cannot stay occluded for good. Fields follow
+        on their own, too (:meth:`_refresh_settled`), as players seldom leave the whole
+        board alone for long. A bump (relocalisation) or a new image size starts afresh."""
         config = self.config
         if relocalised or (self.clear is not None and self.clear.low.shape != lab.shape):
             self.clear, self._previous, self._still = None, None, 0
@@ -164,23 +169,57 @@ class BoardTracker:
             np.count_nonzero(stirred) < config.still_change_mm2 * geometry.px_per_mm**2)
         self._still = self._still + 1 if still else 0
         self._previous = view
-        self._absorb_lingering(hidden_by_change, stirred, view, geometry)
+        moved = None if stirred is None else field_share(stirred, geometry)
+        self._absorb_lingering(hidden_by_change, moved, view, geometry)
         quiet = not foreign and not changed_much
+        self._refresh_settled(moved, hidden | hidden_by_change, doubtful, quiet, view,
+                              geometry)
         needed = config.clear_view_refresh_frames if quiet else config.clear_view_accept_frames
         if (self.clear is None and not foreign) or self._still >= needed:
             self.clear = view
 
-    def _absorb_lingering(self, hidden: frozenset[str], stirred: np.ndarray | None,
+    def _refresh_settled(self, moved: np.ndarray | None, hidden: frozenset[str],
+                         doubtful: frozenset[str], quiet: bool, view: ClearView,
+                         geometry: BoardGeometry) -> None:
+        """A field that has held still, in view, over ``clear_field_refresh_frames``
+        frames with no hand seen anywhere joins the clear view: towers grown since the
+        whole board was last still for long would otherwise add up to a change over many
+        fields, and look like a hand. A field whose look changed with no reading to
+        explain it (``doubtful``: maybe a piece the reader missed) waits
+        ``clear_view_static_frames``, so the referee sees the doubt. Frames with a hand
+        elsewhere neither count nor reset; a field stirred or hidden starts again."""
+        fields = len(geometry.names)
+        if self.clear is None or moved is None:
+            self._settled = None
+            return
+        if self._settled is None or len(self._settled) != fields:
+            self._settled = np.zeros(fields, np.int64)
+            self._fresh = np.zeros(fields, bool)
+        config = self.config
+        shut = np.array([name in hidden for name in geometry.names])
+        unsettled = (moved > config.static_field_fraction) | shut
+        self._settled[unsettled] = 0
+        self._fresh[unsettled] = False
+        if not quiet:
+            return
+        self._settled[~unsettled] += 1
+        needed = np.array([config.clear_view_static_frames if name in doubtful
+                           else config.clear_field_refresh_frames for name in geometry.names])
+        ripe = np.flatnonzero(~self._fresh & (self._settled >= needed))
+        if len(ripe):
+            self._fresh[ripe] = True
+            self._take_into_clear(ripe.tolist(), view, geometry)
+
+    def _absorb_lingering(self, hidden: frozenset[str], moved: np.ndarray | None,
                           view: ClearView, geometry: BoardGeometry) -> None:
         """A change that holds perfectly still on its fields for
         ``clear_view_static_frames`` frames is no hand (hands stir) but part of the table
         now, e.g. a piece the reader missed: those fields join the clear view, while hands
         and dice elsewhere keep the whole board from ever being still long enough."""
-        if self.clear is None or stirred is None or not hidden:
+        if self.clear is None or moved is None or not hidden:
             self._lingering = {}
             return
         config = self.config
-        moved = field_share(stirred, geometry)
         index = {name: k for k, name in enumerate(geometry.names)}
         self._lingering = {name: self._lingering.get(name, 0) + 1 for name in hidden
                            if moved[index[name]] <= config.static_field_fraction}
@@ -188,15 +227,35 @@ class BoardTracker:
                 if frames >= config.clear_view_static_frames]
         if not ripe:
             return
-        pixels = geometry.field_idx[np.isin(geometry.field_seg, ripe)]
+        self._take_into_clear(ripe, view, geometry)
+        for k in ripe:
+            self._lingering.pop(geometry.names[k])
+
+    def _take_into_clear(self, ripe: list[int], view: ClearView,
+                         geometry: BoardGeometry) -> None:
+        """Copy the given fields from ``view`` into the clear view: their squares and
+        readings, and where their towers stand now or stood (with shadows: a piece
+        leans out of a small field's square), but not over fields still changing."""
+        config = self.config
+        chosen = np.isin(np.arange(len(geometry.names)), ripe)
+        reach = config.tower_margin_mm + config.piece_shadow_mm
+        now = [s if c else replace(s, height=0) for s, c in zip(view.states, chosen,
+                                                                 strict=True)]
+        before = [s if c else replace(s, height=0) for s, c in zip(self.clear.states, chosen,
+                                                                    strict=True)]
+        region = (tower_mask(now, geometry, reach) | tower_mask(before, geometry, reach)).ravel()
+        region[geometry.field_idx[chosen[geometry.field_seg]]] = 1
+        if self._settled is not None:
+            changing = (self._settled == 0) & ~chosen
+            region[geometry.field_idx[changing[geometry.field_seg]]] = 0
+        pixels = np.flatnonzero(region)
         low, high = self.clear.low.copy(), self.clear.high.copy()
         for mine, theirs in ((low, view.low), (high, view.high)):
             flat = mine.reshape(-1, mine.shape[-1])
             flat[pixels] = theirs.reshape(-1, theirs.shape[-1])[pixels]
-        states = [view.states[k] if k in ripe else s for k, s in enumerate(self.clear.states)]
+        states = [v if c else s for v, s, c in zip(view.states, self.clear.states, chosen,
+                                                   strict=True)]
         self.clear = ClearView(low, high, states)
-        for k in ripe:
-            self._lingering.pop(geometry.names[k])
 
     def _moved(self, homography: np.ndarray) -> bool:
         w, h = self.layout.board_size_mm
@@ -291,7 +350,8 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
         pieces = moved_pieces(states, clear, geometry, config)
         moved = find_change_occlusion(change, pieces, geometry, config)
     tracker.follow(lab, clear_view(lab, states, geometry, config), foreign.occluded,
-                   moved.occluded, relocalised, geometry, moved.hidden_fields)
+                   moved.occluded, relocalised, geometry, moved.hidden_fields,
+                   foreign.hidden_fields, moved.changed_look)
     if not moved.occluded:
         return replace(foreign, changed_look=moved.changed_look - foreign.hidden_fields)
     hidden = foreign.hidden_fields | moved.hidden_fields

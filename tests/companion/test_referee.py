@@ -87,6 +87,19 @@ def test_a_stone_on_ones_own_tower_read_at_the_old_height_is_still_accepted():
     assert run.session.flag is None
 
 
+def test_quick_play_up_one_column_of_towers_is_followed():
+    # a stone a second, every hand over the same column: the board is never still long
+    # enough to refresh its whole clear view, and the towers grown since (one blob of
+    # change over four fields) looked like a hand until each field followed on its own
+    script = tuple(Place(f) for f in ("A3", "A4", "A3", "A5", "A4", "A3", "A2", "A4", "A5",
+                                      "A2", "A4", "B4", "A3", "B3"))
+    table = SimTable("just4fun", ["red", "blue"], 4, options=SimOptions(
+        script=script, still_frames=QUICK))
+    run = referee_simulated(table)
+    assert run.session.game.moves == list(script)
+    assert run.session.flag is None
+
+
 def test_a_white_stone_the_reader_takes_for_the_silver_cell_under_it_is_still_accepted():
     # seed 3's camera reads 3x5+2x5 as empty with the white stone on it; only the cell's
     # changed look (and with it the reading's confidence) tells that something lies there

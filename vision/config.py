@@ -123,6 +123,10 @@ class VisionConfig:
     #: Dark seams between stacked pieces are thinner than this; a longer stretch of
     #: non-piece colour ends a tower's silhouette.
     seam_gap_mm: float = 1.5
+    #: Past the field centre, a run of one piece colour at least this share of a top
+    #: face's diameter long, giving way to another piece colour, is a tower's top meeting
+    #: a neighbour's piece: the silhouette ends there.
+    neighbour_run_ratio: float = 0.8
     #: A tower's silhouette measures this much longer than its geometry, per piece shape:
     #: blur and the dark contact shadow at its foot widen it, a disc's rounded top edge
     #: shortens it, a roof's shaded cone lengthens it (about the median over rendered

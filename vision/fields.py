@@ -161,6 +161,7 @@ class BoardGeometry:
     profile_t: np.ndarray | None = None  # (K,) distance along the radial line, mm
     predicted_length: np.ndarray | None = None  # (F, H) silhouette length per height, mm
     predicted_near: np.ndarray | None = None  # (F,) near edge of a centred base, mm
+    face_chord_mm: float = 0.0  # a piece's face along the profile lines, mean over them
     predicted_far: np.ndarray | None = None  # (F, H) far edge from the field centre, mm
     board_size_mm: tuple[float, float] = (0.0, 0.0)
     silhouette_bias_mm: float = 0.0  # see VisionConfig.silhouette_bias_mm
@@ -316,6 +317,7 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres
     far = np.maximum(chord * radius, offsets + chord * big)
     geometry.predicted_length = far - near
     geometry.predicted_near = near[:, 0]
+    geometry.face_chord_mm = 2 * chord * radius
     geometry.predicted_far = far
     step = config.profile_step_mm
     margin = radius * 0.6
@@ -348,7 +350,8 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     tall tower leaning onto a neighbour, or off the board onto a table of a piece's colour)
     is taken to end there, and one that reaches back past the start of its line (a
     nearer tower's top over its base) to start where a centred base would: still a
-    height, but not a trusted one."""
+    height, but not a trusted one. A top that touches a neighbour's piece of another
+    colour ends where the colour changes (:func:`_neighbour_edge`)."""
     # silhouette: anything but the printed board (seams and deep shade on a tower's side
     # match no colour at all); off the board, where a tall tower's top often leans, only
     # piece colours count (the table there matches no colour either)
@@ -362,6 +365,8 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     delimited = np.zeros(len(fields), bool)
     gap = max(1, int(round(config.seam_gap_mm / config.profile_step_mm)))  # samples
     window = np.ones(gap)
+    per_field = profiles.labels.reshape(len(geometry.names), geometry.profile_lines, -1)
+    top_run = config.neighbour_run_ratio * geometry.face_chord_mm / config.profile_step_mm
     for k, f in enumerate(fields):
         profile = weights[f]
         outside = (profile < 0.5).astype(float)
@@ -382,12 +387,36 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
             a = int(ends[np.abs(t[ends] - near).argmin()])  # last outside sample before it
             near = _refine_edge(colours, t, a, 1, _crossing(t, profile, a, a + 1), config)
         far = float(t[-1])
-        if len(after):
-            b = centre + after[0]  # first outside sample after it
-            far = _refine_edge(colours, t, b, -1, _crossing(t, profile, b - 1, b), config)
+        end = centre + after[0] if len(after) else len(t)  # first outside sample after it
+        touching = _neighbour_edge(per_field[f], players, centre, end, top_run, gap)
+        if touching is not None:
+            far = _refine_edge(colours, t, touching, -1, float(t[touching]) - 0.5 * (t[1] - t[0]),
+                               config)
+        elif len(after):
+            far = _refine_edge(colours, t, end, -1, _crossing(t, profile, end - 1, end), config)
         extents[k] = (near, far)
-        delimited[k] = len(before) > 0 and len(after) > 0
+        delimited[k] = len(before) > 0 and (len(after) > 0 or touching is not None)
     return extents, delimited
+
+
+def _neighbour_edge(labels: np.ndarray, players: int, centre: int, end: int,
+                    top_run: float, gap: int) -> int | None:
+    """The first sample of a neighbour's piece that a tower's top touches, or None.
+    ``labels`` are one field's (lines, samples) colour labels. Past the centre the last
+    stretch of a tower is its top face, one colour at least ``top_run`` samples long
+    (a layer's side is much thinner); another piece colour right after it, for at least
+    ``gap`` samples, is not part of this tower."""
+    lines = labels.shape[0]
+    counts = np.stack([(labels[:, :end] == c).sum(axis=0) for c in range(players)])
+    colour = np.where(counts.max(axis=0) * 2 > lines, counts.argmax(axis=0), -1)
+    changes = np.flatnonzero(np.diff(colour)) + 1
+    bounds = np.concatenate([[0], changes, [end]])
+    for k in range(len(bounds) - 2):
+        a, c, d = bounds[k], bounds[k + 1], bounds[k + 2]
+        if (c > centre and colour[a] >= 0 and colour[c] >= 0 and c - a >= top_run
+                and d - c >= gap):
+            return int(c)
+    return None
 
 
 def _refine_edge(colours: np.ndarray, t: np.ndarray, edge: int, inward: int,

@@ -114,6 +114,23 @@ def test_dark_seam_matching_the_field_does_not_cut_a_tower_short():
     assert {n: reading.fields[n].height for n in stacks} == {n: 3 for n in stacks}
 
 
+def test_tower_top_touching_a_neighbour_ends_where_the_colour_changes():
+    """A steep camera close over the board: a three-high tower's top leans onto the next
+    field's stone. Of another colour, that stone ends the silhouette (D2 read red, five
+    high, before); of the same colour nothing tells them apart, and the reading says so."""
+    stacks = {"D2": ["blue", "red", "blue"], "D1": ["red"],
+              "B2": ["red", "blue", "blue", "blue"], "B1": ["blue"]}
+    pose = CameraPose(height_mm=360, tilt_deg=35, yaw_deg=0, fov_deg=66, k1=-0.02,
+                      target_mm=(145, 145))
+    layout, rendered = frame("just4fun", stacks, pose)
+    reading = read_board(rendered.frame, layout, ColourCalibration.default(layout))
+    d2 = reading.fields["D2"]
+    assert (d2.top_colour, d2.height) == ("blue", 3) and d2.confidence >= 0.6
+    b2 = reading.fields["B2"]
+    assert b2.top_colour == "blue"
+    assert b2.height == 4 or b2.confidence < VisionConfig().uncertain_below
+
+
 def test_silhouette_bias_per_piece_shape_from_a_config_file(tmp_path):
     path = tmp_path / "vision.toml"
     path.write_text('silhouette_bias_mm = [["disc", 1.0], ["roof", 2.5]]\n')

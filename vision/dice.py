@@ -19,6 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.dice_faces import FaceModel, load_model, read_faces
 from vision.pose import estimate_focal, focal_from_fov, fov_from_focal, pose_from_homography
 
 PRESETS = Path(__file__).with_name("dice_configs")
@@ -57,6 +58,14 @@ class DiceConfig:
     min_unreadable_pips: int = 3  # fewer pips out of a die pattern are dropped as not a die
     side_score_ratio: float = 0.85  # side pips' roundness x size below this share of the top's
     scale: float = 1.0  # enlarge the searched area first when dice are only ~20 px across
+    # Learned face check for close-up photos (`vision.dice_faces`); "" keeps the hand rules:
+    face_model: str = ""  # file in vision/dice_configs/ (bench/train_dice_faces.py writes it)
+    face_crop: float = 8.0  # side of the crop round a proposed face, in pip diameters
+    face_pair_min: float = 2.5  # pip diameters between two pips whose midpoint may be a face
+    face_pair_max: float = 5.5  # centre (a 2's, 4's or 6's diagonal, foreshortened or not)
+    face_min_score: float = 0.5  # least probability of a value for a face to be kept
+    face_separation: float = 3.0  # pip diameters: proposals this near a kept face are its die
+    face_half: float = 2.2  # pip diameters from a face's centre to the edge of its pips
     # Rectified top view (used when the dice area's corners on the table are known in mm):
     rectified_px_per_mm: float = 3.0  # every die is ~48 px across there, whatever the pose
     die_min_mm: float = 13.0  # edge lengths of the dice the reader accepts
@@ -156,14 +165,29 @@ def read_dice(frame: np.ndarray, region=None, config: DiceConfig | None = None,
                               interpolation=cv2.INTER_NEAREST)
     bounds = _bounds(frame_shape, x0, y0, config.scale)
     readings: list[DieReading] = []
+    model = _face_model(config)
     for polarity in config.polarities:
         image = grey if polarity == "dark" else 255 - grey
         pips, closed, hat = find_pips(image, mask, config)
+        if model is not None:
+            readings += [_to_frame(r, x0, y0, config.scale)
+                         for r in read_faces(image, pips, bounds, config, model)]
+            continue
         for face in group_faces(pips, image, closed, hat, config):
             reading = read_face(face, bounds, config)
             if reading is not None:
                 readings.append(_to_frame(reading, x0, y0, config.scale))
     return _drop_duplicates(readings)
+
+
+def _face_model(config: DiceConfig) -> FaceModel | None:
+    """The learned face check named by the config (a file in dice_configs/), or None."""
+    if not config.face_model:
+        return None
+    path = PRESETS / config.face_model
+    if not path.is_file():
+        raise DiceInputError(f"the dice face model {path} is missing")
+    return load_model(str(path))
 
 
 def _bounds(shape: tuple[int, int], x0: int, y0: int, scale: float):

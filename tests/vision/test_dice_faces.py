@@ -1,0 +1,82 @@
+"""The learned face check of the close-up reader (`vision/dice_faces.py`)."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.conftest import DICE_PHOTOS
+from vision.dice import DiceConfig, DiceInputError, read_dice
+from vision.dice_faces import hog
+
+CLOSEUP = DiceConfig.preset("closeup")
+needs_photos = pytest.mark.skipif(not (DICE_PHOTOS / "boxes.csv").is_file(),
+                                  reason="the real dice photos are not on this machine")
+
+
+def _labelled(prefix: str, every: int) -> dict[str, list[tuple[int, float, float]]]:
+    """Every ``every``-th photo of a split in name order (picked by rule): its dice as
+    (value, centre x, centre y)."""
+    dice: dict[str, list[tuple[int, float, float]]] = {}
+    with open(DICE_PHOTOS / "boxes.csv") as f:
+        for row in csv.DictReader(f):
+            if Path(row["image"]).name.startswith(prefix):
+                dice.setdefault(row["image"], []).append(
+                    (int(row["value"]), (float(row["x1"]) + float(row["x2"])) / 2,
+                     (float(row["y1"]) + float(row["y2"])) / 2))
+    return {image: dice[image] for image in sorted(dice)[::every]}
+
+
+def test_the_closeup_setup_uses_the_shipped_model() -> None:
+    assert CLOSEUP.face_model
+    assert (Path(__file__).resolve().parents[2] / "vision" / "dice_configs"
+            / CLOSEUP.face_model).is_file()
+
+
+@needs_photos
+def test_model_reads_the_labelled_training_dice() -> None:
+    right = total = 0
+    for image, dice in _labelled("train_", 10).items():
+        readings = read_dice(cv2.imread(str(DICE_PHOTOS / image)), config=CLOSEUP)
+        for value, x, y in dice:
+            total += 1
+            near = [r for r in readings if np.hypot(r.centre[0] - x, r.centre[1] - y) < 15]
+            right += [r.value for r in near] == [value]
+    assert total > 80 and right / total >= 0.95
+
+
+def test_no_dice_gives_nothing() -> None:
+    rng = np.random.default_rng(0)
+    wood = cv2.GaussianBlur(rng.normal(190, 12, (480, 640)).astype(np.float32), (0, 0), 3)
+    frame = cv2.cvtColor(np.clip(wood, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+    assert read_dice(frame, config=CLOSEUP) == []
+
+
+@needs_photos
+@pytest.mark.parametrize("side", ["left", "right", "top", "bottom"])
+def test_die_half_outside_the_frame_is_unreadable(side: str) -> None:
+    image = cv2.imread(str(DICE_PHOTOS / "images" / "valid_valid_50.jpg"))
+    for die in [r for r in read_dice(image, config=CLOSEUP) if r.value is not None]:
+        x, y, w, h = die.box
+        cx, cy = round(die.centre[0]), round(die.centre[1])
+        cut, (ox, oy) = {"left": (image[:, cx:], (cx, 0)), "right": (image[:, :cx], (0, 0)),
+                         "top": (image[cy:], (0, cy)), "bottom": (image[:cy], (0, 0))}[side]
+        near = [r for r in read_dice(cut, config=CLOSEUP)
+                if abs(r.centre[0] + ox - cx) < w and abs(r.centre[1] + oy - cy) < h]
+        assert all(r.value is None for r in near), (die, near)
+
+
+def test_a_missing_model_is_refused_in_words() -> None:
+    config = dataclasses.replace(CLOSEUP, face_model="no_such_model.npz")
+    with pytest.raises(DiceInputError, match="face model"):
+        read_dice(np.full((120, 160, 3), 180, np.uint8), config=config)
+
+
+def test_hog_of_a_flat_patch_is_zero_and_finite() -> None:
+    features = hog(np.full((2, 32, 32), 200, np.uint8))
+    assert features.shape == (2, 324) and np.all(features == 0)

@@ -47,8 +47,9 @@ REFEREE_STABILITY = StabilityConfig(min_frames=3, min_seconds=0.3)
 CLEAR_VIEWS_KEPT = 30
 
 #: The dice "show" values when at least SHOWING_SHARE of the readings of the last
-#: SHOWING_SECONDS read all the game's dice so; what the referee looks at again when the rules
-#: refuse a stone against the last throw it counted.
+#: SHOWING_SECONDS read all the game's dice so (or all but one, which no reading found or
+#: could read); what the referee looks at again when the rules refuse a stone against the
+#: last throw it counted.
 SHOWING_SECONDS = 1.0
 SHOWING_SHARE = 0.8
 
@@ -61,7 +62,8 @@ class DiceSeam(Protocol):
     """Where settled throws come from: ``settled(frame, board) -> dice values or None``;
     ``rested_at`` is when the dice of the last settled throw came to rest; ``seen`` what the
     last frame showed of the dice, for the camera page; ``showing()`` the values the dice
-    steadily show now, or None; ``new_turn()`` says a turn has begun."""
+    steadily show now (all, or all but one die that cannot be read), or None;
+    ``new_turn()`` says a turn has begun."""
 
     label: str
     seen: list[DieReading]
@@ -105,7 +107,9 @@ class CameraDice:
         return f"<CameraDice {self.tracker!r}>"
 
     def showing(self) -> tuple[int, ...] | None:
-        """The dice's values (sorted) if nearly every reading of the last second agrees."""
+        """The dice's values (sorted) if nearly every reading of the last second agrees: all
+        the game's dice, or all but one that the reader keeps missing (the rules may tell
+        what it shows, see :meth:`Session.throw_missed`)."""
         if not self._recent or self._recent[-1][0] - self._recent[0][0] < SHOWING_SECONDS / 2:
             return None
         values, n = Counter(v for _, v in self._recent).most_common(1)[0]
@@ -123,8 +127,9 @@ class CameraDice:
         throw = self.tracker.update(frame.timestamp, frame.image)  # it reads the dice, and
         dice = self.seen = self.tracker.seen  # looks for a hand over them
         values = sorted(d.value for d in dice if d.value is not None)
-        all_read = len(values) == len(dice) == self.count
-        self._recent.append((frame.timestamp, tuple(values) if all_read else None))
+        read = len(values) == len(dice) == self.count or (
+            len(values) == self.count - 1 and len(dice) <= self.count)
+        self._recent.append((frame.timestamp, tuple(values) if read else None))
         while self._recent[0][0] < frame.timestamp - SHOWING_SECONDS:
             self._recent.popleft()
         if throw is None:

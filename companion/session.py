@@ -208,29 +208,50 @@ class Session:
         """The dice lie showing ``dice``, not the last throw counted, while a stone stands
         flagged: if the stone is legal with ``dice`` as a throw the reader missed (or else as
         the turn's last throw, read wrong), the game takes it so and the stone stands. The
-        rules decide: a stone wrong for the dice lying there stays flagged.
+        rules decide: a stone wrong for the dice lying there stays flagged. With one die
+        short (one the reader cannot find or read), the stone must be legal with exactly one
+        value of that die.
         """
         with self._lock:
-            if self.flag is None or self.last_observation is None:
+            if self.flag is None or self.last_observation is None or not self.game.uses_dice:
+                return False
+            count = self.game.dice_count
+            if len(dice) == count:
+                options = [tuple(sorted(dice))]
+            elif len(dice) == count - 1:
+                options = [tuple(sorted((*dice, v))) for v in range(1, 7)]
+            else:
                 return False
             throws = [m for m in self.game.moves if isinstance(m, Throw)]
-            if throws and sorted(throws[-1].dice) == sorted(dice):
-                return False  # the dice were not thrown again
+            if throws:  # the dice were not thrown again
+                options = [o for o in options if o != tuple(sorted(throws[-1].dice))]
             seen = self._trusted(self.last_observation)
-            for missed in (True, False):
-                trial = self.game.copy()
-                try:
-                    if not missed:
-                        if self.game.dice is None:
-                            continue
-                        trial.undo()
-                    trial.apply(Throw(tuple(dice)))
-                except IllegalMove:
-                    continue
-                if infer_move(trial, seen).kind == "move":
-                    self.correct_throw(dice, missed)
-                    return True
-            return False
+            fits = []
+            for values in dict.fromkeys(options):
+                missed = self._explains(values, seen)
+                if missed is not None:
+                    fits.append((values, missed))
+            if len(fits) != 1:
+                return False
+            self.correct_throw(*fits[0])
+            return True
+
+    def _explains(self, dice: tuple[int, ...], seen: Observation) -> bool | None:
+        """Whether ``dice`` as a missed throw (True), or else as the turn's last throw read
+        wrong (False), makes the board's view one legal move; None if neither does."""
+        for missed in (True, False):
+            trial = self.game.copy()
+            try:
+                if not missed:
+                    if self.game.dice is None:
+                        continue
+                    trial.undo()
+                trial.apply(Throw(dice))
+            except IllegalMove:
+                continue
+            if infer_move(trial, seen).kind == "move":
+                return missed
+        return None
 
     def confirm(self) -> bool:
         """The confirm button: accept the first of two equally good readings."""

@@ -290,6 +290,21 @@ def test_dice_showing_a_throw_that_makes_the_flagged_stone_legal_were_a_missed_t
     assert game.moves == [Throw((3, 3, 4, 5, 6)), Throw((1, 2, 2, 5, 6)), Place("A4")]
 
 
+def test_dice_with_one_die_unread_are_a_missed_throw_when_one_value_fits_the_stone():
+    # cuatro seeds 2 and 3 on the simulated table: one die the reader never finds
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.throw_settled((3, 3, 4, 5, 6))
+    assert session.observe(seen_after(game, changes={"A4": FieldView("red", 1)})).kind == (
+        "illegal")
+    assert not session.throw_missed((2, 2, 5, 6))  # any fifth die gives the pair of 2s
+    assert not session.throw_missed((1, 5, 6))  # two dice short
+    assert game.moves == [Throw((3, 3, 4, 5, 6))] and session.flag is not None
+    assert session.throw_missed((1, 2, 5, 6))  # only a 2 makes the pair
+    assert game.moves == [Throw((3, 3, 4, 5, 6)), Throw((1, 2, 2, 5, 6)), Place("A4")]
+    assert session.flag is None
+
+
 def test_a_stone_set_without_throwing_is_not_excused_by_the_last_players_dice():
     game = new_game("cuatro", ["red", "blue"])
     session = Session(game)

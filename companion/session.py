@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -210,7 +211,7 @@ class Session:
         the turn's last throw, read wrong), the game takes it so and the stone stands. The
         rules decide: a stone wrong for the dice lying there stays flagged. With one die
         short (one the reader cannot find or read), the stone must be legal with exactly one
-        value of that die.
+        value of that die, and what is read must not all be the last throw's dice.
         """
         with self._lock:
             if self.flag is None or self.last_observation is None or not self.game.uses_dice:
@@ -224,7 +225,10 @@ class Session:
                 return False
             throws = [m for m in self.game.moves if isinstance(m, Throw)]
             if throws:  # the dice were not thrown again
-                options = [o for o in options if o != tuple(sorted(throws[-1].dice))]
+                last = Counter(throws[-1].dice)
+                if not Counter(dice) - last:
+                    return False  # all it sees may be the last throw, one die unread
+                options = [o for o in options if Counter(o) != last]
             seen = self._trusted(self.last_observation)
             fits = []
             for values in dict.fromkeys(options):

@@ -299,6 +299,7 @@ def test_dice_with_one_die_unread_are_a_missed_throw_when_one_value_fits_the_sto
         "illegal")
     assert not session.throw_missed((2, 2, 5, 6))  # any fifth die gives the pair of 2s
     assert not session.throw_missed((1, 5, 6))  # two dice short
+    assert not session.throw_missed((3, 4, 5, 6))  # maybe the last throw, a 3 unread
     assert game.moves == [Throw((3, 3, 4, 5, 6))] and session.flag is not None
     assert session.throw_missed((1, 2, 5, 6))  # only a 2 makes the pair
     assert game.moves == [Throw((3, 3, 4, 5, 6)), Throw((1, 2, 2, 5, 6)), Place("A4")]

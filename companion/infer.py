@@ -33,6 +33,8 @@ class Observation:
     fields: Mapping[str, FieldView]
     occluded: bool = False
     hidden: frozenset[str] = frozenset()
+    #: fields that look changed though they read the same (maybe a piece the reader missed)
+    looks_changed: frozenset[str] = frozenset()
 
     @classmethod
     def of_game(cls, game: Game) -> Observation:
@@ -153,7 +155,8 @@ def unseen_placement(game: Game, obs: Observation, before: Observation) -> Move 
     """A piece the reader did not see as a change: the board reads as expected, but on a
     field that is empty or the current player's own tower (where a stone of their colour
     leaves the top as it was) the reader lost its confidence since ``before`` (a white
-    stone it took for the light cell under it, a tower one stone taller than it can tell).
+    stone it took for the light cell under it, a tower one stone taller than it can tell),
+    or, where it was unsure already, the field newly looks changed to it.
     A stone's look can spill onto a neighbour, so up to MAX_DOUBTFUL such fields may
     show; the placement is taken when the rules allow exactly one on them."""
     player = game.current_player
@@ -162,7 +165,8 @@ def unseen_placement(game: Game, obs: Observation, before: Observation) -> Move 
         if view.top in (None, player) and name in before.fields
         and (before.fields[name].top, before.fields[name].height) == (view.top, view.height)
         and view.confidence < LOW_CONFIDENCE
-        and before.fields[name].confidence - view.confidence >= CONFIDENCE_DROP
+        and (before.fields[name].confidence - view.confidence >= CONFIDENCE_DROP
+             or name in obs.looks_changed - before.looks_changed)
     ]
     if not 1 <= len(doubtful) <= MAX_DOUBTFUL:
         return None

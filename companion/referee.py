@@ -173,7 +173,8 @@ def observation_of(reading: BoardReading, colour_to_player: Mapping[str, str]) -
                         else None, f.height, f.confidence)
         for name, f in reading.fields.items()
     }
-    return Observation(fields, reading.occluded, frozenset(reading.hidden_fields))
+    return Observation(fields, reading.occluded, frozenset(reading.hidden_fields),
+                       reading.looks_changed)
 
 
 def player_colours(players: list[str], piece_colours: Mapping[str, str]) -> dict[str, str]:

@@ -70,11 +70,14 @@ class StabilityFilter:
             return None
         self._count += 1
         self._held = timestamp - self._since >= self.config.min_seconds
-        doubtful = frozenset(f for f, v in voted.fields.items() if v.confidence < LOW_CONFIDENCE)
+        doubtful = frozenset(("unsure", f) for f, v in voted.fields.items()
+                             if v.confidence < LOW_CONFIDENCE) | frozenset(
+            ("changed", f) for f in obs.looks_changed)
         reported_key, reported_doubt = self._reported or (None, frozenset())
         if self.steady and (key != reported_key or not doubtful <= reported_doubt):
             # also when a field that read the same turns doubtful: a stone set on a tower
-            # of its own colour may show only as the reader losing confidence there
+            # of its own colour may show only as the reader losing confidence there, or
+            # (where it was unsure already) as the field's look changing
             self._reported = (key, doubtful)
             same = all((v.top, v.height) == (obs.fields[f].top, obs.fields[f].height)
                        for f, v in voted.fields.items())
@@ -104,7 +107,7 @@ class StabilityFilter:
             voted[name] = value
             fields[name] = FieldView(value[0], value[1], best.get(value, view.confidence))
         self._voted = voted
-        return Observation(fields)
+        return Observation(fields, looks_changed=latest.looks_changed)
 
     def reset(self) -> None:
         """Forget what was reported (after an undo or a correction the same view counts again)."""

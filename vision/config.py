@@ -243,6 +243,9 @@ class VisionConfig:
     changed_look_fraction: float = 0.08
     #: ... and its reading's confidence is at most this.
     changed_look_confidence: float = 0.1
+    #: A blob of change this much of which lies where one field's tallest tower could
+    #: stand is that tower changed unseen, not a hand (see occlusion._tower_changes).
+    tower_change_share: float = 0.95
 
     @classmethod
     def load(cls, path: str | Path) -> VisionConfig:

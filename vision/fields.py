@@ -162,6 +162,8 @@ class BoardGeometry:
     predicted_length: np.ndarray | None = None  # (F, H) silhouette length per height, mm
     predicted_near: np.ndarray | None = None  # (F,) near edge of a centred base, mm
     face_chord_mm: float = 0.0  # a piece's face along the profile lines, mean over them
+    home: np.ndarray | None = None  # flat rectified px -> the one field whose square or
+    # tallest tower's silhouette covers it (-1 none, -2 several)
     predicted_far: np.ndarray | None = None  # (F, H) far edge from the field centre, mm
     board_size_mm: tuple[float, float] = (0.0, 0.0)
     silhouette_bias_mm: float = 0.0  # see VisionConfig.silhouette_bias_mm
@@ -295,7 +297,22 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.field_idx = np.concatenate(field_idx)
     geometry.field_seg = np.concatenate(field_seg)
     geometry.field_area = np.bincount(geometry.field_seg, minlength=len(names))
+    geometry.home = _homes(geometry)
     return geometry
+
+
+def _homes(geometry: BoardGeometry) -> np.ndarray:
+    """For each rectified pixel, the field it belongs to: its square, or where its tallest
+    tower could show; -1 for none, -2 where several fields' overlap."""
+    pixels = geometry.size[0] * geometry.size[1]
+    idx = np.concatenate([geometry.field_idx, geometry.sliver_idx])
+    owner = np.concatenate([geometry.field_seg, geometry.sliver_seg // geometry.max_height])
+    pairs = np.unique(idx.astype(np.int64) * len(geometry.names) + owner)
+    idx, owner = pairs // len(geometry.names), pairs % len(geometry.names)
+    home = np.full(pixels, -1, np.int32)
+    home[idx] = owner
+    home[idx[np.bincount(idx, minlength=pixels)[idx] > 1]] = -2
+    return home
 
 
 def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres: np.ndarray,

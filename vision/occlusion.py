@@ -179,13 +179,37 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
            if area[k] >= min_area
            or (spread[k] >= config.change_hand_fields and span[k] >= config.change_hand_span_mm)
            or (entering[k] and area[k] >= rim_area)]
+    towers = _tower_changes(components, big, (seen > 0) & (pieces == 0), geometry, config)
+    big = [k for k in big if k not in towers]
     if big:  # fingertips apart from the hand, over colours near the skin's
         part = config.change_part_mm2 * geometry.px_per_mm**2
         big = [k for k in range(1, count) if k in big or area[k] >= part]
     hidden = _hidden_under(components, stats, big, geometry, config)
     reason = f"the board changed under {len(hidden)} field(s) since it was clear" if hidden \
         else ""
-    return Occlusion(bool(hidden), frozenset(hidden), reason, changed_look - hidden)
+    doubtful = changed_look | {geometry.names[f] for k, f in towers.items() if k not in big}
+    return Occlusion(bool(hidden), frozenset(hidden), reason, doubtful - hidden)
+
+
+def _tower_changes(components: np.ndarray, blobs: list[int], unexplained: np.ndarray,
+                   geometry: BoardGeometry, config: VisionConfig) -> dict[int, int]:
+    """Of the given blobs, those whose unexplained change lies (``tower_change_share`` of
+    it) where one field's tallest tower could stand: blob -> field. A stone set on a tower
+    whose height the reader did not see change (a tower at the far rim, its top leaning off
+    the board) is no hand: the field is doubtful, not hidden, so the referee still sees the
+    board."""
+    if not blobs:
+        return {}
+    flat = np.flatnonzero(unexplained)
+    blob = components.ravel()[flat]
+    home = geometry.home[flat]
+    towers = {}
+    for k in blobs:
+        owners = home[blob == k]
+        fields, hits = np.unique(owners[owners >= 0], return_counts=True)
+        if len(fields) and hits.max() >= config.tower_change_share * len(owners):
+            towers[k] = int(fields[hits.argmax()])
+    return towers
 
 
 def _hidden_under(components: np.ndarray, stats: np.ndarray, blobs: list[int],

@@ -81,6 +81,9 @@ class BoardReading:
     relocalised: bool = False
     markers_seen: int = 0
     notes: str = ""
+    #: Fields whose look changed since the board's clear view with no reading to explain
+    #: it (their confidence is capped too): maybe a piece the reader missed.
+    looks_changed: frozenset[str] = frozenset()
 
     @property
     def ok(self) -> bool:
@@ -329,7 +332,8 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
                                    if s.name in occlusion.changed_look else s.confidence)
               for s in states if s.name not in occlusion.hidden_fields}
     return BoardReading(fields, occlusion.occluded, occlusion.hidden_fields, where.homography,
-                        pose, None, where.relocalised, where.markers_seen, occlusion.reason)
+                        pose, None, where.relocalised, where.markers_seen, occlusion.reason,
+                        occlusion.changed_look & frozenset(fields))
 
 
 def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,

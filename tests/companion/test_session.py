@@ -206,6 +206,23 @@ def test_a_stone_on_ones_own_tower_shows_as_the_reader_losing_confidence_there()
     assert game.stacks()["C6"] == ("red", "red")
 
 
+def test_a_stone_on_a_tower_the_reader_was_unsure_of_shows_as_its_look_changing():
+    # just4fun seed 6 on the simulated table: D1 at the far rim reads red, 1 high, with
+    # confidence 0 before red's second stone and after it; only its changed look tells
+    game = new_game("just4fun", ["red", "blue"])
+    game.apply(Place("D1"))
+    game.apply(Place("F1"))
+    session = Session(game)
+    unsure = seen_after(game, changes={"D1": FieldView("red", 1, 0.0)})
+    assert session.observe(unsure).kind == "same"
+    changed = Observation(unsure.fields, looks_changed=frozenset({"D1"}))
+    result = session.observe(changed)
+    assert result.kind == "move" and result.move == Place("D1")
+    assert game.stacks()["D1"] == ("red", "red")
+    assert session.observe(changed).kind == "same"  # still looks changed: no second stone
+    assert len(game.moves) == 3
+
+
 def test_doubt_on_another_players_tower_or_on_two_towers_is_no_move():
     game = new_game("just4fun", ["red", "blue"])
     for move in (Place("C6"), Place("F1"), Place("A1"), Place("F2")):
@@ -236,6 +253,10 @@ def test_stability_filter_reports_a_view_again_when_a_field_turns_doubtful():
     # the doubt going and coming back is not reported again
     again = [stable.feed(v, 1.3 + t / 10) for t, v in enumerate([sure] * 5 + [unsure] * 5)]
     assert all(r is None for r in again)
+    # a field unsure already whose look now changes is new doubt
+    looks = Observation(unsure.fields, looks_changed=frozenset({"C6"}))
+    reported = [stable.feed(looks, 2.4 + t / 10) for t in range(4)]
+    assert [r.looks_changed for r in reported if r is not None] == [frozenset({"C6"})]
 
 
 def test_a_misread_throw_corrected_by_hand_lets_the_flagged_stone_stand(tmp_path):

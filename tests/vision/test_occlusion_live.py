@@ -148,6 +148,27 @@ def test_a_stone_explained_on_small_cells_is_no_hand_but_a_long_blob_is():
 
 
 
+def test_a_tower_changed_where_no_reading_explains_it_is_doubt_not_a_hand():
+    """A stone set on a tower whose height the reader did not see change (Just 4 Fun seed
+    6: D1 at the far rim) changes only where that tower can stand: the field is doubtful,
+    the board not occluded. The same patch reaching into the next field is a hand."""
+    config = VisionConfig()
+    live = tracker(config)
+    reading = read_board(frame("just4fun", STACKS, seed=1)[1].frame, LAYOUT, tracker=live)
+    geometry, _ = live.geometry(reading.homography)
+    none = np.zeros(geometry.size[::-1], np.uint8)
+    centre = np.array(LAYOUT.fields["D1"].centre_mm)
+    taller = none.copy()
+    (x0, y0), (x1, y1) = np.rint(geometry.to_px([centre - 11, centre + 11])).astype(int)
+    cv2.rectangle(taller, (x0, y0), (x1, y1), 1, -1)  # 22 x 22 mm, over min area
+    seen = find_change_occlusion(taller > 0, none, geometry, config)
+    assert not seen.occluded and seen.changed_look == {"D1"}
+    wide = taller.copy()
+    (x0, y0), (x1, y1) = np.rint(geometry.to_px([centre - 11, centre + (40, 11)])).astype(int)
+    cv2.rectangle(wide, (x0, y0), (x1, y1), 1, -1)
+    assert find_change_occlusion(wide > 0, none, geometry, config).occluded
+
+
 def test_a_piece_the_reader_misses_leaves_its_field_read_with_low_confidence():
     # seed 3's lamp makes the white stone on the silver cell 3x5+2x5 read as the empty cell
     from companion.moves import Place, Throw

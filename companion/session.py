@@ -211,7 +211,8 @@ class Session:
         the turn's last throw, read wrong), the game takes it so and the stone stands. The
         rules decide: a stone wrong for the dice lying there stays flagged. With one die
         short (one the reader cannot find or read), the stone must be legal with exactly one
-        value of that die, and what is read must not all be the last throw's dice.
+        value of that die, and what is read must not all be the last throw's dice; when
+        several values fit, the players are asked to enter the throw.
         """
         with self._lock:
             if self.flag is None or self.last_observation is None or not self.game.uses_dice:
@@ -235,6 +236,11 @@ class Session:
                 missed = self._explains(values, seen)
                 if missed is not None:
                     fits.append((values, missed))
+            if len(fits) > 1 and len(dice) < count:
+                # the stone is fine whatever the unread die shows: only a person can say
+                self._emit("waiting", {
+                    "message": f"one die could not be read ({', '.join(map(str, dice))} seen); "
+                    "the stone fits whatever it shows: enter the throw on the page"})
             if len(fits) != 1:
                 return False
             self.correct_throw(*fits[0])

@@ -315,10 +315,12 @@ def test_dice_with_one_die_unread_are_a_missed_throw_when_one_value_fits_the_sto
     # cuatro seeds 2 and 3 on the simulated table: one die the reader never finds
     game = new_game("cuatro", ["red", "blue"])
     session = Session(game)
+    events = recorder(session)
     session.throw_settled((3, 3, 4, 5, 6))
     assert session.observe(seen_after(game, changes={"A4": FieldView("red", 1)})).kind == (
         "illegal")
     assert not session.throw_missed((2, 2, 5, 6))  # any fifth die gives the pair of 2s
+    assert events[-1].kind == "waiting" and "enter the throw" in events[-1].data["message"]
     assert not session.throw_missed((1, 5, 6))  # two dice short
     assert not session.throw_missed((3, 4, 5, 6))  # maybe the last throw, a 3 unread
     assert game.moves == [Throw((3, 3, 4, 5, 6))] and session.flag is not None

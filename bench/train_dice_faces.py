@@ -14,6 +14,9 @@ mirrored left-right as a second sample (the camera's view of top and side faces 
 mirror-symmetric); other proposals within ``--ignore`` pip diameters of a labelled centre are
 left out (nearly centred, neither clearly right nor wrong); the rest - side faces, a face's
 own pips off its centre, keyboard keys, print - are "no top face".
+
+The model is ``--members`` networks trained alike from seeds ``--seed``, ``--seed`` + 1, ...,
+their logits averaged (`train_ensemble`).
 """
 
 from __future__ import annotations
@@ -102,6 +105,19 @@ def train(x: np.ndarray, y: np.ndarray, seed: int, hidden: int = 32, epochs: int
                       "w1": params[0], "b1": params[1], "w2": params[2], "b2": params[3]})
 
 
+def train_ensemble(x: np.ndarray, y: np.ndarray, seed: int, members: int) -> FaceModel:
+    """``members`` networks whose logits are averaged, written as one network holding all
+    their hidden units (the reader needs no change). Each network alone makes a few
+    confident mistakes of its own - keyboard keys and side faces taken for dice - that the
+    others do not share."""
+    nets = [train(x, y, seed=seed + k) for k in range(members)]
+    return FaceModel({"mean": nets[0].mean, "scale": nets[0].scale,
+                      "w1": np.concatenate([n.w1 for n in nets], axis=1),
+                      "b1": np.concatenate([n.b1 for n in nets]),
+                      "w2": np.concatenate([n.w2 for n in nets], axis=0) / members,
+                      "b2": np.mean([n.b2 for n in nets], axis=0)})
+
+
 def evaluate(model: FaceModel, images: list[str], boxes: dict, config: DiceConfig,
              path: Path) -> tuple[int, int, int]:
     """(right dice, counted dice, photos all right) as `bench/dice_accuracy.py` counts them."""
@@ -119,6 +135,8 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--ignore", type=float, default=0.6)
+    parser.add_argument("--members", type=int, default=3,
+                        help="networks trained from successive seeds, logits averaged")
     parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "vision"
                                              / "dice_configs" / "closeup_faces.npz"))
     args = parser.parse_args()
@@ -138,12 +156,13 @@ def main() -> None:
         right = total = photos = 0
         for k in range(args.folds):
             held = [i for i, f in zip(train_images, fold, strict=True) if f == k]
-            model = train(*stack([i for i in train_images if i not in held]), seed=args.seed)
+            model = train_ensemble(*stack([i for i in train_images if i not in held]),
+                                   seed=args.seed, members=args.members)
             r, t, p = evaluate(model, held, boxes, config, Path(tmp) / f"fold{k}.npz")
             right, total, photos = right + r, total + t, photos + p
         print(f"train_* {args.folds}-fold cross-validation (by photo): per die {right}/{total}"
               f" = {100 * right / total:.1f} %, whole photo {photos}/{len(train_images)}")
-        model = train(*stack(train_images), seed=args.seed)
+        model = train_ensemble(*stack(train_images), seed=args.seed, members=args.members)
         r, t, p = evaluate(model, valid_images, boxes, config, Path(tmp) / "all.npz")
         print(f"valid_* (held out), trained on all train_*: per die {r}/{t} = "
               f"{100 * r / t:.1f} %, whole photo {p}/{len(valid_images)}")

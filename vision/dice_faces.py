@@ -8,7 +8,8 @@ described by gradient histograms (HOG, computed here: OpenCV 5 has no HOG nor ``
 and by how many pips lie within a few radii of it, and a small neural network (one hidden
 layer, numpy only) says "no top face" or the value 1-6. The likeliest faces are kept, each
 suppressing the proposals on its die. The network is trained by
-``bench/train_dice_faces.py`` on the real ``train_*`` photos only.
+``bench/train_dice_faces.py`` on the real ``train_*`` photos only (several networks from
+different seeds, their logits averaged, stored as one wider network).
 """
 
 from __future__ import annotations
@@ -52,8 +53,10 @@ class FaceModel:
         return odds / odds.sum(axis=1, keepdims=True)
 
     def save(self, path: str | Path) -> None:
-        np.savez_compressed(path, mean=self.mean, scale=self.scale, w1=self.w1, b1=self.b1,
-                            w2=self.w2, b2=self.b2)
+        """Weights as float16 (loaded back as float32): half the file, the same readings."""
+        np.savez_compressed(path, mean=self.mean, scale=self.scale,
+                            w1=self.w1.astype(np.float16), b1=self.b1,
+                            w2=self.w2.astype(np.float16), b2=self.b2)
 
 
 @lru_cache(maxsize=4)

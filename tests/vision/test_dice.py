@@ -35,15 +35,8 @@ PHOTO_50 = DATA / "images" / "valid_valid_50.jpg"
 needs_photo_50 = pytest.mark.skipif(not PHOTO_50.is_file(),
                                     reason="the real dice photos are not on this machine")
 
-KNOWN_WRONG_PHOTOS = {"images/valid_valid_78.jpg"}  # picked by the rule, read wrong today
 
-
-@pytest.mark.parametrize(("image", "values"), [
-    pytest.param(image, values, marks=pytest.mark.xfail(
-        strict=True, reason="a 5 missed by the close-up reader's learned face check "
-        "(bench: 96.5 % per die on valid_*)"))
-    if image in KNOWN_WRONG_PHOTOS else (image, values)
-    for image, values in _valid_photos()])
+@pytest.mark.parametrize(("image", "values"), _valid_photos())
 def test_real_photo_values_match_label(image: str, values: list[int]) -> None:
     readings = read_dice(cv2.imread(str(DATA / image)), config=CLOSEUP)
     assert sorted((r.value or 0) for r in readings) == values

@@ -299,7 +299,16 @@ def _pip_row(roi: np.ndarray, patch: np.ndarray, mu20: float, mu02: float, mu11:
     the blob is not such a bar or a piece is not round enough for a pip. Each pip's diameter
     is the bar's width, its roundness that of its piece of the bar."""
     pitch = config.pip_row_pitch_px
-    if pitch <= 0:
+    smallest = math.sqrt(4 * config.min_pip_area_px / math.pi)
+    largest = math.sqrt(4 * config.max_pip_area_px / math.pi)
+    spread = math.sqrt(max(((mu20 - mu02) / 2) ** 2 + mu11 ** 2, 0.0))
+    # a bar's extent is about sqrt(12 var) along each axis (0.87 of a disc's diameter): most
+    # blobs end here, cheaply
+    long = math.sqrt(12 * ((mu20 + mu02) / 2 + spread))
+    thin = math.sqrt(12 * max((mu20 + mu02) / 2 - spread, 0.0))
+    if (pitch <= 0 or thin < 0.8 * smallest or thin > largest
+            or not 0.8 * (config.pip_row_spacing[0] * pitch + smallest) <= long
+            <= 2 * config.pip_row_spacing[1] * pitch + largest):
         return []
     ys, xs = np.nonzero(roi)
     cx, cy = xs.mean(), ys.mean()
@@ -308,8 +317,6 @@ def _pip_row(roi: np.ndarray, patch: np.ndarray, mu20: float, mu02: float, mu11:
     across = -(xs - cx) * math.sin(angle) + (ys - cy) * math.cos(angle)
     length = float(np.ptp(along)) + 1.0
     width = float(np.ptp(across)) + 1.0
-    smallest = math.sqrt(4 * config.min_pip_area_px / math.pi)
-    largest = math.sqrt(4 * config.max_pip_area_px / math.pi)
     count = round((length - width) / pitch) + 1
     if not (smallest <= width <= largest and count in (2, 3)):
         return []
@@ -322,9 +329,11 @@ def _pip_row(roi: np.ndarray, patch: np.ndarray, mu20: float, mu02: float, mu11:
     for k in range(count):
         inside = piece == k
         px, py = xs[inside], ys[inside]
-        cov = np.cov(np.vstack([px, py])) if inside.sum() > 2 else np.eye(2)
-        lo, hi = np.linalg.eigvalsh(cov)
-        roundness = math.sqrt(max(lo, 0.0) / hi) if hi > 0 else 1.0
+        dx, dy = px - px.mean(), py - py.mean()
+        vxx, vyy, vxy = float((dx * dx).mean()), float((dy * dy).mean()), float((dx * dy).mean())
+        half = math.hypot((vxx - vyy) / 2, vxy)
+        major, minor = (vxx + vyy) / 2 + half, (vxx + vyy) / 2 - half
+        roundness = math.sqrt(max(minor, 0.0) / major) if major > 0 else 1.0
         if roundness < config.min_pip_roundness:  # a smear, a gap between dice: no pips
             return []
         pips.append(Pip(float(px.mean()), float(py.mean()), width, roundness,

@@ -82,6 +82,10 @@ class DiceConfig:
     rectified_roundness: float = 0.7  # top-face pips are round in the top view; sides are not
     empty_cell_contrast: float = 0.6  # share of min_contrast an empty lattice cell must stay under
     split_levels: tuple[float, ...] = ()  # shares of a merged blob's contrast to split it at
+    pip_row_pitch_px: float = 0.0  # lattice pitch, set for the top view: rows of pips run
+    # together into a bar are cut into pips at it; 0 leaves them to split_levels alone
+    cut_pip_rows: bool = False  # part bars of 2-3 pips run together (`_pip_row`)
+    pip_row_spacing: tuple[float, float] = (0.7, 1.7)  # pip spacings in such a bar, in pitches
     side_overlap: float = 0.8  # die edges: two faces whose dice would stand closer are one die
     unread_beside: float = 1.2  # die edges: unread pips this near a read face are its sides
     side_match: float = 0.35  # die edges: a face this near where a die shows a side is that side
@@ -100,7 +104,7 @@ class DiceConfig:
         unknown = sorted(set(data) - known)
         if unknown:
             raise DiceInputError(f"unknown dice config keys: {', '.join(unknown)}")
-        for key in ("polarities", "split_levels"):
+        for key in ("polarities", "split_levels", "pip_row_spacing"):
             if key in data:
                 data[key] = tuple(data[key])
         return cls(**data)
@@ -270,7 +274,10 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
         patch = hat[y:y + h, x:x + w]
         if (area > config.max_pip_area_px or area < config.min_fill * w * h
                 or roundness < config.min_pip_roundness):
-            if level < len(config.split_levels):
+            row = _pip_row(roi, patch, mu20, mu02, mu11, config)
+            if row:
+                pips += [replace(p, x=p.x + origin[0] + x, y=p.y + origin[1] + y) for p in row]
+            elif level < len(config.split_levels):
                 peak = float(patch[roi > 0].max())
                 t = config.min_contrast + config.split_levels[level] * (peak - config.min_contrast)
                 higher = ((patch > t) & (roi > 0)).astype(np.uint8) * 255
@@ -281,6 +288,56 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
         contrast = float(patch[roi > 0].mean())
         pips.append(Pip(float(cx + origin[0]), float(cy + origin[1]),
                         2.0 * math.sqrt(area / math.pi), roundness, contrast))
+    return pips
+
+
+def _pip_row(roi: np.ndarray, patch: np.ndarray, mu20: float, mu02: float, mu11: float,
+             config: DiceConfig) -> list[Pip]:
+    """A bar one pip wide and as long as two or three pips a lattice pitch apart (a 6's
+    column, a 3's diagonal run together by blur, often with no dip left between the pips
+    for ``split_levels`` to part them at), cut into its pips midway between them; [] when
+    the blob is not such a bar or a piece is not round enough for a pip. Each pip's diameter
+    is the bar's width, its roundness that of its piece of the bar."""
+    pitch = config.pip_row_pitch_px
+    smallest = math.sqrt(4 * config.min_pip_area_px / math.pi)
+    largest = math.sqrt(4 * config.max_pip_area_px / math.pi)
+    spread = math.sqrt(max(((mu20 - mu02) / 2) ** 2 + mu11 ** 2, 0.0))
+    # a bar's extent is about sqrt(12 var) along each axis (0.87 of a disc's diameter): most
+    # blobs end here, cheaply
+    long = math.sqrt(12 * ((mu20 + mu02) / 2 + spread))
+    thin = math.sqrt(12 * max((mu20 + mu02) / 2 - spread, 0.0))
+    if (pitch <= 0 or thin < 0.8 * smallest or thin > largest
+            or not 0.8 * (config.pip_row_spacing[0] * pitch + smallest) <= long
+            <= 2 * config.pip_row_spacing[1] * pitch + largest):
+        return []
+    ys, xs = np.nonzero(roi)
+    cx, cy = xs.mean(), ys.mean()
+    angle = 0.5 * math.atan2(2 * mu11, mu20 - mu02)
+    along = (xs - cx) * math.cos(angle) + (ys - cy) * math.sin(angle)
+    across = -(xs - cx) * math.sin(angle) + (ys - cy) * math.cos(angle)
+    length = float(np.ptp(along)) + 1.0
+    width = float(np.ptp(across)) + 1.0
+    count = round((length - width) / pitch) + 1
+    if not (smallest <= width <= largest and count in (2, 3)):
+        return []
+    step = (length - width) / (count - 1)
+    if not config.pip_row_spacing[0] * pitch <= step <= config.pip_row_spacing[1] * pitch:
+        return []
+    first = along.min() + width / 2
+    piece = np.clip(np.round((along - first) / step), 0, count - 1)
+    pips = []
+    for k in range(count):
+        inside = piece == k
+        px, py = xs[inside], ys[inside]
+        dx, dy = px - px.mean(), py - py.mean()
+        vxx, vyy, vxy = float((dx * dx).mean()), float((dy * dy).mean()), float((dx * dy).mean())
+        half = math.hypot((vxx - vyy) / 2, vxy)
+        major, minor = (vxx + vyy) / 2 + half, (vxx + vyy) / 2 - half
+        roundness = math.sqrt(max(minor, 0.0) / major) if major > 0 else 1.0
+        if roundness < config.min_pip_roundness:  # a smear, a gap between dice: no pips
+            return []
+        pips.append(Pip(float(px.mean()), float(py.mean()), width, roundness,
+                        float(patch[py, px].mean())))
     return pips
 
 
@@ -620,7 +677,10 @@ def _rectified_pip_config(config: DiceConfig) -> DiceConfig:
                          "max_pip_area_px": math.pi / 4 * largest ** 2,
                          "min_pip_roundness": config.rectified_roundness,
                          "polarities": tuple(config.polarities),
-                         "split_levels": tuple(config.split_levels)})
+                         "split_levels": tuple(config.split_levels),
+                         "pip_row_pitch_px": config.pip_pitch_share * (config.die_min_mm
+                                                                       + config.die_max_mm) / 2
+                         * config.rectified_px_per_mm if config.cut_pip_rows else 0.0})
 
 
 def lattice_candidates(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
@@ -800,7 +860,10 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
 def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np.ndarray,
                     config: DiceConfig, to_px) -> bool:
     """No pip hides at an empty lattice point (a missed pip would change the value), the
-    pips are alike, and a lone pip sits on an even patch of die body."""
+    pips are alike, a 2's or 3's pips are joined by even die body (a top pip fitted with a
+    side face's) and a lone pip sits on an even patch of die body. A 4-6 is not held to the
+    even body: beside a darker side face the closing is uneven round a row of pips near the
+    die's edge, and that dropped blurred 6s."""
     sizes = [pips[i].diameter for i in face.members]
     if max(sizes) > config.pip_size_ratio * min(sizes):
         return False
@@ -816,8 +879,10 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
         return False
     if face.value in (2, 3) and _dotted_line(face, pips, config):
         return False
-    if face.value != 1:
+    if face.value in (2, 3):
         return _on_one_body(face, pips, closed, config, to_px)
+    if face.value != 1:
+        return True
     pip = pips[face.members[0]]
     if pip.roundness < config.single_roundness:
         return False

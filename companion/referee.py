@@ -231,7 +231,7 @@ class Referee:
         self._corners: np.ndarray | None = None
         self._previous: np.ndarray | None = None
         self._throws: list[tuple[int, ...]] = []
-        self._last_sight: tuple[int, tuple[int, ...] | None] | None = None
+        self._last_sight: tuple | None = None  # (moves, dice showing, flag reason, fields)
         #: Recent views with no hand over the board: what a throw's order is judged by.
         self._clear_views: deque[tuple[float, Observation]] = deque(maxlen=CLEAR_VIEWS_KEPT)
         self.annotate_every = annotate_every
@@ -380,11 +380,13 @@ class Referee:
     def _look_at_the_dice_again(self) -> None:
         """While the rules refuse a stone, look at the dice lying there: a throw the reader
         did not count, or read wrong, shows as values other than the last throw counted
-        (:meth:`Session.throw_missed` lets the rules decide). Each sight is tried once."""
+        (:meth:`Session.throw_missed` lets the rules decide). Each sight is tried once per
+        flagged stone (an injected stone taken away, the next one may fit the same dice)."""
         if self.dice is None or self.session.flag is None:
             return
         showing = self.dice.showing()
-        sight = (len(self.session.game.moves), showing)
+        flag = self.session.flag
+        sight = (len(self.session.game.moves), showing, flag.reason, flag.changed)
         if showing is None or sight == self._last_sight:
             return
         self._last_sight = sight

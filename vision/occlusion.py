@@ -64,11 +64,20 @@ def moved_pieces(states: list[FieldState], clear: ClearView, geometry: BoardGeom
               for s, c in zip(states, clear.states, strict=True)]
     if not any(differ):
         return np.zeros(geometry.size[::-1], np.uint8)
-    now = [s if d else replace(s, height=0) for s, d in zip(states, differ, strict=True)]
-    before = [c if d else replace(c, height=0) for c, d in zip(clear.states, differ,
-                                                                strict=True)]
+    return tower_spots(states, clear.states, differ, geometry, config)
+
+
+def tower_spots(now: list[FieldState], before: list[FieldState], chosen: list[bool],
+                geometry: BoardGeometry, config: VisionConfig) -> np.ndarray:
+    """Where the chosen fields' towers stand in ``now`` or stood in ``before``, grown by
+    ``tower_margin_mm`` and their shadows (``piece_shadow_mm``): 1 there, 0 elsewhere."""
     reach = config.tower_margin_mm + config.piece_shadow_mm
-    return tower_mask(now, geometry, reach) | tower_mask(before, geometry, reach)
+    return (tower_mask([s if c else replace(s, height=0) for s, c in zip(now, chosen,
+                                                                          strict=True)],
+                       geometry, reach)
+            | tower_mask([s if c else replace(s, height=0) for s, c in zip(before, chosen,
+                                                                            strict=True)],
+                         geometry, reach))
 
 
 def smoothed(image: np.ndarray, geometry: BoardGeometry, config: VisionConfig) -> np.ndarray:

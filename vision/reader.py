@@ -49,6 +49,7 @@ from vision.occlusion import (
     moved_pieces,
     on_board,
     smoothed,
+    tower_spots,
 )
 from vision.pose import Pose, recover_pose
 
@@ -239,14 +240,9 @@ class BoardTracker:
         """Copy the given fields from ``view`` into the clear view: their squares and
         readings, and where their towers stand now or stood (with shadows: a piece
         leans out of a small field's square), but not over fields still changing."""
-        config = self.config
         chosen = np.isin(np.arange(len(geometry.names)), ripe)
-        reach = config.tower_margin_mm + config.piece_shadow_mm
-        now = [s if c else replace(s, height=0) for s, c in zip(view.states, chosen,
-                                                                 strict=True)]
-        before = [s if c else replace(s, height=0) for s, c in zip(self.clear.states, chosen,
-                                                                    strict=True)]
-        region = (tower_mask(now, geometry, reach) | tower_mask(before, geometry, reach)).ravel()
+        region = tower_spots(view.states, self.clear.states, chosen.tolist(), geometry,
+                             self.config).ravel()
         region[geometry.field_idx[chosen[geometry.field_seg]]] = 1
         if self._settled is not None:
             changing = (self._settled == 0) & ~chosen

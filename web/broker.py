@@ -14,8 +14,9 @@ import threading
 from collections import deque
 from typing import Any
 
-#: Marker put on a slow client's queue: it must reconnect and catch up.
-OVERFLOW = object()
+#: Marker put on a client's queue to end its stream: a slow client must reconnect and
+#: catch up, and every client when the server stops.
+END = object()
 
 
 class EventBroker:
@@ -49,7 +50,7 @@ class EventBroker:
                     client.put_nowait(event)
                 except queue.Full:
                     self._clients.discard(client)
-                    _force(client, OVERFLOW)
+                    _force(client, END)
         return event
 
     def subscribe(self, last_id: int | None = None) -> queue.Queue:
@@ -67,6 +68,14 @@ class EventBroker:
         with self._lock:
             self._clients.discard(client)
 
+    def close(self) -> None:
+        """End every client's stream, before the server stops: a thread still streaming to
+        a closed server fails noisily (the pages reconnect to the next server)."""
+        with self._lock:
+            clients, self._clients = self._clients, set()
+        for client in clients:
+            _force(client, END)
+
     def stream(self, client: queue.Queue, keepalive: float = 15.0):
         """Server-Sent-Events text for one client, until it disconnects or overflows."""
         try:
@@ -77,7 +86,7 @@ class EventBroker:
                 except queue.Empty:
                     yield ": keepalive\n\n"
                     continue
-                if event is OVERFLOW:
+                if event is END:
                     return
                 yield f"id: {event['id']}\nevent: {event.get('kind', 'message')}\n"
                 yield f"data: {json.dumps(event)}\n\n"

@@ -1,3 +1,5 @@
+from contextlib import contextmanager
+
 import pytest
 
 from companion import new_game
@@ -23,3 +25,22 @@ def client(table):
 def post(client, action, payload, pin=PIN, **headers):
     return client.post(f"/api/{action}", json=payload,
                        headers={"X-Table-Pin": pin, **headers} if pin is not None else headers)
+
+
+@contextmanager
+def serving_app(table, pin, threads=8):
+    """``table``'s page served by waitress in a thread: yields its url. On the way out the
+    event streams end first, then the server's threads, then the server: a stream thread
+    still writing to a closed server fails noisily."""
+    import threading
+
+    from waitress.server import create_server
+
+    server = create_server(create_app(table, pin), host="127.0.0.1", port=0, threads=threads)
+    threading.Thread(target=server.run, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        table.broker.close()
+        server.task_dispatcher.shutdown()
+        server.close()

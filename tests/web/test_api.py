@@ -108,6 +108,17 @@ def test_events_replay_after_last_event_id(client, table):
     assert json.loads(json.dumps(events[0]))["player"] == "red"
 
 
+def test_closing_the_broker_ends_every_stream_after_what_it_was_sent(table):
+    streams = [table.broker.stream(table.broker.subscribe()) for _ in range(2)]
+    table.session.play(Place("A1"))
+    table.broker.close()
+    for stream in streams:
+        text = "".join(stream)  # would wait for the keepalive forever if not ended
+        assert text.startswith("retry:") and "event: move" in text
+    assert table.broker.client_count == 0
+    table.session.play(Place("B1"))  # publishing to no one is fine
+
+
 def test_record_download_is_a_game_record(client, table):
     table.session.play(Place("A1"))
     response = client.get("/api/record.json")

@@ -3,7 +3,6 @@
 import os
 import shutil
 import socket
-import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from companion import Place, new_game
 from companion.infer import FieldView, Observation
 from companion.session import Session
 from companion.table import Table
-from web.app import create_app
+from tests.web.conftest import serving_app
 
 PIN = "2468"
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
@@ -38,15 +37,9 @@ def free_port() -> int:
 @contextmanager
 def serving(game: str):
     """A table of ``game``'s page served by waitress: (table, url)."""
-    from waitress.server import create_server
-
     table = Table(Session(new_game(game, ["red", "blue"])))
-    port = free_port()
-    server = create_server(create_app(table, PIN), host="127.0.0.1", port=port, threads=8)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield table, f"http://127.0.0.1:{port}"
-    server.close()
+    with serving_app(table, PIN) as url:
+        yield table, url
 
 
 @pytest.fixture

@@ -11,8 +11,7 @@ import time
 from companion import new_game
 from companion.session import Session
 from companion.table import Table
-from tests.web.test_browser import free_port
-from web.app import create_app
+from tests.web.conftest import serving_app
 
 CLIENTS = 20
 FPS = 10
@@ -42,12 +41,21 @@ def sse_client(port, received, ready, stop):
 
 
 def test_twenty_clients_receive_every_event_in_order_at_ten_frames_per_second():
-    from waitress.server import create_server
-
     table = Table(Session(new_game("spexxx", ["red", "blue"], {"children": True})))
-    port = free_port()
-    server = create_server(create_app(table, "1234"), host="127.0.0.1", port=port, threads=32)
-    threading.Thread(target=server.run, daemon=True).start()
+    with serving_app(table, "1234", threads=32) as url:
+        received, periods = play_to_many_clients(table, int(url.rsplit(":", 1)[1]))
+
+    sent = table.broker.last_id
+    assert sent > 40
+    for events in received:
+        ids = [e["id"] for e in events]
+        assert ids == list(range(1, sent + 1)), "a client missed or reordered events"
+    assert statistics.median(periods) < 1.1 / FPS, f"loop slowed to {statistics.median(periods)}"
+
+
+def play_to_many_clients(table, port):
+    """The referee loop at 10 frames/s, one move a frame, with CLIENTS live pages: what
+    each page received, and the loop's periods."""
     received = [[] for _ in range(CLIENTS)]
     ready = threading.Semaphore(0)
     stop = threading.Event()
@@ -76,11 +84,4 @@ def test_twenty_clients_receive_every_event_in_order_at_ten_frames_per_second():
     for thread in threads:
         thread.join(timeout=20)
     stop.set()
-    server.close()
-
-    sent = table.broker.last_id
-    assert sent > 40
-    for events in received:
-        ids = [e["id"] for e in events]
-        assert ids == list(range(1, sent + 1)), "a client missed or reordered events"
-    assert statistics.median(periods) < 1.1 / FPS, f"loop slowed to {statistics.median(periods)}"
+    return received, periods

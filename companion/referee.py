@@ -47,9 +47,9 @@ REFEREE_STABILITY = StabilityConfig(min_frames=3, min_seconds=0.3)
 CLEAR_VIEWS_KEPT = 30
 
 #: The dice "show" values when at least SHOWING_SHARE of the readings of the last
-#: SHOWING_SECONDS read all the game's dice so (or all but one, which no reading found or
-#: could read); what the referee looks at again when the rules refuse a stone against the
-#: last throw it counted.
+#: SHOWING_SECONDS that read all the game's dice (or all but one, which no reading found or
+#: could read) read them so; what the referee looks at again when the rules refuse a stone
+#: against the last throw it counted.
 SHOWING_SECONDS = 1.0
 SHOWING_SHARE = 0.8
 
@@ -109,11 +109,15 @@ class CameraDice:
     def showing(self) -> tuple[int, ...] | None:
         """The dice's values (sorted) if nearly every reading of the last second agrees: all
         the game's dice, or all but one that the reader keeps missing (the rules may tell
-        what it shows, see :meth:`Session.throw_missed`)."""
-        if not self._recent or self._recent[-1][0] - self._recent[0][0] < SHOWING_SECONDS / 2:
+        what it shows, see :meth:`Session.throw_missed`). Views that find fewer dice (a hand
+        over some, dice being picked up) neither agree nor disagree: a hand setting a stone
+        beside the dice hid some for three frames, the dice never "showed" before they were
+        thrown again, and a throw the reader had not counted was lost (Spexxx seed 3)."""
+        reads = [(t, values) for t, values in self._recent if values is not None]
+        if not reads or reads[-1][0] - reads[0][0] < SHOWING_SECONDS / 2:
             return None
-        values, n = Counter(v for _, v in self._recent).most_common(1)[0]
-        return values if values is not None and n >= SHOWING_SHARE * len(self._recent) else None
+        values, n = Counter(v for _, v in reads).most_common(1)[0]
+        return values if n >= SHOWING_SHARE * len(reads) else None
 
     def new_turn(self) -> None:
         """The next rest after the dice move is the turn's first throw, whatever it shows."""
@@ -125,17 +129,21 @@ class CameraDice:
         region = self.camera.board_to_frame(board.homography, self.area_mm)
         self.tracker.region = region  # the board may have shifted: positions stay in table mm
         throw = self.tracker.update(frame.timestamp, frame.image)  # it reads the dice, and
-        dice = self.seen = self.tracker.seen  # looks for a hand over them
-        values = sorted(d.value for d in dice if d.value is not None)
-        read = len(values) == len(dice) == self.count or (
-            len(values) == self.count - 1 and len(dice) <= self.count)
-        self._recent.append((frame.timestamp, tuple(values) if read else None))
-        while self._recent[0][0] < frame.timestamp - SHOWING_SECONDS:
-            self._recent.popleft()
+        self.saw(frame.timestamp, self.tracker.seen)  # looks for a hand over them
         if throw is None:
             return None
         self.rested_at = throw.rested_at
         return throw.values
+
+    def saw(self, timestamp: float, dice: list[DieReading]) -> None:
+        """Keep what a frame showed of the dice, for :meth:`showing`."""
+        self.seen = dice
+        values = sorted(d.value for d in dice if d.value is not None)
+        read = len(values) == len(dice) == self.count or (
+            len(values) == self.count - 1 and len(dice) <= self.count)
+        self._recent.append((timestamp, tuple(values) if read else None))
+        while self._recent[0][0] < timestamp - SHOWING_SECONDS:
+            self._recent.popleft()
 
 
 class ScriptedDice:

@@ -381,6 +381,34 @@ def test_camera_dice_count_a_throw_only_with_the_game_s_number_of_dice(monkeypat
     assert settled.index((2, 2, 5, 6, 6)) >= 25  # after 0.5 s of all five lying still
 
 
+def test_dice_show_what_lies_there_while_a_hand_hides_some(monkeypatch):
+    """Spexxx seed 3 with camera dice: 1 1 2 4 4 lay still with one 1 unread, so no throw
+    was counted; a hand setting a stone hid three dice for 0.3 s, the dice never "showed"
+    before they were thrown again, and the rules never saw the throw. Views finding fewer
+    dice neither agree nor disagree; other values read in full do disagree."""
+    from vision.dice import DieReading
+    from vision.pose import Camera
+
+    def die(value: int | None, x: float) -> DieReading:
+        return DieReading(value, 0.9 if value else 0.0, (int(x), 100, 20, 20), (x + 10, 110))
+
+    rest = [die(v, 40 * k) for k, v in enumerate([2, 1, None, 4, 4])]
+    rolled = [die(v, 300 + 40 * k) for k, v in enumerate([3, 3, 5, 6, 6])]
+    views = [rest] * 5 + [rest[3:]] * 3 + [rest] * 3 + [rolled] * 3
+    monkeypatch.setattr("vision.throws.read_dice",
+                        lambda image, region, config, region_mm: views.pop(0))
+    layout = SimTable("spexxx", ["black", "white"], 1).layout
+    seam = CameraDice(layout, Camera.from_config(VisionConfig()), count=5)
+    board = BoardReading(homography=np.eye(3))
+    blank = np.zeros((960, 1280, 3), np.uint8)
+    shown = []
+    for t in range(14):
+        seam.settled(Frame(blank, t / 10, t), board)
+        shown.append(seam.showing())
+    assert shown[10] == (1, 2, 4, 4)  # the one 1 unread: the rules may tell it
+    assert shown[13] is None  # three views of other dice in the last second
+
+
 def test_corners_clicked_on_the_camera_page_read_a_board_without_markers():
     import cv2
 

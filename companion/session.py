@@ -201,18 +201,21 @@ class Session:
             self._emit("correction", {"dice": list(throw.dice),
                                       "replaced": None if missed else list(last.dice)})
             self.play(throw)
-            if flagged is not None and self.last_observation is not None:
+            if flagged is not None and isinstance(flagged.move, SetAside):
+                self.play(SetAside())  # the long press stands: judged against the right dice
+            elif flagged is not None and self.last_observation is not None:
                 self.flag = flagged  # still on the board: judge it against the right dice
                 self.observe(self.last_observation)
 
     def throw_missed(self, dice: tuple[int, ...]) -> bool:
         """The dice lie showing ``dice``, not the last throw counted, while a stone stands
-        flagged: if the stone is legal with ``dice`` as a throw the reader missed (or else as
-        the turn's last throw, read wrong), the game takes it so and the stone stands. The
-        rules decide: a stone wrong for the dice lying there stays flagged. With one die
-        short (one the reader cannot find or read), the stone must be legal with exactly one
-        value of that die, and what is read must not all be the last throw's dice; when
-        several values fit, the players are asked to enter the throw.
+        flagged (or "I cannot play" was refused): if the stone is legal with ``dice`` as a
+        throw the reader missed (or else as the turn's last throw, read wrong), the game
+        takes it so and the stone stands. The rules decide: a stone wrong for the dice lying
+        there stays flagged. With one die short (one the reader cannot find or read), the
+        stone must be legal with exactly one value of that die, and what is read must not
+        all be the last throw's dice; when several values fit, the players are asked to
+        enter the throw.
         """
         with self._lock:
             if self.flag is None or self.last_observation is None or not self.game.uses_dice:
@@ -248,7 +251,9 @@ class Session:
 
     def _explains(self, dice: tuple[int, ...], seen: Observation) -> bool | None:
         """Whether ``dice`` as a missed throw (True), or else as the turn's last throw read
-        wrong (False), makes the board's view one legal move; None if neither does."""
+        wrong (False), makes the flagged move legal: the board's view one legal move, or a
+        refused "I cannot play"; None if neither does."""
+        aside = self.flag is not None and isinstance(self.flag.move, SetAside)
         for missed in (True, False):
             trial = self.game.copy()
             try:
@@ -257,6 +262,9 @@ class Session:
                         continue
                     trial.undo()
                 trial.apply(Throw(dice))
+                if aside:
+                    trial.apply(SetAside())
+                    return missed
             except IllegalMove:
                 continue
             if infer_move(trial, seen).kind == "move":

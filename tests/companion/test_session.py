@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from companion import Place, Step, Throw, new_game
+from companion import Place, SetAside, Step, Throw, new_game
 from companion.gamelog import GameLog
 from companion.infer import FieldView, Observation, infer_move
 from companion.session import Session
@@ -327,6 +327,23 @@ def test_dice_with_one_die_unread_are_a_missed_throw_when_one_value_fits_the_sto
     assert session.throw_missed((1, 2, 5, 6))  # only a 2 makes the pair
     assert game.moves == [Throw((3, 3, 4, 5, 6)), Throw((1, 2, 2, 5, 6)), Place("A4")]
     assert session.flag is None
+
+
+def test_cannot_play_refused_for_a_missed_fifth_throw_stands_once_the_dice_are_seen():
+    # cuatro seed 3 with camera dice: the fifth throw (1 1 2 6 6) was not counted, so the
+    # long press was refused, and every later throw of the game went to the wrong turn
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.observe(Observation.of_game(game))
+    for dice in [(1, 2, 4, 5, 6), (1, 3, 4, 5, 6), (2, 3, 4, 5, 6), (1, 2, 3, 5, 6)]:
+        session.throw_settled(dice)
+    assert not session.cannot_play()
+    assert "5th throw" in session.flag.reason
+    assert not session.throw_missed((1, 2, 3, 5, 6))  # the last throw still lying there
+    assert not session.throw_missed((1, 1, 2, 2, 6))  # a fifth throw, but it fits a field
+    assert session.throw_missed((1, 2, 3, 4, 6))
+    assert game.moves[-2:] == [Throw((1, 2, 3, 4, 6)), SetAside()]
+    assert session.flag is None and game.current_player == "blue"
 
 
 def test_a_stone_set_without_throwing_is_not_excused_by_the_last_players_dice():

@@ -8,9 +8,11 @@ injected illegal moves flagged; the latency from the hand leaving the board to t
 being accepted (simulated time); and the loop's CPU per simulated second (rendering not
 counted). In the dice games the throws are read from the frames by the dice reader;
 ``--scripted-dice`` takes them from the script instead, to measure the board loop alone.
+``--players-answer``: the players enter on the page the dice they threw when a stone of theirs
+stays flagged against other dice (what the page asks of them); the answers are counted.
 
     python bench/referee_e2e.py [--games N] [--only cuatro,muehle] [--fps 10] [--seed 1]
-                                [--scripted-dice]
+                                [--scripted-dice] [--players-answer]
 """
 
 from __future__ import annotations
@@ -33,13 +35,15 @@ PLAYERS = {"cuatro": ["red", "blue"], "just4fun": ["red", "blue"],
 ILLEGAL_AT = frozenset({4, 15, 30})
 
 
-def play_one(game: str, seed: int, fps: float, scripted_dice: bool) -> dict:
+def play_one(game: str, seed: int, fps: float, scripted_dice: bool,
+             players_answer: bool) -> dict:
     table = SimTable(game, PLAYERS[game], seed, fps=fps,
                      options=SimOptions(illegal_moves=ILLEGAL_AT, passing_hands=0.15))
     with Panel(simulate=True, clock=lambda: table.current.timestamp if table.current else 0.0,
                background=False, sleep=lambda s: None) as panel:
         started = time.process_time()
-        run = referee_simulated(table, panel=panel, scripted_dice=scripted_dice)
+        run = referee_simulated(table, panel=panel, scripted_dice=scripted_dice,
+                                players_answer=players_answer)
         total_cpu = time.process_time() - started
     frames = run.referee.stats.frames
     return {
@@ -48,7 +52,7 @@ def play_one(game: str, seed: int, fps: float, scripted_dice: bool) -> dict:
         "flagged": len(run.flagged), "false_flags": run.false_flags,
         "latencies": run.latencies(), "frames": frames,
         "loop_cpu": run.referee.stats.cpu_seconds, "sim_seconds": frames / fps,
-        "total_cpu": total_cpu,
+        "total_cpu": total_cpu, "answers": run.answers,
     }
 
 
@@ -60,18 +64,23 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1, help="first seed")
     parser.add_argument("--scripted-dice", action="store_true",
                         help="throws from the script, not the dice reader")
+    parser.add_argument("--players-answer", action="store_true",
+                        help="players enter their throw when the page flags a stone against "
+                        "other dice")
     args = parser.parse_args()
     dice = ScriptedDice if args.scripted_dice else CameraDice
     print(f"note: {dice.label}")
     results = []
     for game in args.only.split(","):
         for seed in range(args.seed, args.seed + args.games):
-            r = play_one(game, seed, args.fps, args.scripted_dice)
+            r = play_one(game, seed, args.fps, args.scripted_dice, args.players_answer)
             results.append(r)
+            answered = f"players answered {r['answers']}, " if r["answers"] else ""
             print(f"{game:9} seed {seed:3}: {'exact' if r['exact'] else 'DIFFERS'}, "
                   f"{r['accepted']}/{r['moves']} moves, illegal flagged {r['flagged']}/"
                   f"{r['injected']}, false flags {len(r['false_flags'])}"
                   f"{' ' + repr(r['false_flags'][:2]) if r['false_flags'] else ''}, "
+                  f"{answered}"
                   f"{r['frames']} frames, loop CPU {r['loop_cpu'] / r['sim_seconds']:.3f} s/s",
                   flush=True)
     print()
@@ -86,6 +95,10 @@ def main() -> int:
               f"{sum(len(r['false_flags']) for r in rs)}, latency median "
               f"{statistics.median(lat) if lat else float('nan'):.2f} s p95 {p95:.2f} s "
               f"(n={len(lat)}), loop CPU {cpu:.3f} s per simulated s at {args.fps:g} fps")
+        if args.players_answer:
+            unaided = sum(r["exact"] and not r["answers"] for r in rs)
+            print(f"{'':9}  players answered {sum(len(r['answers']) for r in rs)} times; "
+                  f"exact without an answer {unaided}/{len(rs)}")
     return 0
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -40,6 +40,9 @@ ILLEGAL_STILL_FRAMES = 12
 TABLE_LIGHT = Lighting(light_azimuth_deg=30.0, light_elevation_deg=40.0)
 #: Skin tone of the scripted player's hand (BGR).
 SKIN = (120, 160, 215)
+#: Seconds players take to notice a stone flagged against dice they did not throw, read the
+#: page and enter the dice lying there (``referee_simulated(players_answer=True)``).
+ANSWER_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -341,6 +344,7 @@ class SimRun:
     referee: Any
     flagged: set[int]  # injected illegal pieces that were flagged while they lay there
     false_flags: list[str]  # flags raised while no illegal piece lay on the board
+    answers: list[str] = field(default_factory=list)  # throws the players entered on the page
 
     @property
     def exact(self) -> bool:
@@ -366,14 +370,38 @@ def _unordered(moves: list[Move]) -> list[Move]:
     return [Throw(tuple(sorted(m.dice))) if isinstance(m, Throw) else m for m in moves]
 
 
+def answer_the_page(session: Any, done: tuple[Move, ...]) -> str | None:
+    """What players do who see a stone flagged against dice they did not throw: they enter
+    the throw on the page, as one the camera missed or as the last one read wrong. ``done``
+    are the moves truly played; returns what was entered, or None when the referee's
+    mistake is no throw (players would correct a field or take the stone back then)."""
+    ours = _unordered(session.game.moves)
+    truth = _unordered(list(done))
+    first = next((i for i, (a, b) in enumerate(zip(ours, truth, strict=False)) if a != b),
+                 min(len(ours), len(truth)))
+    if first >= len(truth) or not isinstance(truth[first], Throw):
+        return None
+    missed = first == len(ours)
+    if not missed and not (first == len(ours) - 1 and isinstance(ours[first], Throw)):
+        return None
+    try:
+        session.correct_throw(truth[first].dice, missed=missed)
+    except ValueError:
+        return None
+    return f"{'missed' if missed else 'misread'}: {truth[first]} (move {first + 1})"
+
+
 def referee_simulated(table: SimTable, session: Any = None, *, panel: Any = None,
                       frames: Iterator[SimFrame] | None = None, stop_after: int | None = None,
-                      runs: SimRun | None = None, scripted_dice: bool = False) -> SimRun:
+                      runs: SimRun | None = None, scripted_dice: bool = False,
+                      players_answer: bool = False) -> SimRun:
     """Referee ``table``'s game through the whole loop (renderer -> reader -> session).
 
     ``session`` defaults to a fresh one; ``frames`` continues an existing frame stream (after
     a simulated crash); ``stop_after`` stops once the session holds that many moves;
-    ``scripted_dice`` takes the throws from the script instead of the dice reader.
+    ``scripted_dice`` takes the throws from the script instead of the dice reader;
+    ``players_answer``: players who see a stone flagged for ANSWER_SECONDS while it was
+    legal enter the dice they threw on the page (:func:`answer_the_page`).
     """
     from companion.referee import Referee, ScriptedDice
     from companion.session import Session
@@ -401,8 +429,18 @@ def referee_simulated(table: SimTable, session: Any = None, *, panel: Any = None
         referee.stats.accepted_at.update(run.referee.stats.accepted_at)
     run.referee = referee
     frames = frames if frames is not None else table.frames()
+    flagged_since = None
     for index, sim_frame in enumerate(frames):
         referee.step(Frame(sim_frame.image, sim_frame.timestamp, index))
+        if not players_answer or session.flag is None or sim_frame.truth.illegal:
+            flagged_since = None
+        elif flagged_since is None:
+            flagged_since = sim_frame.timestamp
+        elif sim_frame.timestamp - flagged_since >= ANSWER_SECONDS:
+            answer = answer_the_page(session, sim_frame.truth.moves)
+            if answer is not None:
+                run.answers.append(answer)
+            flagged_since = None
         if stop_after is not None and len(session.game.moves) >= stop_after:
             break
     return run

@@ -9,8 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
+from companion import new_game
 from companion.core import find_game
 from companion.gamelog import GameLog
+from companion.infer import FieldView, Observation
 from companion.moves import Place, SetAside, Step, Throw
 from companion.referee import (
     CameraDice,
@@ -407,6 +409,26 @@ def test_dice_show_what_lies_there_while_a_hand_hides_some(monkeypatch):
         shown.append(seam.showing())
     assert shown[10] == (1, 2, 4, 4)  # the one 1 unread: the rules may tell it
     assert shown[13] is None  # three views of other dice in the last second
+
+
+def test_players_answer_a_stone_flagged_against_dice_they_did_not_throw():
+    from companion.simtable import answer_the_page
+
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.observe(Observation.of_game(game))
+    session.throw_settled((3, 3, 4, 5, 6))
+    stone = Observation({**Observation.of_game(game).fields, "A4": FieldView("red", 1)})
+    assert session.observe(stone).kind == "illegal"  # A4 wants a pair of 2s
+    played = (Throw((6, 5, 4, 3, 3)), Throw((2, 1, 2, 5, 6)), Place("A4"))
+    assert answer_the_page(session, played) == "missed: throw 1 2 2 5 6 (move 2)"
+    assert game.moves == [Throw((3, 3, 4, 5, 6)), Throw((1, 2, 2, 5, 6)), Place("A4")]
+    assert session.flag is None
+    session.throw_settled((1, 1, 3, 4, 6))  # blue's 1 1 3 4 4, a 4 read as 6
+    assert answer_the_page(session, (*played, Throw((1, 1, 3, 4, 4)))) == (
+        "misread: throw 1 1 3 4 4 (move 4)")
+    assert game.moves[-1] == Throw((1, 1, 3, 4, 4))
+    assert answer_the_page(session, (*played, Throw((1, 1, 3, 4, 4)), Place("A1"))) is None
 
 
 def test_corners_clicked_on_the_camera_page_read_a_board_without_markers():

@@ -48,8 +48,8 @@ CLEAR_VIEWS_KEPT = 30
 
 #: The dice "show" values when at least SHOWING_SHARE of the readings of the last
 #: SHOWING_SECONDS that read all the game's dice (or all but one, which no reading found or
-#: could read) read them so; what the referee looks at again when the rules refuse a stone
-#: against the last throw it counted.
+#: could read, or one more, a side face read as a die) read them so; what the referee looks
+#: at again when the rules refuse a stone against the last throw it counted.
 SHOWING_SECONDS = 1.0
 SHOWING_SHARE = 0.8
 
@@ -62,7 +62,7 @@ class DiceSeam(Protocol):
     """Where settled throws come from: ``settled(frame, board) -> dice values or None``;
     ``rested_at`` is when the dice of the last settled throw came to rest; ``seen`` what the
     last frame showed of the dice, for the camera page; ``showing()`` the values the dice
-    steadily show now (all, or all but one die that cannot be read), or None;
+    steadily show now (all, all but one die that cannot be read, or one too many), or None;
     ``new_turn()`` says a turn has begun."""
 
     label: str
@@ -108,8 +108,9 @@ class CameraDice:
 
     def showing(self) -> tuple[int, ...] | None:
         """The dice's values (sorted) if nearly every reading of the last second agrees: all
-        the game's dice, or all but one that the reader keeps missing (the rules may tell
-        what it shows, see :meth:`Session.throw_missed`). Views that find fewer dice (a hand
+        the game's dice, all but one that the reader keeps missing, or one more (a side face
+        read as a die; the rules may tell which throw it was, see
+        :meth:`Session.throw_missed`). Views that find fewer dice (a hand
         over some, dice being picked up) neither agree nor disagree: a hand setting a stone
         beside the dice hid some for three frames, the dice never "showed" before they were
         thrown again, and a throw the reader had not counted was lost (Spexxx seed 3)."""
@@ -139,7 +140,7 @@ class CameraDice:
         """Keep what a frame showed of the dice, for :meth:`showing`."""
         self.seen = dice
         values = sorted(d.value for d in dice if d.value is not None)
-        read = len(values) == len(dice) == self.count or (
+        read = len(values) == len(dice) in (self.count, self.count + 1) or (
             len(values) == self.count - 1 and len(dice) <= self.count)
         self._recent.append((timestamp, tuple(values) if read else None))
         while self._recent[0][0] < timestamp - SHOWING_SECONDS:

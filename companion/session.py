@@ -214,8 +214,9 @@ class Session:
         takes it so and the stone stands. The rules decide: a stone wrong for the dice lying
         there stays flagged. With one die short (one the reader cannot find or read), the
         stone must be legal with exactly one value of that die, and what is read must not
-        all be the last throw's dice; when several values fit, the players are asked to
-        enter the throw.
+        all be the last throw's dice; with one die too many (a die's side face read as a
+        die), with exactly one of the dice left out, and the last throw must not be among
+        what is read. When several throws fit, the players are asked to enter the throw.
         """
         with self._lock:
             if self.flag is None or self.last_observation is None or not self.game.uses_dice:
@@ -225,13 +226,15 @@ class Session:
                 options = [tuple(sorted(dice))]
             elif len(dice) == count - 1:
                 options = [tuple(sorted((*dice, v))) for v in range(1, 7)]
+            elif len(dice) == count + 1:
+                options = [tuple(sorted(dice[:i] + dice[i + 1:])) for i in range(len(dice))]
             else:
                 return False
             throws = [m for m in self.game.moves if isinstance(m, Throw)]
             if throws:  # the dice were not thrown again
                 last = Counter(throws[-1].dice)
-                if not Counter(dice) - last:
-                    return False  # all it sees may be the last throw, one die unread
+                if not Counter(dice) - last or not last - Counter(dice):
+                    return False  # the last throw may lie there, a die unread or one extra
                 options = [o for o in options if Counter(o) != last]
             seen = self._trusted(self.last_observation)
             fits = []
@@ -239,11 +242,13 @@ class Session:
                 missed = self._explains(values, seen)
                 if missed is not None:
                     fits.append((values, missed))
-            if len(fits) > 1 and len(dice) < count:
-                # the stone is fine whatever the unread die shows: only a person can say
+            if len(fits) > 1 and len(dice) != count:
+                # the stone fits more than one throw: only a person can say which it was
+                trouble = ("one die could not be read" if len(dice) < count
+                           else "one die too many was seen")
                 self._emit("waiting", {
-                    "message": f"one die could not be read ({', '.join(map(str, dice))} seen); "
-                    "the stone fits whatever it shows: enter the throw on the page"})
+                    "message": f"{trouble} ({', '.join(map(str, dice))} seen); the stone "
+                    "fits more than one throw: enter the throw on the page"})
             if len(fits) != 1:
                 return False
             self.correct_throw(*fits[0])

@@ -341,7 +341,8 @@ def test_cannot_play_refused_for_a_missed_fifth_throw_stands_once_the_dice_are_s
     assert "5th throw" in session.flag.reason
     assert not session.throw_missed((1, 2, 3, 5, 6))  # the last throw still lying there
     assert not session.throw_missed((1, 1, 2, 2, 6))  # a fifth throw, but it fits a field
-    assert session.throw_missed((1, 2, 3, 4, 6))
+    assert not session.throw_missed((1, 2, 2, 3, 5, 6))  # the last throw and a side face
+    assert session.throw_missed((1, 1, 2, 3, 4, 6))  # a side face's 1: only 1 2 3 4 6 fits
     assert game.moves[-2:] == [Throw((1, 2, 3, 4, 6)), SetAside()]
     assert session.flag is None and game.current_player == "blue"
 

@@ -52,7 +52,7 @@ def play_one(game: str, seed: int, fps: float, scripted_dice: bool,
         "flagged": len(run.flagged), "false_flags": run.false_flags,
         "latencies": run.latencies(), "frames": frames,
         "loop_cpu": run.referee.stats.cpu_seconds, "sim_seconds": frames / fps,
-        "total_cpu": total_cpu, "answers": run.answers,
+        "total_cpu": total_cpu, "answers": run.answers, "differs": run.first_difference(),
     }
 
 
@@ -80,7 +80,7 @@ def main() -> int:
                   f"{r['accepted']}/{r['moves']} moves, illegal flagged {r['flagged']}/"
                   f"{r['injected']}, false flags {len(r['false_flags'])}"
                   f"{' ' + repr(r['false_flags'][:2]) if r['false_flags'] else ''}, "
-                  f"{answered}"
+                  f"{answered}{'' if r['exact'] else r['differs'] + ', '}"
                   f"{r['frames']} frames, loop CPU {r['loop_cpu'] / r['sim_seconds']:.3f} s/s",
                   flush=True)
     print()

@@ -356,6 +356,16 @@ class SimRun:
                 and {p: s.total for p, s in ours.scores().items()}
                 == {p: s.total for p, s in truth.scores().items()})
 
+    def first_difference(self) -> str:
+        """Where the refereed game first parts from the scripted one, in words."""
+        ours, truth = _unordered(self.session.game.moves), _unordered(self.table.game.moves)
+        for k, (a, b) in enumerate(zip(ours, truth, strict=False), 1):
+            if a != b:
+                return f"move {k} is {a}, truly {b}"
+        if len(ours) != len(truth):
+            return f"{len(ours)} moves of {len(truth)}"
+        return "same moves, other end or scores" if not self.exact else "none"
+
     def latencies(self) -> list[float]:
         """Seconds from the hand leaving the board to the move being accepted (board moves)."""
         truth = self.table.game.moves

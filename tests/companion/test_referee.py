@@ -433,6 +433,20 @@ def test_players_answer_a_stone_flagged_against_dice_they_did_not_throw():
     assert answer_the_page(session, (*played, Throw((1, 1, 3, 4, 4)), Place("A1"))) is None
 
 
+def test_a_run_says_where_it_first_parts_from_the_scripted_game():
+    from companion.simtable import SimRun
+
+    table = SimTable("cuatro", ["red", "blue"], 1)
+    for dice in [(1, 2, 2, 5, 6), (3, 3, 4, 5, 6)]:  # what the script played
+        table.game.apply(Throw(dice))
+    session = Session(type(table.game)(["red", "blue"]))
+    run = SimRun(table, session, None, set(), [])
+    assert run.first_difference() == "0 moves of 2"
+    session.throw_settled((6, 5, 2, 2, 1))  # the same dice, as they lie
+    session.throw_settled((6, 6, 6, 6, 6))
+    assert run.first_difference() == "move 2 is throw 6 6 6 6 6, truly throw 3 3 4 5 6"
+
+
 def test_corners_clicked_on_the_camera_page_read_a_board_without_markers():
     import cv2
 

@@ -58,7 +58,8 @@ class Inference:
     ``ambiguous`` (several explain it equally well: ask to confirm), ``pending`` (a mill
     was closed and the capture has not happened yet), ``illegal`` (a move was made that
     the rules forbid; ``reason`` says which rule), ``unexplained`` (no single move
-    explains it, e.g. two stones appeared or a tower shrank).
+    explains it, e.g. two stones appeared or a tower shrank), ``doubt`` (the reader doubts
+    empty fields where no legal move can put a piece now: see :func:`unexplained_doubt`).
     """
 
     kind: str
@@ -173,6 +174,26 @@ def unseen_placement(game: Game, obs: Observation, before: Observation) -> Move 
     moves = [m for m in game.legal_moves() if isinstance(m, Place) and m.field in doubtful
              and not m.capture]
     return moves[0] if len(moves) == 1 else None
+
+
+def unexplained_doubt(game: Game, obs: Observation, before: Observation) -> Inference | None:
+    """Empty fields that newly look changed to the reader, which still reads them empty and
+    unsure, where no legal move can put a piece now: a stone it cannot see (a white stone on
+    a silver cell) set by the player whose turn it is not, or against the dice. Flagged
+    rather than waited on in silence; in a dice game only once this turn's player has
+    thrown, since before that the throw may just not be counted yet."""
+    stacks = game.stacks()
+    fields = sorted(
+        name for name in obs.looks_changed - before.looks_changed
+        if name in obs.fields and name not in stacks and obs.fields[name].top is None
+        and obs.fields[name].confidence < LOW_CONFIDENCE)
+    if not 1 <= len(fields) <= MAX_DOUBTFUL or (game.uses_dice and not game.throw_count):
+        return None
+    if any(isinstance(m, Place) and m.field in fields for m in game.legal_moves()):
+        return None
+    where = " or ".join(fields)
+    return Inference("doubt", reason=f"something seems to lie on {where}, where no legal "
+                     "move puts a piece now: take it away", changed=tuple(fields))
 
 
 def _two_moves(game: Game, obs: Observation, changed: set[str]) -> Inference | None:

@@ -23,6 +23,7 @@ from companion.infer import (
     Observation,
     changed_fields,
     infer_move,
+    unexplained_doubt,
     unseen_placement,
 )
 from companion.moves import Move, SetAside, Throw, move_to_dict
@@ -86,7 +87,8 @@ class Session:
             seen = self._trusted(obs)
             self.last_observation = obs
             if self.flag is not None:
-                if not changed_fields(self.game, seen):
+                doubted = self.flag.kind == "doubt" and set(self.flag.changed) & obs.looks_changed
+                if not changed_fields(self.game, seen) and not doubted:
                     self.flag = None
                     self._baseline = self._agreed = obs
                     self._emit("cleared", {"message": "the board is back to the last legal state"})
@@ -107,6 +109,8 @@ class Session:
                           if result.kind == "same" and self._agreed is not None else None)
                 if unseen is not None:
                     result = Inference("move", unseen, (unseen,), changed=(unseen.field,))
+                elif result.kind == "same" and self._agreed is not None:
+                    result = unexplained_doubt(self.game, obs, self._agreed) or result
             if result.kind in ("same", "move", "moves"):
                 self._baseline = self._agreed = obs
             if result.kind == "move":
@@ -121,7 +125,7 @@ class Session:
                     f"{result.candidates[0]}, or correct it on the web page",
                     "candidates": [move_to_dict(m) for m in result.candidates],
                 })
-            elif result.kind in ("illegal", "unexplained"):
+            elif result.kind in ("illegal", "unexplained", "doubt"):
                 if result.kind == "unexplained" and self._only_vanished(seen, result.changed):
                     # Most often a stone the camera stopped seeing: flag it once, and let
                     # the same reading count as unchanged from now on.

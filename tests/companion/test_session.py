@@ -371,3 +371,38 @@ def test_a_white_stone_seen_as_doubt_on_its_cell_and_the_cell_beside_it():
     result = session.observe(seen_after(game, changes=doubt))
     assert result.kind == "move" and result.move == Place("4x4+1x4")
     assert game.stacks() == {"4x4+1x4": ("black",)}
+
+
+def test_a_stone_the_reader_only_doubts_where_no_legal_move_puts_one_is_flagged():
+    # spexxx seed 7 on the simulated table: white's stone, set on the silver cell 4x4+1x4
+    # while black has thrown 2 2 4 6 2, reads as the empty cell; only its look changed
+    game = new_game("spexxx", ["black", "white"])
+    session = Session(game)
+    events = recorder(session)
+    cell = "4x4+1x4"
+    clear = seen_after(game, changes={cell: FieldView(None, 0, 0.93)})
+    doubt = Observation(seen_after(game, changes={cell: FieldView(None, 0, 0.1)}).fields,
+                        looks_changed=frozenset({cell}))
+    assert session.observe(clear).kind == "same"
+    assert session.observe(doubt).kind == "same"  # black has not thrown: nothing is legal yet
+    assert session.observe(clear).kind == "same"
+    session.throw_settled((2, 2, 4, 6, 2))
+    result = session.observe(doubt)
+    assert result.kind == "doubt" and result.changed == (cell,)
+    assert [e.kind for e in events][-1] == "illegal" and cell in events[-1].data["rule"]
+    assert session.observe(doubt) is session.flag  # it still lies there
+    assert session.observe(clear).kind == "same" and session.flag is None
+    assert events[-1].kind == "cleared" and game.stacks() == {}
+
+
+def test_a_doubt_where_the_player_may_place_is_their_stone_not_a_flag():
+    game = new_game("spexxx", ["black", "white"])
+    session = Session(game)
+    session.throw_settled((4, 4, 4, 4, 1))
+    cell = "4x4+1x1"
+    assert session.observe(seen_after(game, changes={cell: FieldView(None, 0, 0.93)})
+                           ).kind == "same"
+    doubt = Observation(seen_after(game, changes={cell: FieldView(None, 0, 0.1)}).fields,
+                        looks_changed=frozenset({cell}))
+    result = session.observe(doubt)
+    assert result.kind == "move" and result.move == Place(cell) and session.flag is None

@@ -36,6 +36,14 @@ class VisionConfig:
     search_margin: float = 1.0
     #: Window (px, half-size) for cv2.cornerSubPix refinement of marker corners.
     subpix_window: int = 3
+    #: How ArUco reads a candidate's bits (its DetectorParameters of the same meaning):
+    #: pixels per bit cell in the unwarped candidate, and the share of each cell's
+    #: border left out. Blurred and JPEG-softened markers 20-50 px wide keep their bits
+    #: in the middle of each cell; OpenCV's 4 and 0.13 missed 5 % of visible markers on
+    #: rendered frames (56 of 1123 on board-bench seed 1; 25 with these, chosen on
+    #: seed 5's frames), and two missed markers leave a photo unreadable.
+    marker_pixels_per_cell: int = 8
+    marker_cell_margin: float = 0.3
     #: Mean corner disagreement (px) between detected markers and the previous
     #: homography above which the camera or board is taken to have been bumped.
     bump_threshold_px: float = 4.0

@@ -64,9 +64,13 @@ def _dictionary(layout: Layout) -> cv2.aruco.Dictionary:
     return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
 
 
-def make_detector(layout: Layout) -> cv2.aruco.ArucoDetector:
+def make_detector(layout: Layout, config: VisionConfig | None = None
+                  ) -> cv2.aruco.ArucoDetector:
+    config = config or VisionConfig()
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE  # we refine ourselves
+    params.perspectiveRemovePixelPerCell = config.marker_pixels_per_cell
+    params.perspectiveRemoveIgnoredMarginPerCell = config.marker_cell_margin
     return cv2.aruco.ArucoDetector(_dictionary(layout), params)
 
 
@@ -78,7 +82,7 @@ def detect_markers(
 ) -> dict[int, np.ndarray]:
     """Find the layout's markers anywhere in a grey frame: detect on a downscaled copy
     (fast), then refine the corners at full resolution. Returns id -> 4x2 corners (px)."""
-    detector = detector or make_detector(layout)
+    detector = detector or make_detector(layout, config)
     scale = config.detect_scale
     small = gray if scale >= 1 else cv2.resize(
         gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA
@@ -97,7 +101,7 @@ def detect_markers_near(
     detector: cv2.aruco.ArucoDetector | None = None,
 ) -> dict[int, np.ndarray]:
     """Search only small windows around where each marker is expected (px corners)."""
-    detector = detector or make_detector(layout)
+    detector = detector or make_detector(layout, config)
     height, width = gray.shape
     found: dict[int, np.ndarray] = {}
     for marker_id, corners in expected.items():
@@ -219,7 +223,7 @@ class Localiser:
         self.layout = layout
         self.config = config or VisionConfig()
         self.camera = camera or Camera.from_config(self.config)
-        self.detector = make_detector(layout)
+        self.detector = make_detector(layout, self.config)
         self.homography: np.ndarray | None = None
         self.fixed = corners_px is not None
         if corners_px is not None:

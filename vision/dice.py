@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
@@ -530,6 +531,9 @@ _CELLS = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], dtype=np.flo
 #: Lattice offsets two pips of one face can have (up to symmetry): the pair's length gives the
 #: pitch, its direction the face's turn.
 _OFFSETS = np.array([(1, 0), (1, 1), (2, 0), (2, 1), (1, 2), (2, 2)], dtype=np.float64)
+#: Their lengths (in pitches) and directions.
+_OFFSET_POLAR = list(zip(np.hypot(_OFFSETS[:, 0], _OFFSETS[:, 1]).tolist(),
+                         np.arctan2(_OFFSETS[:, 1], _OFFSETS[:, 0]).tolist(), strict=True))
 
 
 @dataclass(frozen=True)
@@ -582,10 +586,16 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         layers.append((pips, pts, closed, hat, lattice_candidates(pts, tops)))
 
+    def to_px(q: np.ndarray) -> np.ndarray:
+        return (q - lo) * s
+
+    checks = [_plausibility(pips, closed, hat, tops, to_px)
+              for pips, _, closed, hat, _ in layers]
+
     def fit(throw: tuple[float, float] | None) -> list[tuple[GridFace, list[Pip]]]:
-        return [(f, [pips[i] for i in f.members]) for pips, pts, closed, hat, fits in layers
-                for f in fit_faces(pips, pts, closed, hat, tops, lambda q: (q - lo) * s, fits,
-                                   throw, lens[0])]
+        return [(f, [pips[i] for i in f.members])
+                for (pips, pts, _, _, fits), plausible in zip(layers, checks, strict=True)
+                for f in fit_faces(pips, pts, plausible, tops, fits, throw, lens[0])]
 
     faces = fit(None)  # of both pip colours
     throw = throw_sizes(faces)
@@ -689,12 +699,13 @@ def lattice_candidates(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     return sorted(_lattice_fits(pts, config), key=lambda f: (-len(f.members), f.error))
 
 
-def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndarray,
-              config: DiceConfig, to_px, candidates: list[GridFace],
+def fit_faces(pips: list[Pip], pts: np.ndarray, plausible: Callable[[GridFace], bool],
+              config: DiceConfig, candidates: list[GridFace],
               throw: tuple[float, float] | None = None,
               nadir: np.ndarray | None = None) -> list[GridFace]:
-    """Explain the pips (``pts`` in table mm) as top faces: of the plausible ``candidates``
-    (`lattice_candidates`), take the first, drop the fits sharing its pips, repeat. With
+    """Explain the pips (``pts`` in table mm) as top faces: of the ``plausible``
+    (`_plausibility`) ``candidates`` (`lattice_candidates`), take the first, drop the fits
+    sharing its pips, repeat. With
     ``throw`` (the lattice pitch and pip diameter of the throw's surest faces,
     `throw_sizes`), fits whose size differs from them are left out first. A face
     foreshortened one way (``min_squareness``) is tilted: unreadable. Pips no die pattern
@@ -711,8 +722,8 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndar
                            >= config.pip_agreement * pip)]
     if nadir is not None:
         candidates = [f for f in candidates if not _one_with_side_pips(
-            f, pips, pts, nadir, closed, hat, config, to_px)]
-    faces = _select(candidates, pips, closed, hat, config, to_px)
+            f, pips, pts, nadir, plausible, config)]
+    faces = _select(candidates, plausible)
     faces = [replace(f, value=None) if len(f.members) >= 4
              and _squareness(f, pts) < config.min_squareness else f for f in faces]
     used = {i for f in faces for i in f.members}
@@ -728,8 +739,7 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndar
 
 
 def _one_with_side_pips(face: GridFace, pips: list[Pip], pts: np.ndarray, nadir: np.ndarray,
-                        closed: np.ndarray, hat: np.ndarray, config: DiceConfig,
-                        to_px) -> bool:
+                        plausible: Callable[[GridFace], bool], config: DiceConfig) -> bool:
     """A 2 or 3 whose other pips are much weaker (diameter x contrast under
     ``side_pip_share``) than its strongest and lie towards the lens from it, where that pip
     alone makes a plausible 1: a top 1 with pips of its die's side face, which are
@@ -747,7 +757,7 @@ def _one_with_side_pips(face: GridFace, pips: list[Pip], pts: np.ndarray, nadir:
         return False
     one = GridFace(1, (float(pts[top][0]), float(pts[top][1])), 0.0, _nominal_pitch(config),
                    (top,), 0.0, 1 << 4)
-    return _face_plausible(one, pips, closed, hat, config, to_px)
+    return plausible(one)
 
 
 def throw_sizes(faces: list[tuple[GridFace, list[Pip]]]) -> tuple[float, float] | None:
@@ -772,14 +782,13 @@ def _squareness(face: GridFace, pts: np.ndarray) -> float:
     return float(axes[1] / axes[0])
 
 
-def _select(candidates: list[GridFace], pips: list[Pip], closed: np.ndarray, hat: np.ndarray,
-            config: DiceConfig, to_px) -> list[GridFace]:
+def _select(candidates: list[GridFace],
+            plausible: Callable[[GridFace], bool]) -> list[GridFace]:
     """Best first, each pip on one face only."""
     faces: list[GridFace] = []
     used: set[int] = set()
     for face in candidates:
-        if used.isdisjoint(face.members) and _face_plausible(face, pips, closed, hat, config,
-                                                             to_px):
+        if used.isdisjoint(face.members) and plausible(face):
             faces.append(face)
             used.update(face.members)
     return faces
@@ -811,50 +820,79 @@ for _cells, _value in _PATTERNS.items():
 def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     """Every die-pattern lattice through the pips: each pair of nearby pips proposes a turn
     and pitch (from the lattice offsets they could have), each anchor pip one of the 9 cells;
-    a fit leaves no other pip on its face. One fit per set of pips, the closest."""
+    a fit leaves no other pip on its face. One fit per set of pips, the closest. All anchors'
+    proposals are tried in one array, each anchor's nearby pips padded to the most any has."""
+    if not len(pts):
+        return []
     pmin = config.pip_pitch_share * config.die_min_mm
     pmax = config.pip_pitch_share * config.die_max_mm
     reach = 2 * math.sqrt(2) * pmax * (1 + config.lattice_tolerance)
     half_face = 0.5 / config.pip_pitch_share - 0.5 * config.pip_share / config.pip_pitch_share
+    near = [np.flatnonzero(np.hypot(*(pts - pts[a]).T) <= reach) for a in range(len(pts))]
+    anchors, angles, pitches = [], [], []
+    for a, around in enumerate(near):
+        ang, pitch = [0.0], [_nominal_pitch(config)]  # a lone pip: turn does not matter
+        for b in around[around > a]:
+            vx, vy = pts[b] - pts[a]
+            length, turn = math.hypot(vx, vy), math.atan2(vy, vx)
+            for offset_length, offset_angle in _OFFSET_POLAR:
+                ratio = length / offset_length
+                if pmin <= ratio <= pmax:
+                    ang.append(turn - offset_angle)
+                    pitch.append(ratio)
+        anchors += [a] * len(ang)
+        angles.append(np.array(ang))
+        pitches += pitch
+    c = np.concatenate([np.cos(ang) for ang in angles])
+    s = np.concatenate([np.sin(ang) for ang in angles])
+    ang, pitch = np.concatenate(angles), np.array(pitches)
+    width = max(len(around) for around in near)
+    padded = np.array([np.pad(around, (0, width - len(around)), constant_values=around[0])
+                       for around in near])[anchors]  # (H, m): each proposal's nearby pips
+    valid = np.arange(width) < np.array([len(around) for around in near])[anchors][:, None]
+    d = pts[padded] - pts[anchors][:, None]  # (H, m, 2)
+    # nearby pips in lattice units round the anchor, per proposal: (H, m, 2)
+    local = np.stack([d[..., 0] * c[:, None] + d[..., 1] * s[:, None],
+                      -d[..., 0] * s[:, None] + d[..., 1] * c[:, None]], axis=-1) / pitch[:, None,
+                                                                                      None]
+    rel = local[:, None] + _CELLS[None, :, None]  # (H, 9, m, 2): anchor at each cell
+    snapped = np.round(rel)
+    err = np.hypot(rel[..., 0] - snapped[..., 0], rel[..., 1] - snapped[..., 1])
+    inlier = (np.abs(snapped).max(axis=-1) <= 1) & (err <= config.lattice_tolerance) & valid[
+        :, None]
+    stray = ((np.abs(rel).max(axis=-1) <= half_face) & ~inlier & valid[:, None]).any(axis=-1)
+    bit = (3 * (snapped[..., 1] + 1) + snapped[..., 0] + 1).clip(0, 8).astype(np.int64)
+    bits = np.where(inlier, 1 << bit, 0)
+    occupied = np.bitwise_or.reduce(bits, axis=-1)
+    count = inlier.sum(axis=-1)
+    unique = _POPCOUNT[occupied]
+    value = np.where(stray | (unique != count), 0, _VALUE_OF_BITS[occupied])
     best: dict[tuple[int, ...], GridFace] = {}
-    for a in range(len(pts)):
-        near = np.flatnonzero(np.hypot(*(pts - pts[a]).T) <= reach)
-        angles, pitches = [0.0], [_nominal_pitch(config)]  # a lone pip: turn does not matter
-        for b in near[near > a]:
-            v = pts[b] - pts[a]
-            ratio = math.hypot(*v) / np.hypot(_OFFSETS[:, 0], _OFFSETS[:, 1])
-            ok = (ratio >= pmin) & (ratio <= pmax)
-            angles += list(math.atan2(v[1], v[0]) - np.arctan2(_OFFSETS[ok, 1], _OFFSETS[ok, 0]))
-            pitches += list(ratio[ok])
-        ang, pitch = np.array(angles), np.array(pitches)
-        c, s = np.cos(ang), np.sin(ang)
-        d = pts[near] - pts[a]  # (m, 2)
-        # near pips in lattice units round the anchor, per hypothesis: (H, m, 2)
-        local = np.stack([d[:, 0] * c[:, None] + d[:, 1] * s[:, None],
-                          -d[:, 0] * s[:, None] + d[:, 1] * c[:, None]], axis=-1) / pitch[:, None,
-                                                                                        None]
-        rel = local[:, None] + _CELLS[None, :, None]  # (H, 9, m, 2): anchor at each cell
-        snapped = np.round(rel)
-        err = np.hypot(rel[..., 0] - snapped[..., 0], rel[..., 1] - snapped[..., 1])
-        inlier = (np.abs(snapped).max(axis=-1) <= 1) & (err <= config.lattice_tolerance)
-        stray = ((np.abs(rel).max(axis=-1) <= half_face) & ~inlier).any(axis=-1)
-        bit = (3 * (snapped[..., 1] + 1) + snapped[..., 0] + 1).clip(0, 8).astype(np.int64)
-        bits = np.where(inlier, 1 << bit, 0)
-        occupied = np.bitwise_or.reduce(bits, axis=-1)
-        count = inlier.sum(axis=-1)
-        unique = _POPCOUNT[occupied]
-        value = np.where(stray | (unique != count), 0, _VALUE_OF_BITS[occupied])
-        for h, k in zip(*np.nonzero(value), strict=True):
-            members = tuple(int(near[i]) for i in np.flatnonzero(inlier[h, k]))
-            e = float(err[h, k][inlier[h, k]].mean())
-            if members in best and best[members].error <= e:
-                continue
-            rot = np.array([[c[h], -s[h]], [s[h], c[h]]])
-            centre = pts[a] - rot @ (_CELLS[k] * pitch[h])
-            best[members] = GridFace(int(value[h, k]), (float(centre[0]), float(centre[1])),
-                                     float(ang[h]), float(pitch[h]), members, e,
-                                     int(occupied[h, k]))
+    for h, k in zip(*np.nonzero(value), strict=True):
+        members = tuple(int(i) for i in padded[h][inlier[h, k]])
+        e = float(err[h, k][inlier[h, k]].mean())
+        if members in best and best[members].error <= e:
+            continue
+        rot = np.array([[c[h], -s[h]], [s[h], c[h]]])
+        centre = pts[anchors[h]] - rot @ (_CELLS[k] * pitch[h])
+        best[members] = GridFace(int(value[h, k]), (float(centre[0]), float(centre[1])),
+                                 float(ang[h]), float(pitch[h]), members, e,
+                                 int(occupied[h, k]))
     return list(best.values())
+
+
+def _plausibility(pips: list[Pip], closed: np.ndarray, hat: np.ndarray, config: DiceConfig,
+                  to_px: Callable[[np.ndarray], np.ndarray]) -> Callable[[GridFace], bool]:
+    """`_face_plausible` for one pip colour's fits, each fit judged once: the second lattice
+    fit (with the throw's sizes) judges mostly the fits the first one judged."""
+    judged: dict[GridFace, bool] = {}
+
+    def plausible(face: GridFace) -> bool:
+        if face not in judged:
+            judged[face] = _face_plausible(face, pips, closed, hat, config, to_px)
+        return judged[face]
+
+    return plausible
 
 
 def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np.ndarray,

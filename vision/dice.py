@@ -589,13 +589,13 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     def to_px(q: np.ndarray) -> np.ndarray:
         return (q - lo) * s
 
-    checks = [_plausibility(pips, closed, hat, tops, to_px)
-              for pips, _, closed, hat, _ in layers]
+    judges = [_Judge(pips, pts, closed, hat, tops, to_px)
+              for pips, pts, closed, hat, _ in layers]
 
     def fit(throw: tuple[float, float] | None) -> list[tuple[GridFace, list[Pip]]]:
         return [(f, [pips[i] for i in f.members])
-                for (pips, pts, _, _, fits), plausible in zip(layers, checks, strict=True)
-                for f in fit_faces(pips, pts, plausible, tops, fits, throw, lens[0])]
+                for (pips, pts, _, _, fits), judge in zip(layers, judges, strict=True)
+                for f in fit_faces(pips, pts, judge, tops, fits, throw, lens[0])]
 
     faces = fit(None)  # of both pip colours
     throw = throw_sizes(faces)
@@ -699,13 +699,12 @@ def lattice_candidates(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     return sorted(_lattice_fits(pts, config), key=lambda f: (-len(f.members), f.error))
 
 
-def fit_faces(pips: list[Pip], pts: np.ndarray, plausible: Callable[[GridFace], bool],
-              config: DiceConfig, candidates: list[GridFace],
-              throw: tuple[float, float] | None = None,
+def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfig,
+              candidates: list[GridFace], throw: tuple[float, float] | None = None,
               nadir: np.ndarray | None = None) -> list[GridFace]:
-    """Explain the pips (``pts`` in table mm) as top faces: of the ``plausible``
-    (`_plausibility`) ``candidates`` (`lattice_candidates`), take the first, drop the fits
-    sharing its pips, repeat. With
+    """Explain the pips (``pts`` in table mm) as top faces: of the plausible (``judge``)
+    ``candidates`` (`lattice_candidates`), take the first, drop the fits sharing its pips,
+    repeat. With
     ``throw`` (the lattice pitch and pip diameter of the throw's surest faces,
     `throw_sizes`), fits whose size differs from them are left out first. A face
     foreshortened one way (``min_squareness``) is tilted: unreadable. Pips no die pattern
@@ -722,10 +721,10 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, plausible: Callable[[GridFace], 
                            >= config.pip_agreement * pip)]
     if nadir is not None:
         candidates = [f for f in candidates if not _one_with_side_pips(
-            f, pips, pts, nadir, plausible, config)]
-    faces = _select(candidates, plausible)
+            f, pips, pts, nadir, judge.plausible, config)]
+    faces = _select(candidates, judge.plausible)
     faces = [replace(f, value=None) if len(f.members) >= 4
-             and _squareness(f, pts) < config.min_squareness else f for f in faces]
+             and judge.squareness(f) < config.min_squareness else f for f in faces]
     used = {i for f in faces for i in f.members}
     left = [i for i in range(len(pts)) if i not in used]
     widest = math.sqrt(2) * config.die_max_mm  # a die seen with its sides
@@ -798,13 +797,19 @@ def _nominal_pitch(config: DiceConfig) -> float:
     return config.pip_pitch_share * (config.die_min_mm + config.die_max_mm) / 2
 
 
+def _distances(pts: np.ndarray) -> np.ndarray:
+    """Distance between every two of the points (n x n)."""
+    return np.hypot(pts[None, :, 0] - pts[:, None, 0], pts[None, :, 1] - pts[:, None, 1])
+
+
 def _clusters(pts: np.ndarray, idx: list[int], config: DiceConfig) -> list[list[int]]:
     """Pips near enough to lie on one face, chained."""
     reach = 2 * math.sqrt(2) * config.pip_pitch_share * config.die_max_mm * \
         (1 + config.lattice_tolerance)
+    close = _distances(pts) <= reach
     groups: list[list[int]] = []
     for i in idx:
-        near = [g for g in groups if min(np.hypot(*(pts[g] - pts[i]).T)) <= reach]
+        near = [g for g in groups if close[i, g].any()]
         merged = [i] + [j for g in near for j in g]
         groups = [g for g in groups if g not in near] + [merged]
     return groups
@@ -815,6 +820,10 @@ _VALUE_OF_BITS = np.zeros(512, dtype=np.int64)
 _POPCOUNT = np.array([bin(i).count("1") for i in range(512)])
 for _cells, _value in _PATTERNS.items():
     _VALUE_OF_BITS[sum(1 << (3 * (j + 1) + i + 1) for i, j in _cells)] = _value
+#: The lattice points left empty by each occupancy.
+_EMPTY_CELLS = [_CELLS[[not bits >> k & 1 for k in range(9)]] for bits in range(512)]
+#: A pixel and its 8 neighbours, as (dx, dy).
+_AROUND = np.array([(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
 
 
 def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
@@ -828,7 +837,7 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     pmax = config.pip_pitch_share * config.die_max_mm
     reach = 2 * math.sqrt(2) * pmax * (1 + config.lattice_tolerance)
     half_face = 0.5 / config.pip_pitch_share - 0.5 * config.pip_share / config.pip_pitch_share
-    near = [np.flatnonzero(np.hypot(*(pts - pts[a]).T) <= reach) for a in range(len(pts))]
+    near = [np.flatnonzero(row <= reach) for row in _distances(pts)]
     anchors, angles, pitches = [], [], []
     for a, around in enumerate(near):
         ang, pitch = [0.0], [_nominal_pitch(config)]  # a lone pip: turn does not matter
@@ -847,8 +856,10 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     s = np.concatenate([np.sin(ang) for ang in angles])
     ang, pitch = np.concatenate(angles), np.array(pitches)
     width = max(len(around) for around in near)
-    padded = np.array([np.pad(around, (0, width - len(around)), constant_values=around[0])
-                       for around in near])[anchors]  # (H, m): each proposal's nearby pips
+    table = np.zeros((len(near), width), np.int64)
+    for a, around in enumerate(near):
+        table[a, :len(around)] = around
+    padded = table[anchors]  # (H, m): each proposal's nearby pips, then pip 0 as padding
     valid = np.arange(width) < np.array([len(around) for around in near])[anchors][:, None]
     d = pts[padded] - pts[anchors][:, None]  # (H, m, 2)
     # nearby pips in lattice units round the anchor, per proposal: (H, m, 2)
@@ -881,18 +892,29 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     return list(best.values())
 
 
-def _plausibility(pips: list[Pip], closed: np.ndarray, hat: np.ndarray, config: DiceConfig,
-                  to_px: Callable[[np.ndarray], np.ndarray]) -> Callable[[GridFace], bool]:
-    """`_face_plausible` for one pip colour's fits, each fit judged once: the second lattice
-    fit (with the throw's sizes) judges mostly the fits the first one judged."""
-    judged: dict[GridFace, bool] = {}
+class _Judge:
+    """One pip colour's checks of lattice fits, each fit judged once: the second fitting
+    pass (with the throw's sizes) judges mostly the fits the first one judged."""
 
-    def plausible(face: GridFace) -> bool:
-        if face not in judged:
-            judged[face] = _face_plausible(face, pips, closed, hat, config, to_px)
-        return judged[face]
+    def __init__(self, pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndarray,
+                 config: DiceConfig, to_px: Callable[[np.ndarray], np.ndarray]):
+        self.pips, self.pts, self.closed, self.hat = pips, pts, closed, hat
+        self.config, self.to_px = config, to_px
+        self._plausible: dict[GridFace, bool] = {}
+        self._squareness: dict[GridFace, float] = {}
 
-    return plausible
+    def plausible(self, face: GridFace) -> bool:
+        """`_face_plausible`."""
+        if face not in self._plausible:
+            self._plausible[face] = _face_plausible(face, self.pips, self.closed, self.hat,
+                                                    self.config, self.to_px)
+        return self._plausible[face]
+
+    def squareness(self, face: GridFace) -> float:
+        """`_squareness`."""
+        if face not in self._squareness:
+            self._squareness[face] = _squareness(face, self.pts)
+        return self._squareness[face]
 
 
 def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np.ndarray,
@@ -907,12 +929,12 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
         return False
     c, s = math.cos(face.angle), math.sin(face.angle)
     rot = np.array([[c, -s], [s, c]])
-    empty = _CELLS[[not face.cells >> k & 1 for k in range(9)]]
+    empty = _EMPTY_CELLS[face.cells]
     where = to_px(np.asarray(face.centre) + (empty * face.pitch) @ rot.T)
     h, w = hat.shape
     xs = np.clip(np.round(where[:, 0]).astype(int), 1, w - 2)
     ys = np.clip(np.round(where[:, 1]).astype(int), 1, h - 2)
-    dark = np.max([hat[ys + dy, xs + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1)], axis=0)
+    dark = hat[ys[:, None] + _AROUND[:, 1], xs[:, None] + _AROUND[:, 0]].max(axis=1)
     if dark.max() > config.empty_cell_contrast * config.min_contrast:
         return False
     if face.value in (2, 3) and _dotted_line(face, pips, config):

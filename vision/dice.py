@@ -262,8 +262,8 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
             continue
         roi = np.zeros((h, w), np.uint8)
         cv2.drawContours(roi, [contour], -1, 1, cv2.FILLED, offset=(-x, -y))
-        roi &= binary[y:y + h, x:x + w] > 0
-        area = int(roi.sum())
+        cv2.bitwise_and(roi, binary[y:y + h, x:x + w], dst=roi)  # 0/1: holes left out
+        area = cv2.countNonZero(roi)
         if area < config.min_pip_area_px:
             continue
         m = cv2.moments(roi, binaryImage=True)
@@ -275,15 +275,18 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
         patch = hat[y:y + h, x:x + w]
         if (area > config.max_pip_area_px or area < config.min_fill * w * h
                 or roundness < config.min_pip_roundness):
-            row = _pip_row(roi, patch, mu20, mu02, mu11, config)
+            centre = (m["m10"] / m["m00"], m["m01"] / m["m00"])
+            row = _pip_row(roi, patch, centre, mu20, mu02, mu11, config) if _row_shaped(
+                mu20, mu02, mu11, config) else []
             if row:
                 pips += [replace(p, x=p.x + origin[0] + x, y=p.y + origin[1] + y) for p in row]
             elif level < len(config.split_levels):
-                peak = float(patch[roi > 0].max())
+                peak = cv2.minMaxLoc(patch, mask=roi)[1]
                 t = config.min_contrast + config.split_levels[level] * (peak - config.min_contrast)
-                higher = ((patch > t) & (roi > 0)).astype(np.uint8) * 255
-                pips += _blobs(higher, patch, config, level + 1,
-                               (origin[0] + x, origin[1] + y))
+                # an 8-bit threshold compares with floor(t): the same for whole grey levels
+                _, higher = cv2.threshold(patch, t, 255, cv2.THRESH_BINARY)
+                pips += _blobs(cv2.bitwise_and(higher, higher, mask=roi), patch, config,
+                               level + 1, (origin[0] + x, origin[1] + y))
             continue
         cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
         contrast = float(patch[roi > 0].mean())
@@ -292,32 +295,40 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
     return pips
 
 
-def _pip_row(roi: np.ndarray, patch: np.ndarray, mu20: float, mu02: float, mu11: float,
-             config: DiceConfig) -> list[Pip]:
-    """A bar one pip wide and as long as two or three pips a lattice pitch apart (a 6's
-    column, a 3's diagonal run together by blur, often with no dip left between the pips
-    for ``split_levels`` to part them at), cut into its pips midway between them; [] when
-    the blob is not such a bar or a piece is not round enough for a pip. Each pip's diameter
-    is the bar's width, its roundness that of its piece of the bar."""
+def _row_shaped(mu20: float, mu02: float, mu11: float, config: DiceConfig) -> bool:
+    """A blob's second moments allow a bar of 2-3 pips (`_pip_row`): most blobs end here,
+    cheaply. A bar's extent is about sqrt(12 var) along each axis (0.87 of a disc's
+    diameter)."""
     pitch = config.pip_row_pitch_px
     smallest = math.sqrt(4 * config.min_pip_area_px / math.pi)
     largest = math.sqrt(4 * config.max_pip_area_px / math.pi)
     spread = math.sqrt(max(((mu20 - mu02) / 2) ** 2 + mu11 ** 2, 0.0))
-    # a bar's extent is about sqrt(12 var) along each axis (0.87 of a disc's diameter): most
-    # blobs end here, cheaply
     long = math.sqrt(12 * ((mu20 + mu02) / 2 + spread))
     thin = math.sqrt(12 * max((mu20 + mu02) / 2 - spread, 0.0))
-    if (pitch <= 0 or thin < 0.8 * smallest or thin > largest
-            or not 0.8 * (config.pip_row_spacing[0] * pitch + smallest) <= long
-            <= 2 * config.pip_row_spacing[1] * pitch + largest):
-        return []
+    return (pitch > 0 and 0.8 * smallest <= thin <= largest
+            and 0.8 * (config.pip_row_spacing[0] * pitch + smallest) <= long
+            <= 2 * config.pip_row_spacing[1] * pitch + largest)
+
+
+def _pip_row(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu20: float,
+             mu02: float, mu11: float, config: DiceConfig) -> list[Pip]:
+    """A bar one pip wide and as long as two or three pips a lattice pitch apart (a 6's
+    column, a 3's diagonal run together by blur, often with no dip left between the pips
+    for ``split_levels`` to part them at), cut into its pips midway between them; [] when
+    the blob is not such a bar or a piece is not round enough for a pip. Each pip's diameter
+    is the bar's width, its roundness that of its piece of the bar. Only for blobs whose
+    moments allow such a bar (`_row_shaped`); ``centre`` and the moments are the blob's."""
+    pitch = config.pip_row_pitch_px
+    smallest = math.sqrt(4 * config.min_pip_area_px / math.pi)
+    largest = math.sqrt(4 * config.max_pip_area_px / math.pi)
     ys, xs = np.nonzero(roi)
-    cx, cy = xs.mean(), ys.mean()
+    cx, cy = centre
     angle = 0.5 * math.atan2(2 * mu11, mu20 - mu02)
-    along = (xs - cx) * math.cos(angle) + (ys - cy) * math.sin(angle)
-    across = -(xs - cx) * math.sin(angle) + (ys - cy) * math.cos(angle)
-    length = float(np.ptp(along)) + 1.0
-    width = float(np.ptp(across)) + 1.0
+    cos, sin = math.cos(angle), math.sin(angle)
+    along = (xs - cx) * cos + (ys - cy) * sin
+    across = -(xs - cx) * sin + (ys - cy) * cos
+    length = float(along.max() - along.min()) + 1.0
+    width = float(across.max() - across.min()) + 1.0
     count = round((length - width) / pitch) + 1
     if not (smallest <= width <= largest and count in (2, 3)):
         return []

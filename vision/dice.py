@@ -389,32 +389,56 @@ def group_faces(pips: list[Pip], image: np.ndarray, closed: np.ndarray, hat: np.
             i = parent[i]
         return i
 
-    for i in range(len(pips)):
-        for j in range(i + 1, len(pips)):
-            if root(i) != root(j) and _same_body(pips[i], pips[j], line_image, config):
-                parent[root(i)] = root(j)
+    for i, j in _linkable_pairs(pips, config):
+        if root(i) != root(j) and _same_body(pips[i], pips[j], line_image, config):
+            parent[root(i)] = root(j)
     groups: dict[int, list[Pip]] = {}
     for i, pip in enumerate(pips):
         groups.setdefault(root(i), []).append(pip)
     faces = [g for g in groups.values() if _is_top_face(g, closed, config)]
-    return [f for f in faces if not any(_side_of(f, other, config) for other in faces)]
+    return _without_side_faces(faces, config)
 
 
-def _side_of(face: list[Pip], top: list[Pip], config: DiceConfig) -> bool:
-    """A face right beside another whose pips are clearly rounder or larger is a side face
-    of the same die, seen at a grazing angle."""
-    if face is top:
-        return False
-    a = np.array([(p.x, p.y) for p in face]).mean(axis=0)
-    b = np.array([(p.x, p.y) for p in top]).mean(axis=0)
-    size = float(np.median([p.diameter for p in top]))
-    if np.linalg.norm(a - b) > config.side_distance * size:
-        return False
-    round_a = np.mean([p.roundness for p in face])
-    round_b = np.mean([p.roundness for p in top])
-    size_a = float(np.median([p.diameter for p in face]))
-    return bool(round_a < round_b - config.side_roundness_gap
-                or size_a < config.side_size_ratio * size)
+#: Slack on distances compared in numpy before the exact test: numpy's hypot may differ from
+#: math.hypot (or a norm) in the last bit, so a pair skipped there would fail the exact test.
+_SLACK = 1 + 1e-9
+
+
+def _linkable_pairs(pips: list[Pip], config: DiceConfig) -> list[tuple[int, int]]:
+    """The pairs (i < j, in that order) near and alike enough for `_same_body` to follow
+    the line between them: it turns every other pair down by its first two tests."""
+    if len(pips) < 2:
+        return []
+    diameter = np.array([p.diameter for p in pips])
+    larger = np.maximum(diameter[:, None], diameter[None, :])
+    smaller = np.minimum(diameter[:, None], diameter[None, :])
+    near = _distances(np.array([(p.x, p.y) for p in pips])) <= \
+        _SLACK * config.link_distance * larger
+    i, j = np.nonzero(np.triu(near & (larger <= config.pip_size_ratio * smaller), 1))
+    return list(zip(i.tolist(), j.tolist(), strict=True))
+
+
+def _without_side_faces(faces: list[list[Pip]], config: DiceConfig) -> list[list[Pip]]:
+    """The faces that are no side face of another: a face right beside another whose pips
+    are clearly rounder or larger is a side face of the same die, seen at a grazing angle.
+    Each face is measured once; pairs farther apart than ``side_distance`` pip sizes are
+    not looked at."""
+    if not faces:
+        return []
+    centres = [np.array([(p.x, p.y) for p in f]).mean(axis=0) for f in faces]
+    sizes = [float(np.median([p.diameter for p in f])) for f in faces]
+    roundness = [np.mean([p.roundness for p in f]) for f in faces]
+    near = _distances(np.array(centres)) <= _SLACK * config.side_distance * np.array(sizes)
+
+    def side_of(face: int, top: int) -> bool:
+        if face == top or np.linalg.norm(centres[face] - centres[top]) > \
+                config.side_distance * sizes[top]:
+            return False
+        return bool(roundness[face] < roundness[top] - config.side_roundness_gap
+                    or sizes[face] < config.side_size_ratio * sizes[top])
+
+    return [f for i, f in enumerate(faces)
+            if not any(side_of(i, top) for top in np.flatnonzero(near[i]))]
 
 
 def _is_top_face(face: list[Pip], closed: np.ndarray, config: DiceConfig) -> bool:

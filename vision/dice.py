@@ -15,7 +15,9 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields, replace
+from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -279,7 +281,8 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
             row = _pip_row(roi, patch, centre, mu20, mu02, mu11, config) if _row_shaped(
                 mu20, mu02, mu11, config) else []
             if row:
-                pips += [replace(p, x=p.x + origin[0] + x, y=p.y + origin[1] + y) for p in row]
+                pips += [Pip(p.x + origin[0] + x, p.y + origin[1] + y, p.diameter, p.roundness,
+                             p.contrast) for p in row]
             elif level < len(config.split_levels):
                 peak = cv2.minMaxLoc(patch, mask=roi)[1]
                 t = config.min_contrast + config.split_levels[level] * (peak - config.min_contrast)
@@ -597,23 +600,13 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
         raise DiceInputError("region and region_mm must be the same four or more corners, "
                              "in pixels and in table mm")
     s = config.rectified_px_per_mm
-    lo = mm.min(axis=0) - config.die_max_mm  # dice at the area's edge are seen whole
-    size = np.ceil((mm.max(axis=0) + config.die_max_mm - lo) * s).astype(int)
-    mm_to_frame, _ = cv2.findHomography(mm, px)
-    if mm_to_frame is None:
-        raise DiceInputError("the dice region's corners do not span an area")
-    rect_to_frame = mm_to_frame @ np.array([[1 / s, 0, lo[0]], [0, 1 / s, lo[1]], [0, 0, 1]])
+    view = _top_view(px.tobytes(), mm.tobytes(), frame.shape[:2], config)
+    lo, rect_to_frame, lens, tops = view.lo, view.rect_to_frame, view.lens, view.tops
     grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    top = cv2.warpPerspective(grey, rect_to_frame, (int(size[0]), int(size[1])),
+    top = cv2.warpPerspective(grey, rect_to_frame, view.size,
                               flags=cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP,
                               borderMode=cv2.BORDER_REPLICATE)
     pip_config = _rectified_pip_config(config)
-    area = mm.astype(np.float32)
-    lens = _lens_over_table(mm_to_frame, grey.shape, config)
-    # top faces lie one die above the table: the table-plane view enlarges them by H / (H - e)
-    height = lens[1]
-    tops = replace(config, die_min_mm=config.die_min_mm * height / (height - config.die_min_mm),
-                   die_max_mm=config.die_max_mm * height / (height - config.die_max_mm))
     layers = []  # per pip colour: pips, their table mm, closing, black-hat, lattice fits
     for polarity in config.polarities:
         image = top if polarity == "dark" else 255 - top
@@ -638,8 +631,42 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
         faces = fit(throw)
     kept = drop_side_faces([f for f, _ in faces], lens, config)
     readings = [_face_reading(f, members, rect_to_frame, lo, grey.shape, config)
-                for f, members in faces if f in kept and _in_area(f, area, lens, config)]
+                for f, members in faces if f in kept and _in_area(f, view.area, lens, config)]
     return _drop_duplicates(readings)
+
+
+class _TopView(NamedTuple):
+    """What the top view of one dice area needs besides the frame."""
+
+    lo: np.ndarray  # table mm at the view's top left corner
+    size: tuple[int, int]  # the view's width and height in pixels
+    rect_to_frame: np.ndarray  # homography from view pixels to frame pixels
+    area: np.ndarray  # the dice area's corners in table mm (float32, for pointPolygonTest)
+    lens: tuple[np.ndarray, float]  # `_lens_over_table`
+    tops: DiceConfig  # the die sizes as top faces show in the table-plane view
+
+
+@lru_cache(maxsize=16)
+def _top_view(region_px: bytes, region_mm: bytes, frame_shape: tuple[int, ...],
+              config: DiceConfig) -> _TopView:
+    """The geometry of the dice area's top view, from its corners (float64 bytes) in frame
+    pixels and table mm: worked out once while the referee's area stays where it is."""
+    px = np.frombuffer(region_px).reshape(-1, 2)
+    mm = np.frombuffer(region_mm).reshape(-1, 2)
+    s = config.rectified_px_per_mm
+    lo = mm.min(axis=0) - config.die_max_mm  # dice at the area's edge are seen whole
+    size = np.ceil((mm.max(axis=0) + config.die_max_mm - lo) * s).astype(int)
+    mm_to_frame, _ = cv2.findHomography(mm, px)
+    if mm_to_frame is None:
+        raise DiceInputError("the dice region's corners do not span an area")
+    rect_to_frame = mm_to_frame @ np.array([[1 / s, 0, lo[0]], [0, 1 / s, lo[1]], [0, 0, 1]])
+    lens = _lens_over_table(mm_to_frame, frame_shape, config)
+    # top faces lie one die above the table: the table-plane view enlarges them by H / (H - e)
+    height = lens[1]
+    tops = replace(config, die_min_mm=config.die_min_mm * height / (height - config.die_min_mm),
+                   die_max_mm=config.die_max_mm * height / (height - config.die_max_mm))
+    return _TopView(lo, (int(size[0]), int(size[1])), rect_to_frame, mm.astype(np.float32), lens,
+                    tops)
 
 
 def _lens_over_table(mm_to_frame: np.ndarray, shape: tuple[int, ...],
@@ -712,6 +739,7 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     return kept
 
 
+@lru_cache(maxsize=16)
 def _rectified_pip_config(config: DiceConfig) -> DiceConfig:
     """Pip sizes and the hat kernel in pixels of the rectified view, from the sizes in mm."""
     pip_px = config.pip_share * (config.die_min_mm + config.die_max_mm) / 2 * \

@@ -288,11 +288,13 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
                 t = config.min_contrast + config.split_levels[level] * (peak - config.min_contrast)
                 # an 8-bit threshold compares with floor(t): the same for whole grey levels
                 _, higher = cv2.threshold(patch, t, 255, cv2.THRESH_BINARY)
-                pips += _blobs(cv2.bitwise_and(higher, higher, mask=roi), patch, config,
-                               level + 1, (origin[0] + x, origin[1] + y))
+                higher = cv2.bitwise_and(higher, higher, mask=roi)  # a new image: 0 off roi
+                if cv2.countNonZero(higher) >= config.min_pip_area_px:  # else no pip in it
+                    pips += _blobs(higher, patch, config, level + 1,
+                                   (origin[0] + x, origin[1] + y))
             continue
         cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
-        contrast = float(patch[roi > 0].mean())
+        contrast = cv2.sumElems(cv2.bitwise_and(patch, patch, mask=roi))[0] / area  # = mean
         pips.append(Pip(float(cx + origin[0]), float(cy + origin[1]),
                         2.0 * math.sqrt(area / math.pi), roundness, contrast))
     return pips
@@ -356,6 +358,16 @@ def _pip_row(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu
     return pips
 
 
+def _median_level(values: np.ndarray) -> float:
+    """np.median of grey levels (whole numbers), without its overhead: the mean of the two
+    middle levels is exact in any float type."""
+    ordered = np.sort(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return float(ordered[middle])
+    return (float(ordered[middle - 1]) + float(ordered[middle])) / 2
+
+
 def _same_body(a: Pip, b: Pip, image: np.ndarray, config: DiceConfig) -> bool:
     """The line between two pips stays on one flat body (no die edge or face edge crosses)."""
     d = math.hypot(a.x - b.x, a.y - b.y)
@@ -375,7 +387,7 @@ def _same_body(a: Pip, b: Pip, image: np.ndarray, config: DiceConfig) -> bool:
     xs = np.clip(np.round(a.x + t * (b.x - a.x)).astype(int), 0, w - 1)
     ys = np.clip(np.round(a.y + t * (b.y - a.y)).astype(int), 0, h - 1)
     values = image[ys, xs].astype(np.float32)
-    body = max(values[0], values[-1]) if config.link_on_closing else float(np.median(values))
+    body = max(values[0], values[-1]) if config.link_on_closing else _median_level(values)
     return bool(values.min() >= body - config.edge_drop)
 
 
@@ -1042,7 +1054,7 @@ def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, config: Di
     xs = np.clip(np.round(line[:, 0]).astype(int), 0, w - 1)
     ys = np.clip(np.round(line[:, 1]).astype(int), 0, h - 1)
     values = closed[ys, xs].astype(np.float32)
-    return bool(np.abs(values - np.median(values)).max() <= config.edge_drop)
+    return bool(np.abs(values - _median_level(values)).max() <= config.edge_drop)
 
 
 def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo: np.ndarray,

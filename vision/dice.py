@@ -332,7 +332,8 @@ def _pip_row(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu
     cos, sin = math.cos(angle), math.sin(angle)
     along = (xs - cx) * cos + (ys - cy) * sin
     across = -(xs - cx) * sin + (ys - cy) * cos
-    length = float(along.max() - along.min()) + 1.0
+    start = along.min()
+    length = float(along.max() - start) + 1.0
     width = float(across.max() - across.min()) + 1.0
     count = round((length - width) / pitch) + 1
     if not (smallest <= width <= largest and count in (2, 3)):
@@ -340,21 +341,24 @@ def _pip_row(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu
     step = (length - width) / (count - 1)
     if not config.pip_row_spacing[0] * pitch <= step <= config.pip_row_spacing[1] * pitch:
         return []
-    first = along.min() + width / 2
+    first = start + width / 2
     piece = np.clip(np.round((along - first) / step), 0, count - 1)
     pips = []
     for k in range(count):
         inside = piece == k
         px, py = xs[inside], ys[inside]
-        dx, dy = px - px.mean(), py - py.mean()
-        vxx, vyy, vxy = float((dx * dx).mean()), float((dy * dy).mean()), float((dx * dy).mean())
+        n = len(px)
+        # sums over n, as ndarray.mean takes them, without its overhead
+        mx, my = int(px.sum()) / n, int(py.sum()) / n
+        dx, dy = px - mx, py - my
+        vxx, vyy, vxy = (float((dx * dx).sum() / n), float((dy * dy).sum() / n),
+                         float((dx * dy).sum() / n))
         half = math.hypot((vxx - vyy) / 2, vxy)
         major, minor = (vxx + vyy) / 2 + half, (vxx + vyy) / 2 - half
         roundness = math.sqrt(max(minor, 0.0) / major) if major > 0 else 1.0
         if roundness < config.min_pip_roundness:  # a smear, a gap between dice: no pips
             return []
-        pips.append(Pip(float(px.mean()), float(py.mean()), width, roundness,
-                        float(patch[py, px].mean())))
+        pips.append(Pip(mx, my, width, roundness, int(patch[py, px].sum()) / n))
     return pips
 
 
@@ -956,7 +960,8 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     best: dict[tuple[int, ...], GridFace] = {}
     for h, k in zip(*np.nonzero(value), strict=True):
         members = tuple(int(i) for i in padded[h][inlier[h, k]])
-        e = float(err[h, k][inlier[h, k]].mean())
+        on = err[h, k][inlier[h, k]]
+        e = float(on.sum() / len(on))  # = on.mean(), without its overhead
         if members in best and best[members].error <= e:
             continue
         rot = np.array([[c[h], -s[h]], [s[h], c[h]]])

@@ -909,7 +909,7 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     """Every die-pattern lattice through the pips: each pair of nearby pips proposes a turn
     and pitch (from the lattice offsets they could have), each anchor pip one of the 9 cells;
     a fit leaves no other pip on its face. One fit per set of pips, the closest. All anchors'
-    proposals are tried in one array, each anchor's nearby pips padded to the most any has."""
+    proposals are tried at once, on one flat run of (proposal, nearby pip) pairs."""
     if not len(pts):
         return []
     pmin = config.pip_pitch_share * config.die_min_mm
@@ -934,33 +934,30 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     c = np.concatenate([np.cos(ang) for ang in angles])
     s = np.concatenate([np.sin(ang) for ang in angles])
     ang, pitch = np.concatenate(angles), np.array(pitches)
-    width = max(len(around) for around in near)
-    table = np.zeros((len(near), width), np.int64)
-    for a, around in enumerate(near):
-        table[a, :len(around)] = around
-    padded = table[anchors]  # (H, m): each proposal's nearby pips, then pip 0 as padding
-    valid = np.arange(width) < np.array([len(around) for around in near])[anchors][:, None]
-    d = pts[padded] - pts[anchors][:, None]  # (H, m, 2)
-    # nearby pips in lattice units round the anchor, per proposal: (H, m, 2)
-    local = np.stack([d[..., 0] * c[:, None] + d[..., 1] * s[:, None],
-                      -d[..., 0] * s[:, None] + d[..., 1] * c[:, None]], axis=-1) / pitch[:, None,
-                                                                                      None]
-    rel = local[:, None] + _CELLS[None, :, None]  # (H, 9, m, 2): anchor at each cell
+    # every (proposal, nearby pip) pair in one flat run, a proposal's pairs together
+    sizes = np.array([len(around) for around in near])[anchors]
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    row = np.repeat(np.arange(len(anchors)), sizes)
+    pip = np.concatenate([near[a] for a in anchors])
+    d = pts[pip] - pts[np.array(anchors)[row]]  # (P, 2)
+    # the pip in lattice units round the anchor, per pair
+    local = np.stack([d[:, 0] * c[row] + d[:, 1] * s[row],
+                      -d[:, 0] * s[row] + d[:, 1] * c[row]], axis=-1) / pitch[row, None]
+    rel = local[:, None] + _CELLS[None]  # (P, 9, 2): anchor at each cell
     snapped = np.round(rel)
     err = np.hypot(rel[..., 0] - snapped[..., 0], rel[..., 1] - snapped[..., 1])
-    inlier = (np.abs(snapped).max(axis=-1) <= 1) & (err <= config.lattice_tolerance) & valid[
-        :, None]
-    stray = ((np.abs(rel).max(axis=-1) <= half_face) & ~inlier & valid[:, None]).any(axis=-1)
+    inlier = (np.abs(snapped).max(axis=-1) <= 1) & (err <= config.lattice_tolerance)
+    stray = np.logical_or.reduceat((np.abs(rel).max(axis=-1) <= half_face) & ~inlier, starts)
     bit = (3 * (snapped[..., 1] + 1) + snapped[..., 0] + 1).clip(0, 8).astype(np.int64)
-    bits = np.where(inlier, 1 << bit, 0)
-    occupied = np.bitwise_or.reduce(bits, axis=-1)
-    count = inlier.sum(axis=-1)
+    occupied = np.bitwise_or.reduceat(np.where(inlier, 1 << bit, 0), starts)  # (H, 9)
+    count = np.add.reduceat(inlier.astype(np.int64), starts)
     unique = _POPCOUNT[occupied]
     value = np.where(stray | (unique != count), 0, _VALUE_OF_BITS[occupied])
     best: dict[tuple[int, ...], GridFace] = {}
     for h, k in zip(*np.nonzero(value), strict=True):
-        members = tuple(int(i) for i in padded[h][inlier[h, k]])
-        on = err[h, k][inlier[h, k]]
+        pairs = slice(starts[h], starts[h] + sizes[h])
+        members = tuple(int(i) for i in pip[pairs][inlier[pairs, k]])
+        on = err[pairs, k][inlier[pairs, k]]
         e = float(on.sum() / len(on))  # = on.mean(), without its overhead
         if members in best and best[members].error <= e:
             continue

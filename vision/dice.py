@@ -22,7 +22,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from vision.dice_faces import FaceModel, load_model, read_faces
+from vision.dice_faces import SLACK, FaceModel, distances, load_model, read_faces
 from vision.pose import estimate_focal, focal_from_fov, fov_from_focal, pose_from_homography
 
 PRESETS = Path(__file__).with_name("dice_configs")
@@ -418,11 +418,6 @@ def group_faces(pips: list[Pip], image: np.ndarray, closed: np.ndarray, hat: np.
     return _without_side_faces(faces, config)
 
 
-#: Slack on distances compared in numpy before the exact test: numpy's hypot may differ from
-#: math.hypot (or a norm) in the last bit, so a pair skipped there would fail the exact test.
-_SLACK = 1 + 1e-9
-
-
 def _linkable_pairs(pips: list[Pip], config: DiceConfig) -> list[tuple[int, int]]:
     """The pairs (i < j, in that order) near and alike enough for `_same_body` to follow
     the line between them: it turns every other pair down by its first two tests."""
@@ -431,8 +426,8 @@ def _linkable_pairs(pips: list[Pip], config: DiceConfig) -> list[tuple[int, int]
     diameter = np.array([p.diameter for p in pips])
     larger = np.maximum(diameter[:, None], diameter[None, :])
     smaller = np.minimum(diameter[:, None], diameter[None, :])
-    near = _distances(np.array([(p.x, p.y) for p in pips])) <= \
-        _SLACK * config.link_distance * larger
+    near = distances(np.array([(p.x, p.y) for p in pips])) <= \
+        SLACK * config.link_distance * larger
     i, j = np.nonzero(np.triu(near & (larger <= config.pip_size_ratio * smaller), 1))
     return list(zip(i.tolist(), j.tolist(), strict=True))
 
@@ -447,7 +442,7 @@ def _without_side_faces(faces: list[list[Pip]], config: DiceConfig) -> list[list
     centres = [np.array([(p.x, p.y) for p in f]).mean(axis=0) for f in faces]
     sizes = [float(np.median([p.diameter for p in f])) for f in faces]
     roundness = [np.mean([p.roundness for p in f]) for f in faces]
-    near = _distances(np.array(centres)) <= _SLACK * config.side_distance * np.array(sizes)
+    near = distances(np.array(centres)) <= SLACK * config.side_distance * np.array(sizes)
 
     def side_of(face: int, top: int) -> bool:
         if face == top or np.linalg.norm(centres[face] - centres[top]) > \
@@ -783,8 +778,7 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfi
               nadir: np.ndarray | None = None) -> list[GridFace]:
     """Explain the pips (``pts`` in table mm) as top faces: of the plausible (``judge``)
     ``candidates`` (`lattice_candidates`), take the first, drop the fits sharing its pips,
-    repeat. With
-    ``throw`` (the lattice pitch and pip diameter of the throw's surest faces,
+    repeat. With ``throw`` (the lattice pitch and pip diameter of the throw's surest faces,
     `throw_sizes`), fits whose size differs from them are left out first. A face
     foreshortened one way (``min_squareness``) is tilted: unreadable. Pips no die pattern
     explains are reported as one unreadable face per cluster of three or more
@@ -876,16 +870,11 @@ def _nominal_pitch(config: DiceConfig) -> float:
     return config.pip_pitch_share * (config.die_min_mm + config.die_max_mm) / 2
 
 
-def _distances(pts: np.ndarray) -> np.ndarray:
-    """Distance between every two of the points (n x n)."""
-    return np.hypot(pts[None, :, 0] - pts[:, None, 0], pts[None, :, 1] - pts[:, None, 1])
-
-
 def _clusters(pts: np.ndarray, idx: list[int], config: DiceConfig) -> list[list[int]]:
     """Pips near enough to lie on one face, chained."""
     reach = 2 * math.sqrt(2) * config.pip_pitch_share * config.die_max_mm * \
         (1 + config.lattice_tolerance)
-    close = _distances(pts) <= reach
+    close = distances(pts) <= reach
     groups: list[list[int]] = []
     for i in idx:
         near = [g for g in groups if close[i, g].any()]
@@ -916,7 +905,7 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     pmax = config.pip_pitch_share * config.die_max_mm
     reach = 2 * math.sqrt(2) * pmax * (1 + config.lattice_tolerance)
     half_face = 0.5 / config.pip_pitch_share - 0.5 * config.pip_share / config.pip_pitch_share
-    near = [np.flatnonzero(row <= reach) for row in _distances(pts)]
+    near = [np.flatnonzero(row <= reach) for row in distances(pts)]
     anchors, angles, pitches = [], [], []
     for a, around in enumerate(near):
         ang, pitch = [0.0], [_nominal_pitch(config)]  # a lone pip: turn does not matter

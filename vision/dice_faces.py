@@ -34,6 +34,14 @@ BINS = 9
 COUNT_RADII = (0.8, 1.6, 2.2, 2.8, 3.4, 4.0)
 #: Weight of the 8x8 thumbnail of the crop beside the HOG (which is normalised per block).
 THUMBNAIL_WEIGHT = 0.2
+#: Slack on distances compared in numpy before an exact test: numpy's hypot may differ from
+#: math.hypot (or a norm) in the last bit, so what is skipped there would fail the exact test.
+SLACK = 1 + 1e-9
+
+
+def distances(pts: np.ndarray) -> np.ndarray:
+    """Distance between every two of the points (n x n)."""
+    return np.hypot(pts[None, :, 0] - pts[:, None, 0], pts[None, :, 1] - pts[:, None, 1])
 
 
 class FaceModel:
@@ -85,7 +93,7 @@ def proposals(pips: list[Pip], config: DiceConfig) -> list[tuple[float, float, f
     if not found:
         return []
     at = np.array([(x, y) for x, y, _ in found])
-    close = _distances(at) <= _SLACK * 0.5 * np.array([d for _, _, d in found])[:, None]
+    close = distances(at) <= SLACK * 0.5 * np.array([d for _, _, d in found])[:, None]
     kept: list[int] = []
     for i, q in enumerate(found):
         if all(math.hypot(q[0] - found[k][0], q[1] - found[k][1]) > 0.5 * q[2]
@@ -94,23 +102,13 @@ def proposals(pips: list[Pip], config: DiceConfig) -> list[tuple[float, float, f
     return [found[k] for k in kept]
 
 
-#: Slack on distances compared in numpy before the exact test (math.hypot): they may differ
-#: in the last bit, so what is skipped there would fail the exact test.
-_SLACK = 1 + 1e-9
-
-
-def _distances(pts: np.ndarray) -> np.ndarray:
-    """Distance between every two of the points (n x n)."""
-    return np.hypot(pts[None, :, 0] - pts[:, None, 0], pts[None, :, 1] - pts[:, None, 1])
-
-
 def _pairs_within(pts: np.ndarray, radius: np.ndarray, least: float,
                   most: float) -> list[tuple[int, int]]:
     """Pairs (i < j, in that order) whose distance may lie within ``least``-``most`` times
     their mean diameter (the sum of their ``radius``): the only ones `proposals` keeps."""
     size = radius[:, None] + radius[None, :]
-    gap = _distances(pts)
-    i, j = np.nonzero(np.triu((gap * _SLACK >= least * size) & (gap <= _SLACK * most * size),
+    gap = distances(pts)
+    i, j = np.nonzero(np.triu((gap * SLACK >= least * size) & (gap <= SLACK * most * size),
                               1))
     return list(zip(i.tolist(), j.tolist(), strict=True))
 

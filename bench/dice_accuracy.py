@@ -12,14 +12,20 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import statistics
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
-import cv2
-import numpy as np
+# One core, as cv2.setNumThreads(1) below: OpenBLAS's threads for the face network's small
+# matrix product cost more than they save (~5 ms a frame on the loaded 2-core box), and the
+# readings are the same. Must be set before numpy is imported.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -163,25 +169,32 @@ def sim(config: DiceConfig, n: int, show_errors: bool, hard: bool = True,
 
 def speed(config: DiceConfig, n: int) -> None:
     """Per 1280x960 frame: searching the dice area (as deployed: the board reader knows it)
-    and, for scale, the whole frame with the close-up settings (no enlargement)."""
-    area, whole, refs = [], [], []
+    and, for scale, the whole frame with the defaults (hand rules, no enlargement) and with
+    the close-up preset (learned face check). Wall time swings with the shared box's load;
+    CPU time of this thread (``thread_time``) much less, so both are printed."""
+    defaults, closeup = DiceConfig(), DiceConfig.preset("closeup")
+    jobs = {"dice area, table preset": lambda out, region, mm: read_dice(out.frame, region,
+                                                                          config, mm),
+            "whole frame, defaults": lambda out, region, mm: read_dice(out.frame,
+                                                                        config=defaults),
+            "whole frame, close-up preset": lambda out, region, mm: read_dice(out.frame,
+                                                                               config=closeup),
+            "reference": lambda out, region, mm: cv2.cvtColor(
+                cv2.GaussianBlur(out.frame, (5, 5), 0), cv2.COLOR_BGR2Lab)}
+    wall: dict[str, list[float]] = defaultdict(list)
+    cpu: dict[str, list[float]] = defaultdict(list)
     for out, region, region_mm in sim_frames(n, seed=5000):
-        frame = out.frame
-        t0 = time.perf_counter()
-        read_dice(frame, region, config, region_mm)
-        t1 = time.perf_counter()
-        read_dice(frame, config=DiceConfig())
-        t2 = time.perf_counter()
-        cv2.cvtColor(cv2.GaussianBlur(frame, (5, 5), 0), cv2.COLOR_BGR2Lab)
-        t3 = time.perf_counter()
-        area.append((t1 - t0) * 1000)
-        whole.append((t2 - t1) * 1000)
-        refs.append((t3 - t2) * 1000)
-    ref = statistics.median(refs)
-    print(f"speed (1280x960, one thread): reference (GaussianBlur 5x5 + cvtColor Lab) "
-          f"{ref:.1f} ms; dice area, table preset: median {statistics.median(area):.1f} ms "
-          f"(ratio {statistics.median(area) / ref:.2f}); whole frame, close-up preset: median "
-          f"{statistics.median(whole):.1f} ms (ratio {statistics.median(whole) / ref:.2f})")
+        for name, job in jobs.items():
+            w0, c0 = time.perf_counter(), time.thread_time()
+            job(out, region, region_mm)
+            wall[name].append((time.perf_counter() - w0) * 1000)
+            cpu[name].append((time.thread_time() - c0) * 1000)
+    for kind, times in (("wall", wall), ("CPU", cpu)):
+        ref = statistics.median(times.pop("reference"))
+        print(f"speed (1280x960, one thread, {kind} time): reference (GaussianBlur 5x5 + "
+              f"cvtColor Lab) {ref:.1f} ms; " + "; ".join(
+                  f"{name}: median {statistics.median(t):.1f} ms "
+                  f"(ratio {statistics.median(t) / ref:.2f})" for name, t in times.items()))
 
 
 if __name__ == "__main__":

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields, replace
+from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 
-from vision.dice_faces import FaceModel, load_model, read_faces
+from vision.dice_faces import SLACK, FaceModel, distances, load_model, read_faces
 from vision.pose import estimate_focal, focal_from_fov, fov_from_focal, pose_from_homography
 
 PRESETS = Path(__file__).with_name("dice_configs")
@@ -261,8 +264,8 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
             continue
         roi = np.zeros((h, w), np.uint8)
         cv2.drawContours(roi, [contour], -1, 1, cv2.FILLED, offset=(-x, -y))
-        roi &= binary[y:y + h, x:x + w] > 0
-        area = int(roi.sum())
+        cv2.bitwise_and(roi, binary[y:y + h, x:x + w], dst=roi)  # 0/1: holes left out
+        area = cv2.countNonZero(roi)
         if area < config.min_pip_area_px:
             continue
         m = cv2.moments(roi, binaryImage=True)
@@ -274,71 +277,99 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
         patch = hat[y:y + h, x:x + w]
         if (area > config.max_pip_area_px or area < config.min_fill * w * h
                 or roundness < config.min_pip_roundness):
-            row = _pip_row(roi, patch, mu20, mu02, mu11, config)
+            centre = (m["m10"] / m["m00"], m["m01"] / m["m00"])
+            row = _pip_row(roi, patch, centre, mu20, mu02, mu11, config) if _row_shaped(
+                mu20, mu02, mu11, config) else []
             if row:
-                pips += [replace(p, x=p.x + origin[0] + x, y=p.y + origin[1] + y) for p in row]
+                pips += [Pip(p.x + origin[0] + x, p.y + origin[1] + y, p.diameter, p.roundness,
+                             p.contrast) for p in row]
             elif level < len(config.split_levels):
-                peak = float(patch[roi > 0].max())
+                peak = cv2.minMaxLoc(patch, mask=roi)[1]
                 t = config.min_contrast + config.split_levels[level] * (peak - config.min_contrast)
-                higher = ((patch > t) & (roi > 0)).astype(np.uint8) * 255
-                pips += _blobs(higher, patch, config, level + 1,
-                               (origin[0] + x, origin[1] + y))
+                # an 8-bit threshold compares with floor(t): the same for whole grey levels
+                _, higher = cv2.threshold(patch, t, 255, cv2.THRESH_BINARY)
+                higher = cv2.bitwise_and(higher, higher, mask=roi)  # a new image: 0 off roi
+                if cv2.countNonZero(higher) >= config.min_pip_area_px:  # else no pip in it
+                    pips += _blobs(higher, patch, config, level + 1,
+                                   (origin[0] + x, origin[1] + y))
             continue
         cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
-        contrast = float(patch[roi > 0].mean())
+        contrast = cv2.sumElems(cv2.bitwise_and(patch, patch, mask=roi))[0] / area  # = mean
         pips.append(Pip(float(cx + origin[0]), float(cy + origin[1]),
                         2.0 * math.sqrt(area / math.pi), roundness, contrast))
     return pips
 
 
-def _pip_row(roi: np.ndarray, patch: np.ndarray, mu20: float, mu02: float, mu11: float,
-             config: DiceConfig) -> list[Pip]:
-    """A bar one pip wide and as long as two or three pips a lattice pitch apart (a 6's
-    column, a 3's diagonal run together by blur, often with no dip left between the pips
-    for ``split_levels`` to part them at), cut into its pips midway between them; [] when
-    the blob is not such a bar or a piece is not round enough for a pip. Each pip's diameter
-    is the bar's width, its roundness that of its piece of the bar."""
+def _row_shaped(mu20: float, mu02: float, mu11: float, config: DiceConfig) -> bool:
+    """A blob's second moments allow a bar of 2-3 pips (`_pip_row`): most blobs end here,
+    cheaply. A bar's extent is about sqrt(12 var) along each axis (0.87 of a disc's
+    diameter)."""
     pitch = config.pip_row_pitch_px
     smallest = math.sqrt(4 * config.min_pip_area_px / math.pi)
     largest = math.sqrt(4 * config.max_pip_area_px / math.pi)
     spread = math.sqrt(max(((mu20 - mu02) / 2) ** 2 + mu11 ** 2, 0.0))
-    # a bar's extent is about sqrt(12 var) along each axis (0.87 of a disc's diameter): most
-    # blobs end here, cheaply
     long = math.sqrt(12 * ((mu20 + mu02) / 2 + spread))
     thin = math.sqrt(12 * max((mu20 + mu02) / 2 - spread, 0.0))
-    if (pitch <= 0 or thin < 0.8 * smallest or thin > largest
-            or not 0.8 * (config.pip_row_spacing[0] * pitch + smallest) <= long
-            <= 2 * config.pip_row_spacing[1] * pitch + largest):
-        return []
+    return (pitch > 0 and 0.8 * smallest <= thin <= largest
+            and 0.8 * (config.pip_row_spacing[0] * pitch + smallest) <= long
+            <= 2 * config.pip_row_spacing[1] * pitch + largest)
+
+
+def _pip_row(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu20: float,
+             mu02: float, mu11: float, config: DiceConfig) -> list[Pip]:
+    """A bar one pip wide and as long as two or three pips a lattice pitch apart (a 6's
+    column, a 3's diagonal run together by blur, often with no dip left between the pips
+    for ``split_levels`` to part them at), cut into its pips midway between them; [] when
+    the blob is not such a bar or a piece is not round enough for a pip. Each pip's diameter
+    is the bar's width, its roundness that of its piece of the bar. Only for blobs whose
+    moments allow such a bar (`_row_shaped`); ``centre`` and the moments are the blob's."""
+    pitch = config.pip_row_pitch_px
+    smallest = math.sqrt(4 * config.min_pip_area_px / math.pi)
+    largest = math.sqrt(4 * config.max_pip_area_px / math.pi)
     ys, xs = np.nonzero(roi)
-    cx, cy = xs.mean(), ys.mean()
+    cx, cy = centre
     angle = 0.5 * math.atan2(2 * mu11, mu20 - mu02)
-    along = (xs - cx) * math.cos(angle) + (ys - cy) * math.sin(angle)
-    across = -(xs - cx) * math.sin(angle) + (ys - cy) * math.cos(angle)
-    length = float(np.ptp(along)) + 1.0
-    width = float(np.ptp(across)) + 1.0
+    cos, sin = math.cos(angle), math.sin(angle)
+    along = (xs - cx) * cos + (ys - cy) * sin
+    across = -(xs - cx) * sin + (ys - cy) * cos
+    start = along.min()
+    length = float(along.max() - start) + 1.0
+    width = float(across.max() - across.min()) + 1.0
     count = round((length - width) / pitch) + 1
     if not (smallest <= width <= largest and count in (2, 3)):
         return []
     step = (length - width) / (count - 1)
     if not config.pip_row_spacing[0] * pitch <= step <= config.pip_row_spacing[1] * pitch:
         return []
-    first = along.min() + width / 2
+    first = start + width / 2
     piece = np.clip(np.round((along - first) / step), 0, count - 1)
     pips = []
     for k in range(count):
         inside = piece == k
         px, py = xs[inside], ys[inside]
-        dx, dy = px - px.mean(), py - py.mean()
-        vxx, vyy, vxy = float((dx * dx).mean()), float((dy * dy).mean()), float((dx * dy).mean())
+        n = len(px)
+        # sums over n, as ndarray.mean takes them, without its overhead
+        mx, my = int(px.sum()) / n, int(py.sum()) / n
+        dx, dy = px - mx, py - my
+        vxx, vyy, vxy = (float((dx * dx).sum() / n), float((dy * dy).sum() / n),
+                         float((dx * dy).sum() / n))
         half = math.hypot((vxx - vyy) / 2, vxy)
         major, minor = (vxx + vyy) / 2 + half, (vxx + vyy) / 2 - half
         roundness = math.sqrt(max(minor, 0.0) / major) if major > 0 else 1.0
         if roundness < config.min_pip_roundness:  # a smear, a gap between dice: no pips
             return []
-        pips.append(Pip(float(px.mean()), float(py.mean()), width, roundness,
-                        float(patch[py, px].mean())))
+        pips.append(Pip(mx, my, width, roundness, int(patch[py, px].sum()) / n))
     return pips
+
+
+def _median_level(values: np.ndarray) -> float:
+    """np.median of grey levels (whole numbers), without its overhead: the mean of the two
+    middle levels is exact in any float type."""
+    ordered = np.sort(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return float(ordered[middle])
+    return (float(ordered[middle - 1]) + float(ordered[middle])) / 2
 
 
 def _same_body(a: Pip, b: Pip, image: np.ndarray, config: DiceConfig) -> bool:
@@ -360,7 +391,7 @@ def _same_body(a: Pip, b: Pip, image: np.ndarray, config: DiceConfig) -> bool:
     xs = np.clip(np.round(a.x + t * (b.x - a.x)).astype(int), 0, w - 1)
     ys = np.clip(np.round(a.y + t * (b.y - a.y)).astype(int), 0, h - 1)
     values = image[ys, xs].astype(np.float32)
-    body = max(values[0], values[-1]) if config.link_on_closing else float(np.median(values))
+    body = max(values[0], values[-1]) if config.link_on_closing else _median_level(values)
     return bool(values.min() >= body - config.edge_drop)
 
 
@@ -377,32 +408,51 @@ def group_faces(pips: list[Pip], image: np.ndarray, closed: np.ndarray, hat: np.
             i = parent[i]
         return i
 
-    for i in range(len(pips)):
-        for j in range(i + 1, len(pips)):
-            if root(i) != root(j) and _same_body(pips[i], pips[j], line_image, config):
-                parent[root(i)] = root(j)
+    for i, j in _linkable_pairs(pips, config):
+        if root(i) != root(j) and _same_body(pips[i], pips[j], line_image, config):
+            parent[root(i)] = root(j)
     groups: dict[int, list[Pip]] = {}
     for i, pip in enumerate(pips):
         groups.setdefault(root(i), []).append(pip)
     faces = [g for g in groups.values() if _is_top_face(g, closed, config)]
-    return [f for f in faces if not any(_side_of(f, other, config) for other in faces)]
+    return _without_side_faces(faces, config)
 
 
-def _side_of(face: list[Pip], top: list[Pip], config: DiceConfig) -> bool:
-    """A face right beside another whose pips are clearly rounder or larger is a side face
-    of the same die, seen at a grazing angle."""
-    if face is top:
-        return False
-    a = np.array([(p.x, p.y) for p in face]).mean(axis=0)
-    b = np.array([(p.x, p.y) for p in top]).mean(axis=0)
-    size = float(np.median([p.diameter for p in top]))
-    if np.linalg.norm(a - b) > config.side_distance * size:
-        return False
-    round_a = np.mean([p.roundness for p in face])
-    round_b = np.mean([p.roundness for p in top])
-    size_a = float(np.median([p.diameter for p in face]))
-    return bool(round_a < round_b - config.side_roundness_gap
-                or size_a < config.side_size_ratio * size)
+def _linkable_pairs(pips: list[Pip], config: DiceConfig) -> list[tuple[int, int]]:
+    """The pairs (i < j, in that order) near and alike enough for `_same_body` to follow
+    the line between them: it turns every other pair down by its first two tests."""
+    if len(pips) < 2:
+        return []
+    diameter = np.array([p.diameter for p in pips])
+    larger = np.maximum(diameter[:, None], diameter[None, :])
+    smaller = np.minimum(diameter[:, None], diameter[None, :])
+    near = distances(np.array([(p.x, p.y) for p in pips])) <= \
+        SLACK * config.link_distance * larger
+    i, j = np.nonzero(np.triu(near & (larger <= config.pip_size_ratio * smaller), 1))
+    return list(zip(i.tolist(), j.tolist(), strict=True))
+
+
+def _without_side_faces(faces: list[list[Pip]], config: DiceConfig) -> list[list[Pip]]:
+    """The faces that are no side face of another: a face right beside another whose pips
+    are clearly rounder or larger is a side face of the same die, seen at a grazing angle.
+    Each face is measured once; pairs farther apart than ``side_distance`` pip sizes are
+    not looked at."""
+    if not faces:
+        return []
+    centres = [np.array([(p.x, p.y) for p in f]).mean(axis=0) for f in faces]
+    sizes = [float(np.median([p.diameter for p in f])) for f in faces]
+    roundness = [np.mean([p.roundness for p in f]) for f in faces]
+    near = distances(np.array(centres)) <= SLACK * config.side_distance * np.array(sizes)
+
+    def side_of(face: int, top: int) -> bool:
+        if face == top or np.linalg.norm(centres[face] - centres[top]) > \
+                config.side_distance * sizes[top]:
+            return False
+        return bool(roundness[face] < roundness[top] - config.side_roundness_gap
+                    or sizes[face] < config.side_size_ratio * sizes[top])
+
+    return [f for i, f in enumerate(faces)
+            if not any(side_of(i, top) for top in np.flatnonzero(near[i]))]
 
 
 def _is_top_face(face: list[Pip], closed: np.ndarray, config: DiceConfig) -> bool:
@@ -530,6 +580,9 @@ _CELLS = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], dtype=np.flo
 #: Lattice offsets two pips of one face can have (up to symmetry): the pair's length gives the
 #: pitch, its direction the face's turn.
 _OFFSETS = np.array([(1, 0), (1, 1), (2, 0), (2, 1), (1, 2), (2, 2)], dtype=np.float64)
+#: Their lengths (in pitches) and directions.
+_OFFSET_POLAR = list(zip(np.hypot(_OFFSETS[:, 0], _OFFSETS[:, 1]).tolist(),
+                         np.arctan2(_OFFSETS[:, 1], _OFFSETS[:, 0]).tolist(), strict=True))
 
 
 @dataclass(frozen=True)
@@ -558,23 +611,13 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
         raise DiceInputError("region and region_mm must be the same four or more corners, "
                              "in pixels and in table mm")
     s = config.rectified_px_per_mm
-    lo = mm.min(axis=0) - config.die_max_mm  # dice at the area's edge are seen whole
-    size = np.ceil((mm.max(axis=0) + config.die_max_mm - lo) * s).astype(int)
-    mm_to_frame, _ = cv2.findHomography(mm, px)
-    if mm_to_frame is None:
-        raise DiceInputError("the dice region's corners do not span an area")
-    rect_to_frame = mm_to_frame @ np.array([[1 / s, 0, lo[0]], [0, 1 / s, lo[1]], [0, 0, 1]])
+    view = _top_view(px.tobytes(), mm.tobytes(), frame.shape[:2], config)
+    lo, rect_to_frame, lens, tops = view.lo, view.rect_to_frame, view.lens, view.tops
     grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    top = cv2.warpPerspective(grey, rect_to_frame, (int(size[0]), int(size[1])),
+    top = cv2.warpPerspective(grey, rect_to_frame, view.size,
                               flags=cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP,
                               borderMode=cv2.BORDER_REPLICATE)
     pip_config = _rectified_pip_config(config)
-    area = mm.astype(np.float32)
-    lens = _lens_over_table(mm_to_frame, grey.shape, config)
-    # top faces lie one die above the table: the table-plane view enlarges them by H / (H - e)
-    height = lens[1]
-    tops = replace(config, die_min_mm=config.die_min_mm * height / (height - config.die_min_mm),
-                   die_max_mm=config.die_max_mm * height / (height - config.die_max_mm))
     layers = []  # per pip colour: pips, their table mm, closing, black-hat, lattice fits
     for polarity in config.polarities:
         image = top if polarity == "dark" else 255 - top
@@ -582,10 +625,16 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         layers.append((pips, pts, closed, hat, lattice_candidates(pts, tops)))
 
+    def to_px(q: np.ndarray) -> np.ndarray:
+        return (q - lo) * s
+
+    judges = [_Judge(pips, pts, closed, hat, tops, to_px)
+              for pips, pts, closed, hat, _ in layers]
+
     def fit(throw: tuple[float, float] | None) -> list[tuple[GridFace, list[Pip]]]:
-        return [(f, [pips[i] for i in f.members]) for pips, pts, closed, hat, fits in layers
-                for f in fit_faces(pips, pts, closed, hat, tops, lambda q: (q - lo) * s, fits,
-                                   throw, lens[0])]
+        return [(f, [pips[i] for i in f.members])
+                for (pips, pts, _, _, fits), judge in zip(layers, judges, strict=True)
+                for f in fit_faces(pips, pts, judge, tops, fits, throw, lens[0])]
 
     faces = fit(None)  # of both pip colours
     throw = throw_sizes(faces)
@@ -593,8 +642,42 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
         faces = fit(throw)
     kept = drop_side_faces([f for f, _ in faces], lens, config)
     readings = [_face_reading(f, members, rect_to_frame, lo, grey.shape, config)
-                for f, members in faces if f in kept and _in_area(f, area, lens, config)]
+                for f, members in faces if f in kept and _in_area(f, view.area, lens, config)]
     return _drop_duplicates(readings)
+
+
+class _TopView(NamedTuple):
+    """What the top view of one dice area needs besides the frame."""
+
+    lo: np.ndarray  # table mm at the view's top left corner
+    size: tuple[int, int]  # the view's width and height in pixels
+    rect_to_frame: np.ndarray  # homography from view pixels to frame pixels
+    area: np.ndarray  # the dice area's corners in table mm (float32, for pointPolygonTest)
+    lens: tuple[np.ndarray, float]  # `_lens_over_table`
+    tops: DiceConfig  # the die sizes as top faces show in the table-plane view
+
+
+@lru_cache(maxsize=16)
+def _top_view(region_px: bytes, region_mm: bytes, frame_shape: tuple[int, ...],
+              config: DiceConfig) -> _TopView:
+    """The geometry of the dice area's top view, from its corners (float64 bytes) in frame
+    pixels and table mm: worked out once while the referee's area stays where it is."""
+    px = np.frombuffer(region_px).reshape(-1, 2)
+    mm = np.frombuffer(region_mm).reshape(-1, 2)
+    s = config.rectified_px_per_mm
+    lo = mm.min(axis=0) - config.die_max_mm  # dice at the area's edge are seen whole
+    size = np.ceil((mm.max(axis=0) + config.die_max_mm - lo) * s).astype(int)
+    mm_to_frame, _ = cv2.findHomography(mm, px)
+    if mm_to_frame is None:
+        raise DiceInputError("the dice region's corners do not span an area")
+    rect_to_frame = mm_to_frame @ np.array([[1 / s, 0, lo[0]], [0, 1 / s, lo[1]], [0, 0, 1]])
+    lens = _lens_over_table(mm_to_frame, frame_shape, config)
+    # top faces lie one die above the table: the table-plane view enlarges them by H / (H - e)
+    height = lens[1]
+    tops = replace(config, die_min_mm=config.die_min_mm * height / (height - config.die_min_mm),
+                   die_max_mm=config.die_max_mm * height / (height - config.die_max_mm))
+    return _TopView(lo, (int(size[0]), int(size[1])), rect_to_frame, mm.astype(np.float32), lens,
+                    tops)
 
 
 def _lens_over_table(mm_to_frame: np.ndarray, shape: tuple[int, ...],
@@ -667,6 +750,7 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     return kept
 
 
+@lru_cache(maxsize=16)
 def _rectified_pip_config(config: DiceConfig) -> DiceConfig:
     """Pip sizes and the hat kernel in pixels of the rectified view, from the sizes in mm."""
     pip_px = config.pip_share * (config.die_min_mm + config.die_max_mm) / 2 * \
@@ -689,13 +773,12 @@ def lattice_candidates(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     return sorted(_lattice_fits(pts, config), key=lambda f: (-len(f.members), f.error))
 
 
-def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndarray,
-              config: DiceConfig, to_px, candidates: list[GridFace],
-              throw: tuple[float, float] | None = None,
+def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfig,
+              candidates: list[GridFace], throw: tuple[float, float] | None = None,
               nadir: np.ndarray | None = None) -> list[GridFace]:
-    """Explain the pips (``pts`` in table mm) as top faces: of the plausible ``candidates``
-    (`lattice_candidates`), take the first, drop the fits sharing its pips, repeat. With
-    ``throw`` (the lattice pitch and pip diameter of the throw's surest faces,
+    """Explain the pips (``pts`` in table mm) as top faces: of the plausible (``judge``)
+    ``candidates`` (`lattice_candidates`), take the first, drop the fits sharing its pips,
+    repeat. With ``throw`` (the lattice pitch and pip diameter of the throw's surest faces,
     `throw_sizes`), fits whose size differs from them are left out first. A face
     foreshortened one way (``min_squareness``) is tilted: unreadable. Pips no die pattern
     explains are reported as one unreadable face per cluster of three or more
@@ -711,10 +794,10 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndar
                            >= config.pip_agreement * pip)]
     if nadir is not None:
         candidates = [f for f in candidates if not _one_with_side_pips(
-            f, pips, pts, nadir, closed, hat, config, to_px)]
-    faces = _select(candidates, pips, closed, hat, config, to_px)
+            f, pips, pts, nadir, judge.plausible, config)]
+    faces = _select(candidates, judge.plausible)
     faces = [replace(f, value=None) if len(f.members) >= 4
-             and _squareness(f, pts) < config.min_squareness else f for f in faces]
+             and judge.squareness(f) < config.min_squareness else f for f in faces]
     used = {i for f in faces for i in f.members}
     left = [i for i in range(len(pts)) if i not in used]
     widest = math.sqrt(2) * config.die_max_mm  # a die seen with its sides
@@ -728,8 +811,7 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndar
 
 
 def _one_with_side_pips(face: GridFace, pips: list[Pip], pts: np.ndarray, nadir: np.ndarray,
-                        closed: np.ndarray, hat: np.ndarray, config: DiceConfig,
-                        to_px) -> bool:
+                        plausible: Callable[[GridFace], bool], config: DiceConfig) -> bool:
     """A 2 or 3 whose other pips are much weaker (diameter x contrast under
     ``side_pip_share``) than its strongest and lie towards the lens from it, where that pip
     alone makes a plausible 1: a top 1 with pips of its die's side face, which are
@@ -747,7 +829,7 @@ def _one_with_side_pips(face: GridFace, pips: list[Pip], pts: np.ndarray, nadir:
         return False
     one = GridFace(1, (float(pts[top][0]), float(pts[top][1])), 0.0, _nominal_pitch(config),
                    (top,), 0.0, 1 << 4)
-    return _face_plausible(one, pips, closed, hat, config, to_px)
+    return plausible(one)
 
 
 def throw_sizes(faces: list[tuple[GridFace, list[Pip]]]) -> tuple[float, float] | None:
@@ -772,14 +854,13 @@ def _squareness(face: GridFace, pts: np.ndarray) -> float:
     return float(axes[1] / axes[0])
 
 
-def _select(candidates: list[GridFace], pips: list[Pip], closed: np.ndarray, hat: np.ndarray,
-            config: DiceConfig, to_px) -> list[GridFace]:
+def _select(candidates: list[GridFace],
+            plausible: Callable[[GridFace], bool]) -> list[GridFace]:
     """Best first, each pip on one face only."""
     faces: list[GridFace] = []
     used: set[int] = set()
     for face in candidates:
-        if used.isdisjoint(face.members) and _face_plausible(face, pips, closed, hat, config,
-                                                             to_px):
+        if used.isdisjoint(face.members) and plausible(face):
             faces.append(face)
             used.update(face.members)
     return faces
@@ -793,9 +874,10 @@ def _clusters(pts: np.ndarray, idx: list[int], config: DiceConfig) -> list[list[
     """Pips near enough to lie on one face, chained."""
     reach = 2 * math.sqrt(2) * config.pip_pitch_share * config.die_max_mm * \
         (1 + config.lattice_tolerance)
+    close = distances(pts) <= reach
     groups: list[list[int]] = []
     for i in idx:
-        near = [g for g in groups if min(np.hypot(*(pts[g] - pts[i]).T)) <= reach]
+        near = [g for g in groups if close[i, g].any()]
         merged = [i] + [j for g in near for j in g]
         groups = [g for g in groups if g not in near] + [merged]
     return groups
@@ -806,55 +888,99 @@ _VALUE_OF_BITS = np.zeros(512, dtype=np.int64)
 _POPCOUNT = np.array([bin(i).count("1") for i in range(512)])
 for _cells, _value in _PATTERNS.items():
     _VALUE_OF_BITS[sum(1 << (3 * (j + 1) + i + 1) for i, j in _cells)] = _value
+#: The lattice points left empty by each occupancy.
+_EMPTY_CELLS = [_CELLS[[not bits >> k & 1 for k in range(9)]] for bits in range(512)]
+#: A pixel and its 8 neighbours, as (dx, dy).
+_AROUND = np.array([(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
 
 
 def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     """Every die-pattern lattice through the pips: each pair of nearby pips proposes a turn
     and pitch (from the lattice offsets they could have), each anchor pip one of the 9 cells;
-    a fit leaves no other pip on its face. One fit per set of pips, the closest."""
+    a fit leaves no other pip on its face. One fit per set of pips, the closest. All anchors'
+    proposals are tried at once, on one flat run of (proposal, nearby pip) pairs."""
+    if not len(pts):
+        return []
     pmin = config.pip_pitch_share * config.die_min_mm
     pmax = config.pip_pitch_share * config.die_max_mm
     reach = 2 * math.sqrt(2) * pmax * (1 + config.lattice_tolerance)
     half_face = 0.5 / config.pip_pitch_share - 0.5 * config.pip_share / config.pip_pitch_share
+    near = [np.flatnonzero(row <= reach) for row in distances(pts)]
+    anchors, angles, pitches = [], [], []
+    for a, around in enumerate(near):
+        ang, pitch = [0.0], [_nominal_pitch(config)]  # a lone pip: turn does not matter
+        for b in around[around > a]:
+            vx, vy = pts[b] - pts[a]
+            length, turn = math.hypot(vx, vy), math.atan2(vy, vx)
+            for offset_length, offset_angle in _OFFSET_POLAR:
+                ratio = length / offset_length
+                if pmin <= ratio <= pmax:
+                    ang.append(turn - offset_angle)
+                    pitch.append(ratio)
+        anchors += [a] * len(ang)
+        angles.append(np.array(ang))
+        pitches += pitch
+    c = np.concatenate([np.cos(ang) for ang in angles])
+    s = np.concatenate([np.sin(ang) for ang in angles])
+    ang, pitch = np.concatenate(angles), np.array(pitches)
+    # every (proposal, nearby pip) pair in one flat run, a proposal's pairs together
+    sizes = np.array([len(around) for around in near])[anchors]
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    row = np.repeat(np.arange(len(anchors)), sizes)
+    pip = np.concatenate([near[a] for a in anchors])
+    d = pts[pip] - pts[np.array(anchors)[row]]  # (P, 2)
+    # the pip in lattice units round the anchor, per pair
+    local = np.stack([d[:, 0] * c[row] + d[:, 1] * s[row],
+                      -d[:, 0] * s[row] + d[:, 1] * c[row]], axis=-1) / pitch[row, None]
+    rel = local[:, None] + _CELLS[None]  # (P, 9, 2): anchor at each cell
+    snapped = np.round(rel)
+    err = np.hypot(rel[..., 0] - snapped[..., 0], rel[..., 1] - snapped[..., 1])
+    inlier = (np.abs(snapped).max(axis=-1) <= 1) & (err <= config.lattice_tolerance)
+    stray = np.logical_or.reduceat((np.abs(rel).max(axis=-1) <= half_face) & ~inlier, starts)
+    bit = (3 * (snapped[..., 1] + 1) + snapped[..., 0] + 1).clip(0, 8).astype(np.int64)
+    occupied = np.bitwise_or.reduceat(np.where(inlier, 1 << bit, 0), starts)  # (H, 9)
+    count = np.add.reduceat(inlier.astype(np.int64), starts)
+    unique = _POPCOUNT[occupied]
+    value = np.where(stray | (unique != count), 0, _VALUE_OF_BITS[occupied])
     best: dict[tuple[int, ...], GridFace] = {}
-    for a in range(len(pts)):
-        near = np.flatnonzero(np.hypot(*(pts - pts[a]).T) <= reach)
-        angles, pitches = [0.0], [_nominal_pitch(config)]  # a lone pip: turn does not matter
-        for b in near[near > a]:
-            v = pts[b] - pts[a]
-            ratio = math.hypot(*v) / np.hypot(_OFFSETS[:, 0], _OFFSETS[:, 1])
-            ok = (ratio >= pmin) & (ratio <= pmax)
-            angles += list(math.atan2(v[1], v[0]) - np.arctan2(_OFFSETS[ok, 1], _OFFSETS[ok, 0]))
-            pitches += list(ratio[ok])
-        ang, pitch = np.array(angles), np.array(pitches)
-        c, s = np.cos(ang), np.sin(ang)
-        d = pts[near] - pts[a]  # (m, 2)
-        # near pips in lattice units round the anchor, per hypothesis: (H, m, 2)
-        local = np.stack([d[:, 0] * c[:, None] + d[:, 1] * s[:, None],
-                          -d[:, 0] * s[:, None] + d[:, 1] * c[:, None]], axis=-1) / pitch[:, None,
-                                                                                        None]
-        rel = local[:, None] + _CELLS[None, :, None]  # (H, 9, m, 2): anchor at each cell
-        snapped = np.round(rel)
-        err = np.hypot(rel[..., 0] - snapped[..., 0], rel[..., 1] - snapped[..., 1])
-        inlier = (np.abs(snapped).max(axis=-1) <= 1) & (err <= config.lattice_tolerance)
-        stray = ((np.abs(rel).max(axis=-1) <= half_face) & ~inlier).any(axis=-1)
-        bit = (3 * (snapped[..., 1] + 1) + snapped[..., 0] + 1).clip(0, 8).astype(np.int64)
-        bits = np.where(inlier, 1 << bit, 0)
-        occupied = np.bitwise_or.reduce(bits, axis=-1)
-        count = inlier.sum(axis=-1)
-        unique = _POPCOUNT[occupied]
-        value = np.where(stray | (unique != count), 0, _VALUE_OF_BITS[occupied])
-        for h, k in zip(*np.nonzero(value), strict=True):
-            members = tuple(int(near[i]) for i in np.flatnonzero(inlier[h, k]))
-            e = float(err[h, k][inlier[h, k]].mean())
-            if members in best and best[members].error <= e:
-                continue
-            rot = np.array([[c[h], -s[h]], [s[h], c[h]]])
-            centre = pts[a] - rot @ (_CELLS[k] * pitch[h])
-            best[members] = GridFace(int(value[h, k]), (float(centre[0]), float(centre[1])),
-                                     float(ang[h]), float(pitch[h]), members, e,
-                                     int(occupied[h, k]))
+    for h, k in zip(*np.nonzero(value), strict=True):
+        pairs = slice(starts[h], starts[h] + sizes[h])
+        members = tuple(int(i) for i in pip[pairs][inlier[pairs, k]])
+        on = err[pairs, k][inlier[pairs, k]]
+        e = float(on.sum() / len(on))  # = on.mean(), without its overhead
+        if members in best and best[members].error <= e:
+            continue
+        rot = np.array([[c[h], -s[h]], [s[h], c[h]]])
+        centre = pts[anchors[h]] - rot @ (_CELLS[k] * pitch[h])
+        best[members] = GridFace(int(value[h, k]), (float(centre[0]), float(centre[1])),
+                                 float(ang[h]), float(pitch[h]), members, e,
+                                 int(occupied[h, k]))
     return list(best.values())
+
+
+class _Judge:
+    """One pip colour's checks of lattice fits, each fit judged once: the second fitting
+    pass (with the throw's sizes) judges mostly the fits the first one judged."""
+
+    def __init__(self, pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndarray,
+                 config: DiceConfig, to_px: Callable[[np.ndarray], np.ndarray]):
+        self.pips, self.pts, self.closed, self.hat = pips, pts, closed, hat
+        self.config, self.to_px = config, to_px
+        self._plausible: dict[GridFace, bool] = {}
+        self._squareness: dict[GridFace, float] = {}
+
+    def plausible(self, face: GridFace) -> bool:
+        """`_face_plausible`."""
+        if face not in self._plausible:
+            self._plausible[face] = _face_plausible(face, self.pips, self.closed, self.hat,
+                                                    self.config, self.to_px)
+        return self._plausible[face]
+
+    def squareness(self, face: GridFace) -> float:
+        """`_squareness`."""
+        if face not in self._squareness:
+            self._squareness[face] = _squareness(face, self.pts)
+        return self._squareness[face]
 
 
 def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np.ndarray,
@@ -869,12 +995,12 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
         return False
     c, s = math.cos(face.angle), math.sin(face.angle)
     rot = np.array([[c, -s], [s, c]])
-    empty = _CELLS[[not face.cells >> k & 1 for k in range(9)]]
+    empty = _EMPTY_CELLS[face.cells]
     where = to_px(np.asarray(face.centre) + (empty * face.pitch) @ rot.T)
     h, w = hat.shape
     xs = np.clip(np.round(where[:, 0]).astype(int), 1, w - 2)
     ys = np.clip(np.round(where[:, 1]).astype(int), 1, h - 2)
-    dark = np.max([hat[ys + dy, xs + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1)], axis=0)
+    dark = hat[ys[:, None] + _AROUND[:, 1], xs[:, None] + _AROUND[:, 0]].max(axis=1)
     if dark.max() > config.empty_cell_contrast * config.min_contrast:
         return False
     if face.value in (2, 3) and _dotted_line(face, pips, config):
@@ -919,7 +1045,7 @@ def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, config: Di
     xs = np.clip(np.round(line[:, 0]).astype(int), 0, w - 1)
     ys = np.clip(np.round(line[:, 1]).astype(int), 0, h - 1)
     values = closed[ys, xs].astype(np.float32)
-    return bool(np.abs(values - np.median(values)).max() <= config.edge_drop)
+    return bool(np.abs(values - _median_level(values)).max() <= config.edge_drop)
 
 
 def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo: np.ndarray,

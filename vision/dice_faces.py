@@ -34,6 +34,14 @@ BINS = 9
 COUNT_RADII = (0.8, 1.6, 2.2, 2.8, 3.4, 4.0)
 #: Weight of the 8x8 thumbnail of the crop beside the HOG (which is normalised per block).
 THUMBNAIL_WEIGHT = 0.2
+#: Slack on distances compared in numpy before an exact test: numpy's hypot may differ from
+#: math.hypot (or a norm) in the last bit, so what is skipped there would fail the exact test.
+SLACK = 1 + 1e-9
+
+
+def distances(pts: np.ndarray) -> np.ndarray:
+    """Distance between every two of the points (n x n)."""
+    return np.hypot(pts[None, :, 0] - pts[:, None, 0], pts[None, :, 1] - pts[:, None, 1])
 
 
 class FaceModel:
@@ -72,19 +80,37 @@ def proposals(pips: list[Pip], config: DiceConfig) -> list[tuple[float, float, f
     diameters apart (the diagonal of a 2, 4 or 6); ones closer than half a pip to an
     earlier one are left out."""
     found = [(p.x, p.y, p.diameter) for p in pips]
-    for i, a in enumerate(pips):
-        for b in pips[i + 1:]:
-            size = (a.diameter + b.diameter) / 2
-            gap = math.hypot(a.x - b.x, a.y - b.y)
-            if (config.face_pair_min * size <= gap <= config.face_pair_max * size
-                    and max(a.diameter, b.diameter)
-                    <= config.pip_size_ratio * min(a.diameter, b.diameter)):
-                found.append(((a.x + b.x) / 2, (a.y + b.y) / 2, size))
-    kept: list[tuple[float, float, float]] = []
-    for q in found:
-        if all(math.hypot(q[0] - k[0], q[1] - k[1]) > 0.5 * q[2] for k in kept):
-            kept.append(q)
-    return kept
+    for i, j in _pairs_within(np.array([(p.x, p.y) for p in pips]).reshape(-1, 2),
+                              np.array([p.diameter for p in pips]) / 2,
+                              config.face_pair_min, config.face_pair_max):
+        a, b = pips[i], pips[j]
+        size = (a.diameter + b.diameter) / 2
+        gap = math.hypot(a.x - b.x, a.y - b.y)
+        if (config.face_pair_min * size <= gap <= config.face_pair_max * size
+                and max(a.diameter, b.diameter)
+                <= config.pip_size_ratio * min(a.diameter, b.diameter)):
+            found.append(((a.x + b.x) / 2, (a.y + b.y) / 2, size))
+    if not found:
+        return []
+    at = np.array([(x, y) for x, y, _ in found])
+    close = distances(at) <= SLACK * 0.5 * np.array([d for _, _, d in found])[:, None]
+    kept: list[int] = []
+    for i, q in enumerate(found):
+        if all(math.hypot(q[0] - found[k][0], q[1] - found[k][1]) > 0.5 * q[2]
+               for k in kept if close[i, k]):
+            kept.append(i)
+    return [found[k] for k in kept]
+
+
+def _pairs_within(pts: np.ndarray, radius: np.ndarray, least: float,
+                  most: float) -> list[tuple[int, int]]:
+    """Pairs (i < j, in that order) whose distance may lie within ``least``-``most`` times
+    their mean diameter (the sum of their ``radius``): the only ones `proposals` keeps."""
+    size = radius[:, None] + radius[None, :]
+    gap = distances(pts)
+    i, j = np.nonzero(np.triu((gap * SLACK >= least * size) & (gap <= SLACK * most * size),
+                              1))
+    return list(zip(i.tolist(), j.tolist(), strict=True))
 
 
 def crops(grey: np.ndarray, centres: list[tuple[float, float, float]],

@@ -223,3 +223,28 @@ def test_six_whose_columns_run_together_is_read() -> None:
     assert _read_in_bench_scene(7108, [Die(529.3, 226.1, 6, 167.4, **white),
                                        Die(397.4, 280.8, 4, 54.1, body="#1f4e9a",
                                            pips="#f5f5f5", size_mm=14.88)]) == [4, 6]
+
+
+def test_dice_area_changed_between_frames_is_read_anew() -> None:
+    """The referee reads every frame in the same dice area, whose top view's geometry is
+    worked out once; when the board's reading moves the area, or it shrinks, the new
+    corners are used."""
+    layout = load_layout("cuatro")
+    cx, cy = _dice_area(layout)
+    out, (area_px, area_mm) = _table_frame([Die(cx - 30, cy, 3, 10.0), Die(cx + 30, cy, 5, 40.0)])
+    whole = read_dice(out.frame, area_px, TABLE, region_mm=area_mm)
+    assert [r.value for r in whole] == [3, 5]
+    left_mm = area_mm.copy()
+    left_mm[[1, 2], 0] = cx
+    to_px, _ = cv2.findHomography(area_mm, area_px)
+    left_px = cv2.perspectiveTransform(left_mm.reshape(-1, 1, 2), to_px).reshape(-1, 2)
+    assert [r.value for r in read_dice(out.frame, left_px, TABLE, region_mm=left_mm)] == [3]
+    shift = np.array([40.0, 30.0])
+    moved = cv2.warpAffine(out.frame, np.float64([[1, 0, shift[0]], [0, 1, shift[1]]]),
+                           out.frame.shape[1::-1], flags=cv2.INTER_NEAREST,
+                           borderMode=cv2.BORDER_REPLICATE)
+    after = read_dice(moved, area_px + shift, TABLE, region_mm=area_mm)
+    assert [r.value for r in after] == [3, 5]
+    for b, a in zip(whole, after, strict=True):
+        assert np.subtract(a.centre, b.centre) == pytest.approx(shift, abs=0.5)
+    assert read_dice(out.frame, area_px, TABLE, region_mm=area_mm) == whole

@@ -152,8 +152,8 @@ def field_share(mask: np.ndarray, geometry: BoardGeometry) -> np.ndarray:
     return covered / np.maximum(geometry.field_area, 1)
 
 
-def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: BoardGeometry,
-                          config: VisionConfig) -> Occlusion:
+def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, standing: np.ndarray,
+                          geometry: BoardGeometry, config: VisionConfig) -> Occlusion:
     """Hidden fields from where the board ``change``d since its clear view. A piece set
     down or taken away changes only its tower's spot (``pieces``,
     :func:`moved_pieces`) on a field or two. A blob of change reaching elsewhere over
@@ -161,7 +161,8 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
     ``change_hand_span_mm`` (a hand over towers, its skin read as pieces), is something
     over the board, and it hides every
     field it touches. Fields changed in smaller ways that no reading explains are
-    named as ``changed_look``."""
+    named as ``changed_look``; ``standing`` (per field: a tower stands there now or in
+    the clear view) says where a tower may have changed unseen (:func:`_tower_changes`)."""
     seen = cv2.morphologyEx(change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     seen[~on_board(geometry, seen.shape)] = 0
     # a piece the reader missed (a white stone on a silver cell) still changes the look
@@ -188,7 +189,8 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
            if area[k] >= min_area
            or (spread[k] >= config.change_hand_fields and span[k] >= config.change_hand_span_mm)
            or (entering[k] and area[k] >= rim_area)]
-    towers = _tower_changes(components, big, (seen > 0) & (pieces == 0), geometry, config)
+    towers = _tower_changes(components, big, (seen > 0) & (pieces == 0), standing, geometry,
+                            config)
     big = [k for k in big if k not in towers]
     if big:  # fingertips apart from the hand, over colours near the skin's
         part = config.change_part_mm2 * geometry.px_per_mm**2
@@ -201,12 +203,15 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, geometry: Boar
 
 
 def _tower_changes(components: np.ndarray, blobs: list[int], unexplained: np.ndarray,
-                   geometry: BoardGeometry, config: VisionConfig) -> dict[int, int]:
+                   standing: np.ndarray, geometry: BoardGeometry, config: VisionConfig
+                   ) -> dict[int, int]:
     """Of the given blobs, those whose unexplained change lies (``tower_change_share`` of
-    it) where one field's tallest tower could stand: blob -> field. A stone set on a tower
-    whose height the reader did not see change (a tower at the far rim, its top leaning off
-    the board) is no hand: the field is doubtful, not hidden, so the referee still sees the
-    board."""
+    it) where one ``standing`` field's tallest tower could stand: blob -> field. A stone set
+    on a tower whose height the reader did not see change (a tower at the far rim, its top
+    leaning off the board) is no hand: the field is doubtful, not hidden, so the referee
+    still sees the board. Over an empty field of a stacking game that reach is a tall
+    tower's, where fingertips fit too (a pale hand on the pale Cuatro board): a first
+    stone shows as one, so there it is a hand."""
     if not blobs:
         return {}
     flat = np.flatnonzero(unexplained)
@@ -217,7 +222,9 @@ def _tower_changes(components: np.ndarray, blobs: list[int], unexplained: np.nda
         owners = home[blob == k]
         fields, hits = np.unique(owners[owners >= 0], return_counts=True)
         if len(fields) and hits.max() >= config.tower_change_share * len(owners):
-            towers[k] = int(fields[hits.argmax()])
+            field = int(fields[hits.argmax()])
+            if standing[field] or geometry.max_height == 1:
+                towers[k] = field
     return towers
 
 

@@ -348,7 +348,9 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
     moved = Occlusion(False, frozenset())
     if clear is not None:
         pieces = moved_pieces(states, clear, geometry, config)
-        moved = find_change_occlusion(change, pieces, geometry, config)
+        standing = np.array([now.height > 0 or then.height > 0
+                             for now, then in zip(states, clear.states, strict=True)])
+        moved = find_change_occlusion(change, pieces, standing, geometry, config)
     tracker.follow(lab, clear_view(lab, states, geometry, config), foreign.occluded,
                    moved.occluded, relocalised, geometry, moved.hidden_fields,
                    foreign.hidden_fields, moved.changed_look)

@@ -139,19 +139,22 @@ def test_a_stone_explained_on_small_cells_is_no_hand_but_a_long_blob_is():
     stone = np.zeros(geometry.size[::-1], np.uint8)
     centre = tuple(int(v) for v in np.rint(geometry.to_px([corner])[0]))
     cv2.circle(stone, centre, int(15 * geometry.px_per_mm), 1, -1)
-    alone = find_change_occlusion(stone > 0, stone, geometry, config)
+    nothing = np.zeros(len(geometry.names), bool)
+    alone = find_change_occlusion(stone > 0, stone, nothing, geometry, config)
     assert not alone.occluded
     arm = stone.copy()
     (x0, y0), (x1, y1) = np.rint(geometry.to_px([corner - (0, 8), corner + (140, 8)])).astype(int)
     cv2.rectangle(arm, (x0, y0), (x1, y1), 1, -1)
-    assert find_change_occlusion(arm > 0, arm, geometry, config).occluded
+    assert find_change_occlusion(arm > 0, arm, nothing, geometry, config).occluded
 
 
 
 def test_a_tower_changed_where_no_reading_explains_it_is_doubt_not_a_hand():
     """A stone set on a tower whose height the reader did not see change (Just 4 Fun seed
     6: D1 at the far rim) changes only where that tower can stand: the field is doubtful,
-    the board not occluded. The same patch reaching into the next field is a hand."""
+    the board not occluded. The same patch reaching into the next field is a hand, and so
+    is it over an empty field (fingertips of a pale hand on a pale board, Cuatro frame 113
+    of the board bench's seed 1)."""
     config = VisionConfig()
     live = tracker(config)
     reading = read_board(frame("just4fun", STACKS, seed=1)[1].frame, LAYOUT, tracker=live)
@@ -161,12 +164,15 @@ def test_a_tower_changed_where_no_reading_explains_it_is_doubt_not_a_hand():
     taller = none.copy()
     (x0, y0), (x1, y1) = np.rint(geometry.to_px([centre - 11, centre + 11])).astype(int)
     cv2.rectangle(taller, (x0, y0), (x1, y1), 1, -1)  # 22 x 22 mm, over min area
-    seen = find_change_occlusion(taller > 0, none, geometry, config)
+    standing = np.array([name == "D1" for name in geometry.names])
+    seen = find_change_occlusion(taller > 0, none, standing, geometry, config)
     assert not seen.occluded and seen.changed_look == {"D1"}
+    empty = find_change_occlusion(taller > 0, none, ~standing, geometry, config)
+    assert empty.occluded and "D1" in empty.hidden_fields
     wide = taller.copy()
     (x0, y0), (x1, y1) = np.rint(geometry.to_px([centre - 11, centre + (40, 11)])).astype(int)
     cv2.rectangle(wide, (x0, y0), (x1, y1), 1, -1)
-    assert find_change_occlusion(wide > 0, none, geometry, config).occluded
+    assert find_change_occlusion(wide > 0, none, standing, geometry, config).occluded
 
 
 def test_a_piece_the_reader_misses_leaves_its_field_read_with_low_confidence():

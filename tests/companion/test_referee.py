@@ -524,3 +524,27 @@ def test_cuatro_throws_read_from_the_frames_at_the_usual_tilt():
         return [sorted(m.dice) if isinstance(m, Throw) else m for m in moves]
 
     assert values(run.session.game.moves) == values(table.game.moves)
+
+
+def test_a_field_misread_as_the_dice_come_to_rest_does_not_hold_the_throw_back(monkeypatch):
+    # Cuatro seed 11 with scripted dice: E0 misread in the one frame the dice came to rest
+    # in kept the thrower's last throw waiting until their stone was judged; the throw then
+    # went to the next player and every later move was a turn off
+    import companion.referee as referee_module
+
+    read = referee_module.read_board
+
+    def misread_at_rest(image, layout, **kwargs):
+        reading = read(image, layout, **kwargs)
+        if table.current.truth.throw is not None and "E0" in reading.fields:
+            reading.fields["E0"] = FieldReading("E0", "blue", 1, 0.95)
+        return reading
+
+    monkeypatch.setattr(referee_module, "read_board", misread_at_rest)
+    script = (Throw((3, 3, 3, 5, 5)), Throw((1, 2, 3, 4, 5)), Place("D0"),
+              Throw((2, 2, 3, 3, 3)), Place("A0"))
+    table = SimTable("cuatro", ["red", "blue"], 1, options=SimOptions(
+        script=script, still_frames=QUICK))
+    run = referee_simulated(table, scripted_dice=True)
+    assert run.session.game.moves == list(script)
+    assert run.false_flags == []

@@ -54,6 +54,14 @@ class DiceConfig:
     single_ring_spread: float = 35.0  # max grey spread of that ring for a lone pip
     single_min_area_px: float = 12.0  # a lone pip (a one) is the largest pip on a die
     single_roundness: float = 0.8
+    # a lone pip stretched towards the point under the lens is a round pip blurred by the
+    # frame, whose pixels cover more table that way; 0 keeps single_roundness for it too
+    single_radial_roundness: float = 0.0
+    radial_slack_deg: float = 20.0  # how far its long axis may turn from that direction
+    # ... and only with no other pip this share of a die edge round it farther from the
+    # lens: a side face far from the lens is stretched that way too, and its pips have
+    # their top face's (or their own face's) pips beyond them
+    radial_clear_share: float = 0.6
     polarities: tuple[str, ...] = ("dark", "light")
     side_distance: float = 6.0  # pip diameters between a side face and its top face
     side_roundness_gap: float = 0.05
@@ -143,6 +151,7 @@ class Pip:
     diameter: float
     roundness: float  # minor / major axis of the blob's ellipse
     contrast: float
+    angle: float = 0.0  # direction of the ellipse's major axis, radians
 
 
 def read_dice(frame: np.ndarray, region=None, config: DiceConfig | None = None,
@@ -282,7 +291,7 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
                 mu20, mu02, mu11, config) else []
             if row:
                 pips += [Pip(p.x + origin[0] + x, p.y + origin[1] + y, p.diameter, p.roundness,
-                             p.contrast) for p in row]
+                             p.contrast, p.angle) for p in row]
             elif level < len(config.split_levels):
                 peak = cv2.minMaxLoc(patch, mask=roi)[1]
                 t = config.min_contrast + config.split_levels[level] * (peak - config.min_contrast)
@@ -296,7 +305,8 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
         cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
         contrast = cv2.sumElems(cv2.bitwise_and(patch, patch, mask=roi))[0] / area  # = mean
         pips.append(Pip(float(cx + origin[0]), float(cy + origin[1]),
-                        2.0 * math.sqrt(area / math.pi), roundness, contrast))
+                        2.0 * math.sqrt(area / math.pi), roundness, contrast,
+                        0.5 * math.atan2(2 * mu11, mu20 - mu02)))
     return pips
 
 
@@ -358,7 +368,8 @@ def _pip_row(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu
         roundness = math.sqrt(max(minor, 0.0) / major) if major > 0 else 1.0
         if roundness < config.min_pip_roundness:  # a smear, a gap between dice: no pips
             return []
-        pips.append(Pip(mx, my, width, roundness, int(patch[py, px].sum()) / n))
+        pips.append(Pip(mx, my, width, roundness, int(patch[py, px].sum()) / n,
+                        0.5 * math.atan2(2 * vxy, vxx - vyy)))
     return pips
 
 
@@ -628,7 +639,7 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     def to_px(q: np.ndarray) -> np.ndarray:
         return (q - lo) * s
 
-    judges = [_Judge(pips, pts, closed, hat, tops, to_px)
+    judges = [_Judge(pips, pts, closed, hat, tops, to_px, to_px(lens[0]))
               for pips, pts, closed, hat, _ in layers]
 
     def fit(throw: tuple[float, float] | None) -> list[tuple[GridFace, list[Pip]]]:
@@ -963,9 +974,10 @@ class _Judge:
     pass (with the throw's sizes) judges mostly the fits the first one judged."""
 
     def __init__(self, pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndarray,
-                 config: DiceConfig, to_px: Callable[[np.ndarray], np.ndarray]):
+                 config: DiceConfig, to_px: Callable[[np.ndarray], np.ndarray],
+                 nadir_px: np.ndarray):
         self.pips, self.pts, self.closed, self.hat = pips, pts, closed, hat
-        self.config, self.to_px = config, to_px
+        self.config, self.to_px, self.nadir_px = config, to_px, nadir_px
         self._plausible: dict[GridFace, bool] = {}
         self._squareness: dict[GridFace, float] = {}
 
@@ -973,7 +985,7 @@ class _Judge:
         """`_face_plausible`."""
         if face not in self._plausible:
             self._plausible[face] = _face_plausible(face, self.pips, self.closed, self.hat,
-                                                    self.config, self.to_px)
+                                                    self.config, self.to_px, self.nadir_px)
         return self._plausible[face]
 
     def squareness(self, face: GridFace) -> float:
@@ -984,7 +996,7 @@ class _Judge:
 
 
 def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np.ndarray,
-                    config: DiceConfig, to_px) -> bool:
+                    config: DiceConfig, to_px, nadir_px: np.ndarray) -> bool:
     """No pip hides at an empty lattice point (a missed pip would change the value), the
     pips are alike, a 2's or 3's pips are joined by even die body (a top pip fitted with a
     side face's) and a lone pip sits on an even patch of die body. A 4-6 is not held to the
@@ -1010,7 +1022,7 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     if face.value != 1:
         return True
     pip = pips[face.members[0]]
-    if pip.roundness < config.single_roundness:
+    if pip.roundness < _lone_pip_roundness(pip, pips, nadir_px, config):
         return False
     r = config.single_ring * pip.diameter / 2
     angles = np.linspace(0, 2 * math.pi, 12, endpoint=False)
@@ -1018,6 +1030,29 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     ys = np.clip(np.round(pip.y + r * np.sin(angles)).astype(int), 0, h - 1)
     ring = closed[ys, xs].astype(np.float32)
     return bool(ring.max() - ring.min() <= config.single_ring_spread)
+
+
+def _lone_pip_roundness(pip: Pip, pips: list[Pip], nadir_px: np.ndarray,
+                        config: DiceConfig) -> float:
+    """The least roundness of a top 1's pip in the top view: lower when the pip is stretched
+    towards the point under the lens (``nadir_px``), as the frame's blur is there: a frame
+    pixel covers more table that way (a 1 measured 0.74-0.77 in tame scenes), unless other
+    pips lie just beyond it, away from the lens (the middle pip of a side face's 5 beside its
+    top face's pips: `radial_clear_share`)."""
+    if not config.single_radial_roundness:
+        return config.single_roundness
+    outward = np.array([pip.x - nadir_px[0], pip.y - nadir_px[1]])
+    turn = abs((pip.angle - math.atan2(outward[1], outward[0]) + math.pi / 2) % math.pi
+               - math.pi / 2)
+    if turn > math.radians(config.radial_slack_deg):
+        return config.single_roundness
+    reach = config.radial_clear_share * config.rectified_px_per_mm * (
+        config.die_min_mm + config.die_max_mm) / 2
+    for other in pips:
+        away = np.array([other.x - pip.x, other.y - pip.y])
+        if other is not pip and away @ away <= reach ** 2 and away @ outward > 0:
+            return config.single_roundness
+    return config.single_radial_roundness
 
 
 def _dotted_line(face: GridFace, pips: list[Pip], config: DiceConfig) -> bool:

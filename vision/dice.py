@@ -92,6 +92,9 @@ class DiceConfig:
     side_pip_share: float = 0.7  # diameter x contrast of a side pip / its die's top 1 at most
     rectified_roundness: float = 0.7  # top-face pips are round in the top view; sides are not
     empty_cell_contrast: float = 0.6  # share of min_contrast an empty lattice cell must stay under
+    # ... or under this share of the face's mean pip contrast, if higher: the blur round
+    # large, dark pips reaches the empty cells between them; 0 leaves the limit above alone
+    empty_cell_share: float = 0.0
     split_levels: tuple[float, ...] = ()  # shares of a merged blob's contrast to split it at
     pip_row_pitch_px: float = 0.0  # lattice pitch, set for the top view: rows of pips run
     # together into a bar are cut into pips at it; 0 leaves them to split_levels alone
@@ -1013,7 +1016,9 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     xs = np.clip(np.round(where[:, 0]).astype(int), 1, w - 2)
     ys = np.clip(np.round(where[:, 1]).astype(int), 1, h - 2)
     dark = hat[ys[:, None] + _AROUND[:, 1], xs[:, None] + _AROUND[:, 0]].max(axis=1)
-    if dark.max() > config.empty_cell_contrast * config.min_contrast:
+    pip_contrast = sum(pips[i].contrast for i in face.members) / len(face.members)
+    if dark.max() > max(config.empty_cell_contrast * config.min_contrast,
+                        config.empty_cell_share * pip_contrast):
         return False
     if face.value in (2, 3) and _dotted_line(face, pips, config):
         return False

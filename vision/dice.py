@@ -45,6 +45,9 @@ class DiceConfig:
     top_roundness: float = 0.6  # mean pip roundness of a top face; side faces are squashed
     link_distance: float = 6.0  # max pip spacing in pip diameters within one face
     edge_drop: float = 18.0  # grey levels the body may dip between two pips of one face
+    # top view, 2s and 3s: the even body is followed from the face's centre to this many pip
+    # radii short of each pip's centre: a blurred pip's core is not filled by the closing
+    body_pip_clearance: float = 0.0
     link_on_closing: bool = False  # follow lines on the pip-filled image (for tiny dice)
     pip_clearance: float = 0.8  # pip diameters round a pip left out when following a line
     pip_size_ratio: float = 1.6  # largest / smallest pip diameter within one face
@@ -1076,10 +1079,15 @@ def _dotted_line(face: GridFace, pips: list[Pip], config: DiceConfig) -> bool:
 def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, config: DiceConfig,
                  to_px) -> bool:
     """Every pip is joined to the face's centre by even die body (pips filled in): a top
-    pip fitted together with a side face's pips is parted by the die's edge."""
+    pip fitted together with a side face's pips is parted by the die's edge. Each line
+    stops ``body_pip_clearance`` pip radii short of its pip's centre."""
     centre = to_px(np.asarray(face.centre))
     t = np.linspace(0.0, 1.0, 9)[:, None]
     ends = np.array([(pips[i].x, pips[i].y) for i in face.members])
+    radii = np.array([pips[i].diameter / 2 for i in face.members])
+    length = np.maximum(np.hypot(*(ends - centre).T), 1e-6)
+    reach = np.clip(1 - config.body_pip_clearance * radii / length, 0, 1)
+    ends = centre + reach[:, None] * (ends - centre)
     line = (centre + t[:, None] * (ends[None] - centre)).reshape(-1, 2)  # (9 * n, 2)
     h, w = closed.shape
     xs = np.clip(np.round(line[:, 0]).astype(int), 0, w - 1)

@@ -282,3 +282,12 @@ def test_five_with_large_dark_pips_is_read(seed: int) -> None:
     30), which took them for a hidden pip (hard tuning seeds 1068 and 1164: unreadable)."""
     read, true = _bench_values(seed, hard=True)
     assert read == true
+
+
+@pytest.mark.parametrize("seed", [1036, 1178])
+def test_blurred_two_and_three_are_joined_by_their_body(seed: int) -> None:
+    """Blurred 2s and 3s: the closing does not fill a blurred pip's core with body colour, so
+    the even-body line from the face's centre dipped 23 grey levels at the pip itself, over
+    ``edge_drop`` (hard tuning seeds 1036 and 1178: a 2 read as a 1, a 3 unreadable)."""
+    read, true = _bench_values(seed, hard=True)
+    assert read == true

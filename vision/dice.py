@@ -57,6 +57,8 @@ class DiceConfig:
     single_ring_spread: float = 35.0  # max grey spread of that ring for a lone pip
     single_min_area_px: float = 12.0  # a lone pip (a one) is the largest pip on a die
     single_roundness: float = 0.8
+    # top view: least mean black-hat contrast of a 1's pip; 0: min_contrast is enough
+    single_min_contrast: float = 0.0
     # a lone pip stretched towards the point under the lens is a round pip blurred by the
     # frame, whose pixels cover more table that way; 0 keeps single_roundness for it too
     single_radial_roundness: float = 0.0
@@ -1030,6 +1032,8 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     if face.value != 1:
         return True
     pip = pips[face.members[0]]
+    if pip.contrast < config.single_min_contrast:
+        return False
     if pip.roundness < _lone_pip_roundness(pip, pips, nadir_px, config):
         return False
     r = config.single_ring * pip.diameter / 2

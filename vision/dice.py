@@ -45,6 +45,9 @@ class DiceConfig:
     top_roundness: float = 0.6  # mean pip roundness of a top face; side faces are squashed
     link_distance: float = 6.0  # max pip spacing in pip diameters within one face
     edge_drop: float = 18.0  # grey levels the body may dip between two pips of one face
+    # top view, 2s and 3s: the even body is followed from the face's centre to this many pip
+    # radii short of each pip's centre: a blurred pip's core is not filled by the closing
+    body_pip_clearance: float = 0.0
     link_on_closing: bool = False  # follow lines on the pip-filled image (for tiny dice)
     pip_clearance: float = 0.8  # pip diameters round a pip left out when following a line
     pip_size_ratio: float = 1.6  # largest / smallest pip diameter within one face
@@ -54,6 +57,16 @@ class DiceConfig:
     single_ring_spread: float = 35.0  # max grey spread of that ring for a lone pip
     single_min_area_px: float = 12.0  # a lone pip (a one) is the largest pip on a die
     single_roundness: float = 0.8
+    # top view: least mean black-hat contrast of a 1's pip; 0: min_contrast is enough
+    single_min_contrast: float = 0.0
+    # a lone pip stretched towards the point under the lens is a round pip blurred by the
+    # frame, whose pixels cover more table that way; 0 keeps single_roundness for it too
+    single_radial_roundness: float = 0.0
+    radial_slack_deg: float = 20.0  # how far its long axis may turn from that direction
+    # ... and only with no other pip this share of a die edge round it farther from the
+    # lens: a side face far from the lens is stretched that way too, and its pips have
+    # their top face's (or their own face's) pips beyond them
+    radial_clear_share: float = 0.6
     polarities: tuple[str, ...] = ("dark", "light")
     side_distance: float = 6.0  # pip diameters between a side face and its top face
     side_roundness_gap: float = 0.05
@@ -84,6 +97,9 @@ class DiceConfig:
     side_pip_share: float = 0.7  # diameter x contrast of a side pip / its die's top 1 at most
     rectified_roundness: float = 0.7  # top-face pips are round in the top view; sides are not
     empty_cell_contrast: float = 0.6  # share of min_contrast an empty lattice cell must stay under
+    # ... or under this share of the face's mean pip contrast, if higher: the blur round
+    # large, dark pips reaches the empty cells between them; 0 leaves the limit above alone
+    empty_cell_share: float = 0.0
     split_levels: tuple[float, ...] = ()  # shares of a merged blob's contrast to split it at
     pip_row_pitch_px: float = 0.0  # lattice pitch, set for the top view: rows of pips run
     # together into a bar are cut into pips at it; 0 leaves them to split_levels alone
@@ -143,6 +159,7 @@ class Pip:
     diameter: float
     roundness: float  # minor / major axis of the blob's ellipse
     contrast: float
+    angle: float = 0.0  # direction of the ellipse's major axis, radians
 
 
 def read_dice(frame: np.ndarray, region=None, config: DiceConfig | None = None,
@@ -282,7 +299,7 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
                 mu20, mu02, mu11, config) else []
             if row:
                 pips += [Pip(p.x + origin[0] + x, p.y + origin[1] + y, p.diameter, p.roundness,
-                             p.contrast) for p in row]
+                             p.contrast, p.angle) for p in row]
             elif level < len(config.split_levels):
                 peak = cv2.minMaxLoc(patch, mask=roi)[1]
                 t = config.min_contrast + config.split_levels[level] * (peak - config.min_contrast)
@@ -296,7 +313,8 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
         cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
         contrast = cv2.sumElems(cv2.bitwise_and(patch, patch, mask=roi))[0] / area  # = mean
         pips.append(Pip(float(cx + origin[0]), float(cy + origin[1]),
-                        2.0 * math.sqrt(area / math.pi), roundness, contrast))
+                        2.0 * math.sqrt(area / math.pi), roundness, contrast,
+                        0.5 * math.atan2(2 * mu11, mu20 - mu02)))
     return pips
 
 
@@ -358,7 +376,8 @@ def _pip_row(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu
         roundness = math.sqrt(max(minor, 0.0) / major) if major > 0 else 1.0
         if roundness < config.min_pip_roundness:  # a smear, a gap between dice: no pips
             return []
-        pips.append(Pip(mx, my, width, roundness, int(patch[py, px].sum()) / n))
+        pips.append(Pip(mx, my, width, roundness, int(patch[py, px].sum()) / n,
+                        0.5 * math.atan2(2 * vxy, vxx - vyy)))
     return pips
 
 
@@ -628,7 +647,7 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     def to_px(q: np.ndarray) -> np.ndarray:
         return (q - lo) * s
 
-    judges = [_Judge(pips, pts, closed, hat, tops, to_px)
+    judges = [_Judge(pips, pts, closed, hat, tops, to_px, to_px(lens[0]))
               for pips, pts, closed, hat, _ in layers]
 
     def fit(throw: tuple[float, float] | None) -> list[tuple[GridFace, list[Pip]]]:
@@ -963,9 +982,10 @@ class _Judge:
     pass (with the throw's sizes) judges mostly the fits the first one judged."""
 
     def __init__(self, pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndarray,
-                 config: DiceConfig, to_px: Callable[[np.ndarray], np.ndarray]):
+                 config: DiceConfig, to_px: Callable[[np.ndarray], np.ndarray],
+                 nadir_px: np.ndarray):
         self.pips, self.pts, self.closed, self.hat = pips, pts, closed, hat
-        self.config, self.to_px = config, to_px
+        self.config, self.to_px, self.nadir_px = config, to_px, nadir_px
         self._plausible: dict[GridFace, bool] = {}
         self._squareness: dict[GridFace, float] = {}
 
@@ -973,7 +993,7 @@ class _Judge:
         """`_face_plausible`."""
         if face not in self._plausible:
             self._plausible[face] = _face_plausible(face, self.pips, self.closed, self.hat,
-                                                    self.config, self.to_px)
+                                                    self.config, self.to_px, self.nadir_px)
         return self._plausible[face]
 
     def squareness(self, face: GridFace) -> float:
@@ -984,7 +1004,7 @@ class _Judge:
 
 
 def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np.ndarray,
-                    config: DiceConfig, to_px) -> bool:
+                    config: DiceConfig, to_px, nadir_px: np.ndarray) -> bool:
     """No pip hides at an empty lattice point (a missed pip would change the value), the
     pips are alike, a 2's or 3's pips are joined by even die body (a top pip fitted with a
     side face's) and a lone pip sits on an even patch of die body. A 4-6 is not held to the
@@ -1001,7 +1021,9 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     xs = np.clip(np.round(where[:, 0]).astype(int), 1, w - 2)
     ys = np.clip(np.round(where[:, 1]).astype(int), 1, h - 2)
     dark = hat[ys[:, None] + _AROUND[:, 1], xs[:, None] + _AROUND[:, 0]].max(axis=1)
-    if dark.max() > config.empty_cell_contrast * config.min_contrast:
+    pip_contrast = sum(pips[i].contrast for i in face.members) / len(face.members)
+    if dark.max() > max(config.empty_cell_contrast * config.min_contrast,
+                        config.empty_cell_share * pip_contrast):
         return False
     if face.value in (2, 3) and _dotted_line(face, pips, config):
         return False
@@ -1010,7 +1032,9 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     if face.value != 1:
         return True
     pip = pips[face.members[0]]
-    if pip.roundness < config.single_roundness:
+    if pip.contrast < config.single_min_contrast:
+        return False
+    if pip.roundness < _lone_pip_roundness(pip, pips, nadir_px, config):
         return False
     r = config.single_ring * pip.diameter / 2
     angles = np.linspace(0, 2 * math.pi, 12, endpoint=False)
@@ -1018,6 +1042,29 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     ys = np.clip(np.round(pip.y + r * np.sin(angles)).astype(int), 0, h - 1)
     ring = closed[ys, xs].astype(np.float32)
     return bool(ring.max() - ring.min() <= config.single_ring_spread)
+
+
+def _lone_pip_roundness(pip: Pip, pips: list[Pip], nadir_px: np.ndarray,
+                        config: DiceConfig) -> float:
+    """The least roundness of a top 1's pip in the top view: lower when the pip is stretched
+    towards the point under the lens (``nadir_px``), as the frame's blur is there: a frame
+    pixel covers more table that way (a 1 measured 0.74-0.77 in tame scenes), unless other
+    pips lie just beyond it, away from the lens (the middle pip of a side face's 5 beside its
+    top face's pips: `radial_clear_share`)."""
+    if not config.single_radial_roundness:
+        return config.single_roundness
+    outward = np.array([pip.x - nadir_px[0], pip.y - nadir_px[1]])
+    turn = abs((pip.angle - math.atan2(outward[1], outward[0]) + math.pi / 2) % math.pi
+               - math.pi / 2)
+    if turn > math.radians(config.radial_slack_deg):
+        return config.single_roundness
+    reach = config.radial_clear_share * config.rectified_px_per_mm * (
+        config.die_min_mm + config.die_max_mm) / 2
+    for other in pips:
+        away = np.array([other.x - pip.x, other.y - pip.y])
+        if other is not pip and away @ away <= reach ** 2 and away @ outward > 0:
+            return config.single_roundness
+    return config.single_radial_roundness
 
 
 def _dotted_line(face: GridFace, pips: list[Pip], config: DiceConfig) -> bool:
@@ -1036,10 +1083,15 @@ def _dotted_line(face: GridFace, pips: list[Pip], config: DiceConfig) -> bool:
 def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, config: DiceConfig,
                  to_px) -> bool:
     """Every pip is joined to the face's centre by even die body (pips filled in): a top
-    pip fitted together with a side face's pips is parted by the die's edge."""
+    pip fitted together with a side face's pips is parted by the die's edge. Each line
+    stops ``body_pip_clearance`` pip radii short of its pip's centre."""
     centre = to_px(np.asarray(face.centre))
     t = np.linspace(0.0, 1.0, 9)[:, None]
     ends = np.array([(pips[i].x, pips[i].y) for i in face.members])
+    radii = np.array([pips[i].diameter / 2 for i in face.members])
+    length = np.maximum(np.hypot(*(ends - centre).T), 1e-6)
+    reach = np.clip(1 - config.body_pip_clearance * radii / length, 0, 1)
+    ends = centre + reach[:, None] * (ends - centre)
     line = (centre + t[:, None] * (ends[None] - centre)).reshape(-1, 2)  # (9 * n, 2)
     h, w = closed.shape
     xs = np.clip(np.round(line[:, 0]).astype(int), 0, w - 1)

@@ -63,11 +63,13 @@ class DiceSeam(Protocol):
     ``rested_at`` is when the dice of the last settled throw came to rest; ``seen`` what the
     last frame showed of the dice, for the camera page; ``showing()`` the values the dice
     steadily show now (all, all but one die that cannot be read, or one too many), or None;
-    ``new_turn()`` says a turn has begun."""
+    ``new_turn()`` says a turn has begun; ``read_whole`` that the last settled values are
+    no new throw but the last one, a die unread at its rest, read whole."""
 
     label: str
     seen: list[DieReading]
     rested_at: float
+    read_whole: bool
 
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None: ...
 
@@ -101,6 +103,7 @@ class CameraDice:
         self.tracker = ThrowTracker(throws, self.dice_config, region_mm=self.area_mm)
         self.seen: list[DieReading] = []
         self.rested_at = 0.0
+        self.read_whole = False
         self._recent: deque[tuple[float, tuple[int, ...] | None]] = deque()
 
     def __repr__(self) -> str:
@@ -133,7 +136,7 @@ class CameraDice:
         self.saw(frame.timestamp, self.tracker.seen)  # looks for a hand over them
         if throw is None:
             return None
-        self.rested_at = throw.rested_at
+        self.rested_at, self.read_whole = throw.rested_at, throw.read_whole
         return throw.values
 
     def saw(self, timestamp: float, dice: list[DieReading]) -> None:
@@ -160,6 +163,7 @@ class ScriptedDice:
         self.table = table
         self.seen: list[DieReading] = []  # nothing is read
         self.rested_at = 0.0
+        self.read_whole = False  # every die is known
 
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None:
         current = self.table.current
@@ -239,7 +243,7 @@ class Referee:
         self.filter = StabilityFilter(stability or REFEREE_STABILITY)
         self._corners: np.ndarray | None = None
         self._previous: np.ndarray | None = None
-        self._throws: list[tuple[int, ...]] = []
+        self._throws: list[tuple[tuple[int, ...], bool]] = []  # (values, read whole)
         self._last_sight: tuple | None = None  # (moves, dice showing, flag reason, fields)
         #: Recent views with no hand over the board: what a throw's order is judged by.
         self._clear_views: deque[tuple[float, Observation]] = deque(maxlen=CLEAR_VIEWS_KEPT)
@@ -301,7 +305,7 @@ class Referee:
         if self.dice is not None and not self.session.game.is_over:
             values = self.dice.settled(frame, reading)
             if values is not None:
-                self._throws.append(values)
+                self._throws.append((values, self.dice.read_whole))
                 before = self._board_when(self.dice.rested_at)
                 if before is not None and self.session.agrees(before):
                     self._throw_settled()
@@ -382,8 +386,12 @@ class Referee:
         from counting, so a piece set down just before the throw would otherwise be judged
         after it, as a move of the next player's turn."""
         throws, self._throws = self._throws, []
-        for values in throws:
-            if not self.session.game.is_over:
+        for values, read_whole in throws:
+            if self.session.game.is_over:
+                continue
+            if read_whole:
+                self.session.throw_read_whole(values)
+            else:
                 self.session.throw_settled(values)
 
     def _look_at_the_dice_again(self) -> None:

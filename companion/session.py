@@ -59,6 +59,8 @@ class Session:
         self._baseline: Observation | None = None
         #: The same, but never a view that was flagged (see :meth:`observe`).
         self._agreed: Observation | None = None
+        #: A throw counted with one die unread: (moves up to it, every throw it may have been).
+        self._unread: tuple[int, tuple[tuple[int, ...], ...]] | None = None
         self._seq = 0
         self._lock = threading.RLock()
 
@@ -91,18 +93,18 @@ class Session:
                     self._baseline = self._agreed = obs
                     self._emit("cleared", {"message": "the board is back to the last legal state"})
                     return Inference("same")
-                result = infer_move(self.game, seen)
+                result = self._judge(seen)
                 if result.kind not in ("move", "moves") and self._agreed is not self._baseline:
                     # what vanished may just have been lifted for this move: judge the view
                     # against the last view the game agreed with
                     seen = self._trusted(obs, self._agreed)
-                    result = infer_move(self.game, seen)
+                    result = self._judge(seen)
                 if result.kind not in ("move", "moves"):
                     return self.flag
                 self.flag = None
                 self._emit("cleared", {"message": "the board shows a legal move again"})
             else:
-                result = infer_move(self.game, seen)
+                result = self._judge(seen)
                 unseen = (unseen_placement(self.game, obs, self._agreed)
                           if result.kind == "same" and self._agreed is not None else None)
                 if unseen is not None:
@@ -132,6 +134,42 @@ class Session:
             elif result.kind == "pending":
                 self._emit("waiting", {"message": result.reason})
             return result
+
+    def _judge(self, seen: Observation) -> Inference:
+        """:func:`infer_move`, but a stone the rules refuse against a throw read with one die
+        unread is judged against every value that die may show: the first that makes it
+        legal is taken for the throw (when only one does, that is the throw)."""
+        result = infer_move(self.game, seen)
+        if result.kind == "illegal":
+            fits = self._unread_die_fits(lambda trial: infer_move(trial, seen).kind == "move")
+            if fits:
+                self._replace_last_throw(fits[0])
+                result = infer_move(self.game, seen)
+        return result
+
+    def _replace_last_throw(self, dice: tuple[int, ...]) -> None:
+        """Put ``dice`` in place of the turn's last throw (logged and told, as a correction)."""
+        last = self.game.undo()
+        self._log(UNDO, {"move": move_to_dict(last)})
+        self._emit("correction", {"dice": list(dice), "replaced": list(last.dice)})
+        self.play(Throw(dice))
+
+    def _unread_die_fits(self, legal: Callable[[Game], bool]) -> list[tuple[int, ...]]:
+        """The throws the turn's last throw, counted with one die unread, may have been that
+        make ``legal`` true of the game (empty if that throw was read whole)."""
+        if self._unread is None or self._unread[0] != len(self.game.moves):
+            return []
+        fits = []
+        for dice in self._unread[1]:
+            trial = self.game.copy()
+            trial.undo()
+            try:
+                trial.apply(Throw(dice))
+            except IllegalMove:
+                continue
+            if legal(trial):
+                fits.append(dice)
+        return fits
 
     def _only_vanished(self, obs: Observation, changed: tuple[str, ...]) -> bool:
         """Every changed field shows less than the game has there (a lower tower, no stone)."""
@@ -174,8 +212,38 @@ class Session:
             return not changed_fields(self.game, self._trusted(obs))
 
     def throw_settled(self, dice: tuple[int, ...]) -> bool:
-        """A throw the dice reader saw settle; False if the rules refuse it."""
-        return self.play(Throw(tuple(dice)))
+        """A throw the dice reader saw settle; False if the rules refuse it.
+
+        With one die fewer than the game throws (one the reader could not find or read in
+        the whole rest) the throw still counts - Cuatro's tower limit and every game's throw
+        limit depend on the number of throws - with the missing die taken for a 1 until a
+        stone or "I cannot play" tells otherwise (:meth:`_judge`); the page is told.
+        """
+        with self._lock:
+            if not self.game.uses_dice or len(dice) != self.game.dice_count - 1:
+                return self.play(Throw(tuple(dice)))
+            options = tuple(dict.fromkeys(tuple(sorted((*dice, v))) for v in range(1, 7)))
+            if not self.play(Throw(options[0])):
+                return False
+            self._unread = (len(self.game.moves), options)
+            self._emit("waiting", {
+                "message": f"one die could not be read ({', '.join(map(str, dice))} seen): "
+                "the stone will tell what it showed, or enter the throw on the page"})
+            return True
+
+    def throw_read_whole(self, dice: tuple[int, ...]) -> bool:
+        """The turn's last throw, counted with one die unread, read whole while its dice lie
+        as they were: these values replace it, unless a stone has come since or they cannot
+        be that throw."""
+        with self._lock:
+            dice = tuple(sorted(dice))
+            if self._unread is None or self._unread[0] != len(self.game.moves) or (
+                    dice not in self._unread[1]):
+                return False
+            if self.game.dice != dice:
+                self._replace_last_throw(dice)
+            self._unread = None
+            return True
 
     def correct_throw(self, dice: tuple[int, ...], missed: bool = False) -> None:
         """The dice as they lie, given by a person or seen again, where the turn's last throw
@@ -285,8 +353,14 @@ class Session:
             return self.play(move)
 
     def cannot_play(self) -> bool:
-        """Long press of confirm: the "I cannot play" turn."""
-        return self.play(SetAside())
+        """Long press of confirm: the "I cannot play" turn (judged against every value a die
+        the reader could not read may show, as a stone is)."""
+        with self._lock:
+            if self.game.check(SetAside()) is not None:
+                fits = self._unread_die_fits(lambda trial: trial.check(SetAside()) is None)
+                if fits:
+                    self._replace_last_throw(fits[0])
+            return self.play(SetAside())
 
     def play(self, move: Move) -> bool:
         """Apply ``move`` for the current player: log it, then tell the listeners."""

@@ -35,6 +35,9 @@ class ThrowConfig:
     still_fraction: float = 0.25  # the same in box sizes, when the table's mm are not known
     agree_share: float = 0.6  # share of the still frames that must read the same values
     dice_count: int = 0  # a rest shows this many dice (0: any number)
+    # ... or this many fewer, dice the reader cannot find or read in the whole rest: such a
+    # rest is reported with the values read, and the rules may tell the missing ones
+    unread_dice: int = 1
     # Watching the dice area for a hand (frames fed with the area's corners in mm only):
     view_px_per_mm: float = 1.0  # the coarse top view the hand is looked for in
     view_margin_mm: float = 19.0  # it reaches this far past the dice area (dice at the edge)
@@ -57,11 +60,16 @@ class ThrowConfig:
 class ThrowSettled:
     """The dice came to rest after a throw: the values (sorted) and which throw of the turn;
     ``rested_at`` when they came to rest (the event comes ``settle_seconds`` later, when a
-    hand may already have moved on to the board)."""
+    hand may already have moved on to the board). With ``ThrowConfig.dice_count``, fewer
+    values than that mean dice the reader could not find or read in the whole rest; when
+    such a die is read later, the dice still lying as they were, the throw is reported
+    again with ``read_whole``."""
 
     values: tuple[int, ...]
     throw_number: int
     rested_at: float = field(default=0.0, compare=False)
+    #: Not a new throw: the last one, short of a die at its rest, read whole now.
+    read_whole: bool = False
 
 
 class HandWatch:
@@ -219,7 +227,8 @@ class ThrowTracker:
         agreed = self._agreed()
         if agreed is None:
             return None
-        return self._rest(agreed, next(d for _, v, d in reversed(self._still) if v == agreed))
+        return self._rest(tuple(v for v in agreed if v is not None),
+                          next(d for _, v, d in reversed(self._still) if v == agreed))
 
     def _watch_motion(self, timestamp: float, readings: list[DieReading]):
         """Judge from a clear view whether the dice moved; the values and dice it shows."""
@@ -290,18 +299,25 @@ class ThrowTracker:
                 and all(np.hypot(*(p - q)) > reach for p, reach in places)]
         self._places = kept + [(timestamp, p, reach) for p, reach in places]
 
-    def _agreed(self) -> tuple[int, ...] | None:
-        """The values most still frames read, if enough agree, every die is read and there
-        are as many dice as the game throws."""
+    def _agreed(self) -> tuple[int | None, ...] | None:
+        """The values most still frames read (None for a die seen but not read), if enough
+        agree and every die is read; with ``dice_count``, if as many dice as the game throws
+        are read, or up to ``unread_dice`` fewer and no more dice seen (one the reader never
+        finds or cannot read all through the rest: the throw still counts)."""
         counts = Counter(v for _, v, _ in self._still if v is not None)  # None: under a hand
         if not counts:
             return None
         values, n = counts.most_common(1)[0]
-        if n < self.config.agree_share * len(self._still) or None in values:
+        if n < self.config.agree_share * len(self._still):
             return None
-        if self.config.dice_count and len(values) != self.config.dice_count:
-            return None
-        return values  # type: ignore[return-value]
+        count = self.config.dice_count
+        if not count:
+            return None if None in values else values
+        read = sum(v is not None for v in values)
+        if read == count or (count - self.config.unread_dice <= read < count
+                             and len(values) <= count):
+            return values
+        return None
 
     def _rest(self, values: tuple[int, ...], dice: list) -> ThrowSettled | None:
         if not values:
@@ -316,10 +332,15 @@ class ThrowTracker:
         if (before is not None and not self._turn_begun and _contained(values, before)
                 and not _turned(dice, before_dice)):
             return None  # same faces (nudged, dice put back) or some dice set aside
+        if before is not None and len(before) < len(values) and _stayed(before_dice, dice):
+            self.resting = values  # the die the last rest was short of is read now
+            return ThrowSettled(values, self.throw_count, self._still_since or 0.0,
+                                read_whole=True)
         self._turn_begun = False
         self.resting = values
         self.throw_count += 1
         return ThrowSettled(values, self.throw_count, self._still_since or 0.0)
+
 
 def _turned(now: list, before: list) -> bool:
     """A die lies where one lay at the last rest but shows another face: it was rolled
@@ -329,6 +350,13 @@ def _turned(now: list, before: list) -> bool:
         if there and value not in there:
             return True
     return False
+
+
+def _stayed(before: list, now: list) -> bool:
+    """Every die of the last rest still lies where it lay, showing the same face."""
+    return bool(before) and all(
+        any(v == value and np.hypot(*(p - q)) <= reach for p, _, v in now)
+        for q, reach, value in before)
 
 
 def _contained(values: tuple[int, ...], resting: tuple[int, ...]) -> bool:

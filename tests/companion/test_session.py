@@ -371,3 +371,48 @@ def test_a_white_stone_seen_as_doubt_on_its_cell_and_the_cell_beside_it():
     result = session.observe(seen_after(game, changes=doubt))
     assert result.kind == "move" and result.move == Place("4x4+1x4")
     assert game.stacks() == {"4x4+1x4": ("black",)}
+
+
+def test_a_throw_with_one_die_unread_counts_and_the_stone_tells_what_it_showed():
+    # cuatro seed 2 with camera dice: 1 1 4 4 6 lay still, the 6 never found; the throw was
+    # never counted, the stone after it stayed flagged "throw the dice first", and every
+    # later throw went to the wrong turn (the game stopped at move 26 of 87)
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    events = recorder(session)
+    session.observe(Observation.of_game(game))
+    assert session.throw_settled((1, 2, 5, 6))
+    assert game.throw_count == 1 and events[-1].kind == "waiting"
+    assert session.observe(seen_after(game, changes={"A4": FieldView("red", 1)})).kind == "move"
+    assert game.moves == [Throw((1, 2, 2, 5, 6)), Place("A4")]  # only a 2 makes the pair
+    assert not any(e.kind == "illegal" for e in events)
+
+
+def test_a_stone_no_value_of_the_unread_die_allows_stays_flagged():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.observe(Observation.of_game(game))
+    session.throw_settled((3, 3, 5, 6))
+    result = session.observe(seen_after(game, changes={"A4": FieldView("red", 1)}))
+    assert result.kind == "illegal" and session.flag is not None
+    assert game.moves == [Throw((1, 3, 3, 5, 6))]
+
+
+def test_cannot_play_is_judged_against_every_value_of_the_unread_die():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    for dice in [(1, 2, 4, 5, 6), (1, 3, 4, 5, 6), (2, 3, 4, 5, 6), (1, 2, 3, 5, 6)]:
+        session.throw_settled(dice)
+    session.throw_settled((1, 2, 4, 6))  # a 1 would make the pair of 1s: no set aside
+    assert session.cannot_play()
+    assert game.moves[-2:] == [Throw((1, 2, 3, 4, 6)), SetAside()]
+
+
+def test_the_unread_die_read_later_completes_the_throw_until_a_stone_comes():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.throw_settled((1, 1, 4, 4))
+    assert not session.throw_read_whole((1, 1, 4, 5, 5))  # not that throw
+    assert session.throw_read_whole((1, 1, 4, 4, 6))
+    assert game.moves == [Throw((1, 1, 4, 4, 6))]
+    assert not session.throw_read_whole((1, 1, 1, 4, 4))  # already read whole

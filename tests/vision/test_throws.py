@@ -213,13 +213,38 @@ def test_mostly_misread_values_are_not_a_rest() -> None:
 
 
 def test_with_the_game_s_dice_count_a_stray_unread_pattern_is_ignored() -> None:
-    clock = Clock(ThrowTracker(ThrowConfig(dice_count=2)))
-    clock.hold(lying([1, 1]), 1.0)
-    clock.roll(np.random.default_rng(9), [3, 4], frames=4)
-    stray = [*lying([3, 4]), die(None, 500, 300)]
+    clock = Clock(ThrowTracker(ThrowConfig(dice_count=3)))
+    clock.hold(lying([1, 1, 2]), 1.0)
+    clock.roll(np.random.default_rng(9), [3, 4, 6], frames=4)
+    stray = [*lying([3, 4, 6]), die(None, 500, 300)]
     clock.hold(stray, 1.0)
     clock.roll(np.random.default_rng(10), [5], frames=4)  # one die alone: not this game's throw
-    assert clock.events == [ThrowSettled((3, 4), 1)]
+    assert clock.events == [ThrowSettled((3, 4, 6), 1)]
+
+
+def test_a_rest_with_one_die_never_read_is_still_a_throw() -> None:
+    # cuatro seed 2 on the simulated table with camera dice: 1 1 4 4 6 lay still, the 6 was
+    # never found, and the throw was never counted (the stone after it stayed flagged)
+    clock = Clock(ThrowTracker(ThrowConfig(dice_count=5)))
+    rng = np.random.default_rng(12)
+    clock.roll(rng, [2, 3, 3, 5, 6])
+    clock.roll(rng, [1, 1, 4, 4])  # the 6 lies there too, but the reader never finds it
+    unread = [*lying([2, 2, 5, 6]), die(None, 450, 300)]  # found, but not read
+    for _ in range(4):
+        clock.feed(tumbling(rng, 5))
+    clock.hold(unread, 1.0)
+    clock.roll(rng, [1, 2])  # three dice short: no throw of this game
+    assert [(e.values, e.throw_number) for e in clock.events] == [
+        ((2, 3, 3, 5, 6), 1), ((1, 1, 4, 4), 2), ((2, 2, 5, 6), 3)]
+
+
+def test_the_die_a_rest_was_short_of_read_later_completes_that_throw() -> None:
+    clock = Clock(ThrowTracker(ThrowConfig(dice_count=5)))
+    clock.roll(np.random.default_rng(13), [1, 1, 4, 4])
+    clock.hold([*clock.last, die(6, 500, 300)], 1.0)  # the fifth die is read at last
+    assert [(e.values, e.throw_number, e.read_whole) for e in clock.events] == [
+        ((1, 1, 4, 4), 1, False), ((1, 1, 4, 4, 6), 1, True)]
+    assert clock.tracker.resting == (1, 1, 4, 4, 6)
 
 
 def test_dice_rerolled_where_they_lay_are_a_throw_though_their_faces_showed_before() -> None:

@@ -59,8 +59,9 @@ class Session:
         self._baseline: Observation | None = None
         #: The same, but never a view that was flagged (see :meth:`observe`).
         self._agreed: Observation | None = None
-        #: A throw counted with one die unread: (moves up to it, every throw it may have been).
-        self._unread: tuple[int, tuple[tuple[int, ...], ...]] | None = None
+        #: A throw counted with one die unread or one too many: (moves up to it, every
+        #: throw it may have been).
+        self._doubtful: tuple[int, tuple[tuple[int, ...], ...]] | None = None
         self._seq = 0
         self._lock = threading.RLock()
 
@@ -137,11 +138,11 @@ class Session:
 
     def _judge(self, seen: Observation) -> Inference:
         """:func:`infer_move`, but a stone the rules refuse against a throw read with one die
-        unread is judged against every value that die may show: the first that makes it
-        legal is taken for the throw (when only one does, that is the throw)."""
+        unread (or one too many) is judged against every throw it may have been: the first
+        that makes it legal is taken (when only one does, that is the throw)."""
         result = infer_move(self.game, seen)
         if result.kind == "illegal":
-            fits = self._unread_die_fits(lambda trial: infer_move(trial, seen).kind == "move")
+            fits = self._doubtful_throw_fits(lambda trial: infer_move(trial, seen).kind == "move")
             if fits:
                 self._replace_last_throw(fits[0])
                 result = infer_move(self.game, seen)
@@ -154,13 +155,13 @@ class Session:
         self._emit("correction", {"dice": list(dice), "replaced": list(last.dice)})
         self.play(Throw(dice))
 
-    def _unread_die_fits(self, legal: Callable[[Game], bool]) -> list[tuple[int, ...]]:
-        """The throws the turn's last throw, counted with one die unread, may have been that
-        make ``legal`` true of the game (empty if that throw was read whole)."""
-        if self._unread is None or self._unread[0] != len(self.game.moves):
+    def _doubtful_throw_fits(self, legal: Callable[[Game], bool]) -> list[tuple[int, ...]]:
+        """The throws the turn's last throw, counted with one die unread or one too many,
+        may have been that make ``legal`` true of the game (empty if it was read whole)."""
+        if self._doubtful is None or self._doubtful[0] != len(self.game.moves):
             return []
         fits = []
-        for dice in self._unread[1]:
+        for dice in self._doubtful[1]:
             trial = self.game.copy()
             trial.undo()
             try:
@@ -215,20 +216,30 @@ class Session:
         """A throw the dice reader saw settle; False if the rules refuse it.
 
         With one die fewer than the game throws (one the reader could not find or read in
-        the whole rest) the throw still counts - Cuatro's tower limit and every game's throw
-        limit depend on the number of throws - with the missing die taken for a 1 until a
-        stone or "I cannot play" tells otherwise (:meth:`_judge`); the page is told.
+        the whole rest), or one more (a side face read as a die), the throw still counts -
+        Cuatro's tower limit and every game's throw limit depend on the number of throws -
+        taken for now with the missing die a 1, or without the lowest die (side faces read
+        as dice show 1 or 2 pips, see docs/dice.md), until a stone or "I cannot play" tells
+        otherwise (:meth:`_judge`); the page is told.
         """
         with self._lock:
-            if not self.game.uses_dice or len(dice) != self.game.dice_count - 1:
+            count = self.game.dice_count if self.game.uses_dice else len(dice)
+            seen = ", ".join(map(str, dice))
+            if len(dice) == count - 1:
+                options = [tuple(sorted((*dice, v))) for v in range(1, 7)]
+                trouble = f"one die could not be read ({seen} seen)"
+            elif len(dice) == count + 1:
+                rest = sorted(dice)
+                options = [tuple(rest[:i] + rest[i + 1:]) for i in range(len(rest))]
+                trouble = f"one die too many was seen ({seen}: a side face?)"
+            else:
                 return self.play(Throw(tuple(dice)))
-            options = tuple(dict.fromkeys(tuple(sorted((*dice, v))) for v in range(1, 7)))
+            options = list(dict.fromkeys(options))
             if not self.play(Throw(options[0])):
                 return False
-            self._unread = (len(self.game.moves), options)
-            self._emit("waiting", {
-                "message": f"one die could not be read ({', '.join(map(str, dice))} seen): "
-                "the stone will tell what it showed, or enter the throw on the page"})
+            self._doubtful = (len(self.game.moves), tuple(options))
+            self._emit("waiting", {"message": f"{trouble}: the stone will tell which throw it "
+                                   "was, or enter the throw on the page"})
             return True
 
     def throw_read_whole(self, dice: tuple[int, ...]) -> bool:
@@ -237,12 +248,12 @@ class Session:
         be that throw."""
         with self._lock:
             dice = tuple(sorted(dice))
-            if self._unread is None or self._unread[0] != len(self.game.moves) or (
-                    dice not in self._unread[1]):
+            if self._doubtful is None or self._doubtful[0] != len(self.game.moves) or (
+                    dice not in self._doubtful[1]):
                 return False
             if self.game.dice != dice:
                 self._replace_last_throw(dice)
-            self._unread = None
+            self._doubtful = None
             return True
 
     def correct_throw(self, dice: tuple[int, ...], missed: bool = False) -> None:
@@ -357,7 +368,7 @@ class Session:
         the reader could not read may show, as a stone is)."""
         with self._lock:
             if self.game.check(SetAside()) is not None:
-                fits = self._unread_die_fits(lambda trial: trial.check(SetAside()) is None)
+                fits = self._doubtful_throw_fits(lambda trial: trial.check(SetAside()) is None)
                 if fits:
                     self._replace_last_throw(fits[0])
             return self.play(SetAside())

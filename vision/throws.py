@@ -35,9 +35,11 @@ class ThrowConfig:
     still_fraction: float = 0.25  # the same in box sizes, when the table's mm are not known
     agree_share: float = 0.6  # share of the still frames that must read the same values
     dice_count: int = 0  # a rest shows this many dice (0: any number)
-    # ... or this many fewer, dice the reader cannot find or read in the whole rest: such a
-    # rest is reported with the values read, and the rules may tell the missing ones
+    # ... or this many fewer, dice the reader cannot find or read in the whole rest, or this
+    # many more, dice's side faces read as dice: such a rest is reported with the values
+    # read, and the rules may tell which dice lay there
     unread_dice: int = 1
+    side_faces: int = 1
     # Watching the dice area for a hand (frames fed with the area's corners in mm only):
     view_px_per_mm: float = 1.0  # the coarse top view the hand is looked for in
     view_margin_mm: float = 19.0  # it reaches this far past the dice area (dice at the edge)
@@ -303,19 +305,28 @@ class ThrowTracker:
         """The values most still frames read (None for a die seen but not read), if enough
         agree and every die is read; with ``dice_count``, if as many dice as the game throws
         are read, or up to ``unread_dice`` fewer and no more dice seen (one the reader never
-        finds or cannot read all through the rest: the throw still counts)."""
+        finds or cannot read all through the rest: the throw still counts), or up to
+        ``side_faces`` more. Frames reading the game's dice and frames reading them with a
+        die more agree on the game's dice: a side face read as a die now and then (a die
+        lying still does not come and go; Cuatro seed 3 with camera dice, 1 2 2 3 6 read
+        with a side face's 1 in three frames of four, was never counted)."""
         counts = Counter(v for _, v, _ in self._still if v is not None)  # None: under a hand
         if not counts:
             return None
+        count = self.config.dice_count
         values, n = counts.most_common(1)[0]
+        if count:
+            values, n = max([(values, n), *(
+                (v, k + sum(m for w, m in counts.items() if _side_face_more(w, v)))
+                for v, k in counts.items() if len(v) == count)], key=lambda vk: vk[1])
         if n < self.config.agree_share * len(self._still):
             return None
-        count = self.config.dice_count
         if not count:
             return None if None in values else values
         read = sum(v is not None for v in values)
         if read == count or (count - self.config.unread_dice <= read < count
-                             and len(values) <= count):
+                             and len(values) <= count) or (
+                count < read <= count + self.config.side_faces and read == len(values)):
             return values
         return None
 
@@ -333,7 +344,9 @@ class ThrowTracker:
                 and not _turned(dice, before_dice)):
             return None  # same faces (nudged, dice put back) or some dice set aside
         if before is not None and len(before) < len(values) and _stayed(before_dice, dice):
-            self.resting = values  # the die the last rest was short of is read now
+            self.resting = values  # a die the last rest was short of is read now (or a side)
+            if len(values) != self.config.dice_count:
+                return None
             return ThrowSettled(values, self.throw_count, self._still_since or 0.0,
                                 read_whole=True)
         self._turn_begun = False
@@ -350,6 +363,12 @@ def _turned(now: list, before: list) -> bool:
         if there and value not in there:
             return True
     return False
+
+
+def _side_face_more(reading: tuple, values: tuple) -> bool:
+    """``reading`` is ``values`` with one read die more (a side face read as a die)."""
+    return (len(reading) == len(values) + 1 and None not in reading
+            and not Counter(values) - Counter(reading))
 
 
 def _stayed(before: list, now: list) -> bool:

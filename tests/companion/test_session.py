@@ -416,3 +416,18 @@ def test_the_unread_die_read_later_completes_the_throw_until_a_stone_comes():
     assert session.throw_read_whole((1, 1, 4, 4, 6))
     assert game.moves == [Throw((1, 1, 4, 4, 6))]
     assert not session.throw_read_whole((1, 1, 1, 4, 4))  # already read whole
+
+
+def test_a_throw_read_with_a_die_too_many_counts_and_the_stone_tells_which_was_no_die():
+    # cuatro seed 1 with camera dice: 3 3 5 6 6 read as 2 3 3 5 6 6 all through its rest
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    events = recorder(session)
+    session.observe(Observation.of_game(game))
+    assert session.throw_settled((6, 2, 3, 5, 3, 6))
+    assert game.moves == [Throw((3, 3, 5, 6, 6))]  # a side face shows 1 or 2 pips
+    assert events[-1].kind == "waiting" and "too many" in events[-1].data["message"]
+    session.throw_settled((2, 2, 3, 4, 5, 6))  # taken for 2 3 4 5 6: no pair of 2s
+    assert session.observe(seen_after(game, changes={"A4": FieldView("red", 1)})).kind == "move"
+    assert game.moves[1:] == [Throw((2, 2, 4, 5, 6)), Place("A4")]  # the first that fits
+    assert not any(e.kind == "illegal" for e in events)

@@ -450,6 +450,9 @@ def test_a_run_says_where_it_first_parts_from_the_scripted_game():
     session.throw_settled((6, 5, 2, 2, 1))  # the same dice, as they lie
     session.throw_settled((6, 6, 6, 6, 6))
     assert run.first_difference() == "move 2 is throw 6 6 6 6 6, truly throw 3 3 4 5 6"
+    assert run.same_end and not run.exact  # no stone yet: the board and scores are the same
+    table.game.apply(Place("F2"))  # the only field 3 3 4 5 6 fits
+    assert not run.same_end
 
 
 def test_corners_clicked_on_the_camera_page_read_a_board_without_markers():

@@ -13,6 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import combinations_with_replacement
 from typing import Any
 
 from companion.core import Game, IllegalMove
@@ -26,6 +27,10 @@ from companion.infer import (
     unseen_placement,
 )
 from companion.moves import Move, SetAside, Throw, move_to_dict
+
+
+def _dice_words(n: int) -> str:
+    return "one die" if n == 1 else f"{n} dice"
 
 
 @dataclass(frozen=True)
@@ -59,8 +64,8 @@ class Session:
         self._baseline: Observation | None = None
         #: The same, but never a view that was flagged (see :meth:`observe`).
         self._agreed: Observation | None = None
-        #: A throw counted with one die unread or one too many: (moves up to it, every
-        #: throw it may have been).
+        #: A throw counted with dice unread or one too many: (moves up to it, every throw
+        #: it may have been).
         self._doubtful: tuple[int, tuple[tuple[int, ...], ...]] | None = None
         self._seq = 0
         self._lock = threading.RLock()
@@ -137,7 +142,7 @@ class Session:
             return result
 
     def _judge(self, seen: Observation) -> Inference:
-        """:func:`infer_move`, but a stone the rules refuse against a throw read with one die
+        """:func:`infer_move`, but a stone the rules refuse against a throw read with dice
         unread (or one too many) is judged against every throw it may have been: the first
         that makes it legal is taken (when only one does, that is the throw)."""
         result = infer_move(self.game, seen)
@@ -156,7 +161,7 @@ class Session:
         self.play(Throw(dice))
 
     def _doubtful_throw_fits(self, legal: Callable[[Game], bool]) -> list[tuple[int, ...]]:
-        """The throws the turn's last throw, counted with one die unread or one too many,
+        """The throws the turn's last throw, counted with dice unread or one too many,
         may have been that make ``legal`` true of the game (empty if it was read whole)."""
         if self._doubtful is None or self._doubtful[0] != len(self.game.moves):
             return []
@@ -215,19 +220,22 @@ class Session:
     def throw_settled(self, dice: tuple[int, ...]) -> bool:
         """A throw the dice reader saw settle; False if the rules refuse it.
 
-        With one die fewer than the game throws (one the reader could not find or read in
+        With dice fewer than the game throws (ones the reader could not find or read in
         the whole rest), or one more (a side face read as a die), the throw still counts -
         Cuatro's tower limit and every game's throw limit depend on the number of throws -
-        taken for now with the missing die a 1, or without the lowest die (side faces read
-        as dice show 1 or 2 pips, see docs/dice.md), until a stone or "I cannot play" tells
-        otherwise (:meth:`_judge`); the page is told.
+        taken for now with the missing dice 1s (lone 1s are what the reader loses most: 7
+        of the 15 dice missing from a rest on the simulated table's seeds 1-3), or without
+        the lowest die (side faces read as dice show 1 or 2 pips, see docs/dice.md), until
+        a stone or "I cannot play" tells otherwise (:meth:`_judge`); the page is told.
         """
         with self._lock:
             count = self.game.dice_count if self.game.uses_dice else len(dice)
             seen = ", ".join(map(str, dice))
-            if len(dice) == count - 1:
-                options = [tuple(sorted((*dice, v))) for v in range(1, 7)]
-                trouble = f"one die could not be read ({seen} seen)"
+            if 0 < count - len(dice) < count:
+                options = [tuple(sorted((*dice, *more)))
+                           for more in combinations_with_replacement(range(1, 7),
+                                                                     count - len(dice))]
+                trouble = f"{_dice_words(count - len(dice))} could not be read ({seen} seen)"
             elif len(dice) == count + 1:
                 rest = sorted(dice)
                 options = [tuple(rest[:i] + rest[i + 1:]) for i in range(len(rest))]
@@ -243,7 +251,7 @@ class Session:
             return True
 
     def throw_read_whole(self, dice: tuple[int, ...]) -> bool:
-        """The turn's last throw, counted with one die unread, read whole while its dice lie
+        """The turn's last throw, counted with dice unread, read whole while its dice lie
         as they were: these values replace it, unless a stone has come since or they cannot
         be that throw."""
         with self._lock:

@@ -38,7 +38,7 @@ class ThrowConfig:
     # ... or this many fewer, dice the reader cannot find or read in the whole rest, or this
     # many more, dice's side faces read as dice: such a rest is reported with the values
     # read, and the rules may tell which dice lay there
-    unread_dice: int = 1
+    unread_dice: int = 2
     side_faces: int = 1
     # Watching the dice area for a hand (frames fed with the area's corners in mm only):
     view_px_per_mm: float = 1.0  # the coarse top view the hand is looked for in
@@ -304,7 +304,7 @@ class ThrowTracker:
     def _agreed(self) -> tuple[int | None, ...] | None:
         """The values most still frames read (None for a die seen but not read), if enough
         agree and every die is read; with ``dice_count``, if as many dice as the game throws
-        are read, or up to ``unread_dice`` fewer and no more dice seen (one the reader never
+        are read, or up to ``unread_dice`` fewer and no more dice seen (ones the reader never
         finds or cannot read all through the rest: the throw still counts), or up to
         ``side_faces`` more. Frames reading the game's dice and frames reading them with a
         die more agree on the game's dice: a side face read as a die now and then (a die

@@ -431,3 +431,11 @@ def test_a_throw_read_with_a_die_too_many_counts_and_the_stone_tells_which_was_n
     assert session.observe(seen_after(game, changes={"A4": FieldView("red", 1)})).kind == "move"
     assert game.moves[1:] == [Throw((2, 2, 4, 5, 6)), Place("A4")]  # the first that fits
     assert not any(e.kind == "illegal" for e in events)
+
+
+def test_a_throw_with_two_dice_unread_counts_too():
+    # cuatro seed 3 with camera dice: 1 1 1 2 3 with two of the 1s seen but never read
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    assert session.throw_settled((1, 2, 3))
+    assert game.moves == [Throw((1, 1, 1, 2, 3))] and game.throw_count == 1

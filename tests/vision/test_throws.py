@@ -213,13 +213,13 @@ def test_mostly_misread_values_are_not_a_rest() -> None:
 
 
 def test_with_the_game_s_dice_count_a_stray_unread_pattern_is_ignored() -> None:
-    clock = Clock(ThrowTracker(ThrowConfig(dice_count=3)))
-    clock.hold(lying([1, 1, 2]), 1.0)
-    clock.roll(np.random.default_rng(9), [3, 4, 6], frames=4)
-    stray = [*lying([3, 4, 6]), die(None, 500, 300)]
+    clock = Clock(ThrowTracker(ThrowConfig(dice_count=4)))
+    clock.hold(lying([1, 1, 2, 2]), 1.0)
+    clock.roll(np.random.default_rng(9), [3, 4, 6, 6], frames=4)
+    stray = [*lying([3, 4, 6, 6]), die(None, 500, 300)]
     clock.hold(stray, 1.0)
     clock.roll(np.random.default_rng(10), [5], frames=4)  # one die alone: not this game's throw
-    assert clock.events == [ThrowSettled((3, 4, 6), 1)]
+    assert clock.events == [ThrowSettled((3, 4, 6, 6), 1)]
 
 
 def test_a_rest_with_one_die_never_read_is_still_a_throw() -> None:
@@ -233,9 +233,10 @@ def test_a_rest_with_one_die_never_read_is_still_a_throw() -> None:
     for _ in range(4):
         clock.feed(tumbling(rng, 5))
     clock.hold(unread, 1.0)
+    clock.roll(rng, [1, 2, 3])  # two dice never found (cuatro seed 3: two 1s seen, not read)
     clock.roll(rng, [1, 2])  # three dice short: no throw of this game
     assert [(e.values, e.throw_number) for e in clock.events] == [
-        ((2, 3, 3, 5, 6), 1), ((1, 1, 4, 4), 2), ((2, 2, 5, 6), 3)]
+        ((2, 3, 3, 5, 6), 1), ((1, 1, 4, 4), 2), ((2, 2, 5, 6), 3), ((1, 2, 3), 4)]
 
 
 def test_the_die_a_rest_was_short_of_read_later_completes_that_throw() -> None:

@@ -371,9 +371,9 @@ def test_camera_dice_count_a_throw_only_with_the_game_s_number_of_dice(monkeypat
 
     before = [die(v, 40 * k) for k, v in enumerate([3, 3, 4, 4, 1])]
     after = [die(v, 300 + 40 * k) for k, v in enumerate([2, 2, 5, 6, 6])]
-    # two dice hidden, then one (a die the reader cannot find: the throw counts, the rules
+    # three dice hidden, then one (a die the reader cannot find: the throw counts, the rules
     # may tell that die), then all five: the same throw, read whole
-    views = [before] * 10 + [after[:3]] * 10 + [after[:4]] * 10 + [after] * 10
+    views = [before] * 10 + [after[:2]] * 10 + [after[:4]] * 10 + [after] * 10
     monkeypatch.setattr("vision.throws.read_dice",
                         lambda image, region, config, region_mm: views.pop(0))
     layout = SimTable("cuatro", ["red", "blue"], 1).layout

@@ -64,12 +64,14 @@ class DiceSeam(Protocol):
     last frame showed of the dice, for the camera page; ``showing()`` the values the dice
     steadily show now (all, all but one die that cannot be read, or one too many), or None;
     ``new_turn()`` says a turn has begun; ``read_whole`` that the last settled values are
-    no new throw but the last one, a die unread at its rest, read whole."""
+    no new throw but the last one, a die unread at its rest, read whole; ``likely``, for
+    values with dice missing or one too many, the likeliest throw (or None)."""
 
     label: str
     seen: list[DieReading]
     rested_at: float
     read_whole: bool
+    likely: tuple[int, ...] | None
 
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None: ...
 
@@ -104,6 +106,7 @@ class CameraDice:
         self.seen: list[DieReading] = []
         self.rested_at = 0.0
         self.read_whole = False
+        self.likely: tuple[int, ...] | None = None
         self._recent: deque[tuple[float, tuple[int, ...] | None]] = deque()
 
     def __repr__(self) -> str:
@@ -136,7 +139,8 @@ class CameraDice:
         self.saw(frame.timestamp, self.tracker.seen)  # looks for a hand over them
         if throw is None:
             return None
-        self.rested_at, self.read_whole = throw.rested_at, throw.read_whole
+        self.rested_at, self.read_whole, self.likely = (throw.rested_at, throw.read_whole,
+                                                        throw.likely)
         return throw.values
 
     def saw(self, timestamp: float, dice: list[DieReading]) -> None:
@@ -164,6 +168,7 @@ class ScriptedDice:
         self.seen: list[DieReading] = []  # nothing is read
         self.rested_at = 0.0
         self.read_whole = False  # every die is known
+        self.likely = None
 
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None:
         current = self.table.current
@@ -243,7 +248,8 @@ class Referee:
         self.filter = StabilityFilter(stability or REFEREE_STABILITY)
         self._corners: np.ndarray | None = None
         self._previous: np.ndarray | None = None
-        self._throws: list[tuple[tuple[int, ...], bool]] = []  # (values, read whole)
+        #: Settled throws not yet handed to the session: (values, read whole, likeliest).
+        self._throws: list[tuple[tuple[int, ...], bool, tuple[int, ...] | None]] = []
         self._last_sight: tuple | None = None  # (moves, dice showing, flag reason, fields)
         #: Recent views with no hand over the board: what a throw's order is judged by.
         self._clear_views: deque[tuple[float, Observation]] = deque(maxlen=CLEAR_VIEWS_KEPT)
@@ -305,7 +311,7 @@ class Referee:
         if self.dice is not None and not self.session.game.is_over:
             values = self.dice.settled(frame, reading)
             if values is not None:
-                self._throws.append((values, self.dice.read_whole))
+                self._throws.append((values, self.dice.read_whole, self.dice.likely))
                 before = self._board_when(self.dice.rested_at)
                 if before is not None and self.session.agrees(before):
                     self._throw_settled()
@@ -386,13 +392,13 @@ class Referee:
         from counting, so a piece set down just before the throw would otherwise be judged
         after it, as a move of the next player's turn."""
         throws, self._throws = self._throws, []
-        for values, read_whole in throws:
+        for values, read_whole, likely in throws:
             if self.session.game.is_over:
                 continue
             if read_whole:
                 self.session.throw_read_whole(values)
             else:
-                self.session.throw_settled(values)
+                self.session.throw_settled(values, likely)
 
     def _look_at_the_dice_again(self) -> None:
         """While the rules refuse a stone, look at the dice lying there: a throw the reader

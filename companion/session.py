@@ -217,16 +217,18 @@ class Session:
         with self._lock:
             return not changed_fields(self.game, self._trusted(obs))
 
-    def throw_settled(self, dice: tuple[int, ...]) -> bool:
+    def throw_settled(self, dice: tuple[int, ...],
+                      likely: tuple[int, ...] | None = None) -> bool:
         """A throw the dice reader saw settle; False if the rules refuse it.
 
         With dice fewer than the game throws (ones the reader could not find or read in
         the whole rest), or one more (a side face read as a die), the throw still counts -
         Cuatro's tower limit and every game's throw limit depend on the number of throws -
-        taken for now with the missing dice 1s (lone 1s are what the reader loses most: 7
-        of the 15 dice missing from a rest on the simulated table's seeds 1-3), or without
-        the lowest die (side faces read as dice show 1 or 2 pips, see docs/dice.md), until
-        a stone or "I cannot play" tells otherwise (:meth:`_judge`); the page is told.
+        taken for now as ``likely`` (the dice reader's likeliest throw, when it has one),
+        else with the missing dice 1s (lone 1s are what the reader loses most: 7 of the 15
+        dice missing from a rest on the simulated table's seeds 1-3), or without the lowest
+        die (side faces read as dice show 1 or 2 pips, see docs/dice.md), until a stone or
+        "I cannot play" tells otherwise (:meth:`_judge`); the page is told.
         """
         with self._lock:
             count = self.game.dice_count if self.game.uses_dice else len(dice)
@@ -242,6 +244,8 @@ class Session:
                 trouble = f"one die too many was seen ({seen}: a side face?)"
             else:
                 return self.play(Throw(tuple(dice)))
+            if likely is not None and tuple(sorted(likely)) in options:
+                options.insert(0, tuple(sorted(likely)))
             options = list(dict.fromkeys(options))
             if not self.play(Throw(options[0])):
                 return False

@@ -72,6 +72,9 @@ class ThrowSettled:
     rested_at: float = field(default=0.0, compare=False)
     #: Not a new throw: the last one, short of a die at its rest, read whole now.
     read_whole: bool = False
+    #: Values read with dice missing or one too many: the likeliest throw, all the game's
+    #: dice as some frames of the rest read them (or None).
+    likely: tuple[int, ...] | None = None
 
 
 class HandWatch:
@@ -229,8 +232,9 @@ class ThrowTracker:
         agreed = self._agreed()
         if agreed is None:
             return None
-        return self._rest(tuple(v for v in agreed if v is not None),
-                          next(d for _, v, d in reversed(self._still) if v == agreed))
+        values, likely = agreed
+        return self._rest(tuple(v for v in values if v is not None),
+                          next(d for _, v, d in reversed(self._still) if v == values), likely)
 
     def _watch_motion(self, timestamp: float, readings: list[DieReading]):
         """Judge from a clear view whether the dice moved; the values and dice it shows."""
@@ -301,36 +305,54 @@ class ThrowTracker:
                 and all(np.hypot(*(p - q)) > reach for p, reach in places)]
         self._places = kept + [(timestamp, p, reach) for p, reach in places]
 
-    def _agreed(self) -> tuple[int | None, ...] | None:
+    def _agreed(self) -> tuple[tuple[int | None, ...], tuple[int, ...] | None] | None:
         """The values most still frames read (None for a die seen but not read), if enough
         agree and every die is read; with ``dice_count``, if as many dice as the game throws
         are read, or up to ``unread_dice`` fewer and no more dice seen (ones the reader never
         finds or cannot read all through the rest: the throw still counts), or up to
-        ``side_faces`` more. Frames reading the game's dice and frames reading them with a
-        die more agree on the game's dice: a side face read as a die now and then (a die
-        lying still does not come and go; Cuatro seed 3 with camera dice, 1 2 2 3 6 read
-        with a side face's 1 in three frames of four, was never counted)."""
+        ``side_faces`` more; and then the likeliest throw. With ``dice_count``, frames reading
+        the same dice with some missed, unread or a side face more agree too: dice lying
+        still do not come and go, a side face read now and then or a die missed in some
+        frames does (Cuatro seed 3 with camera dice, 1 2 2 3 6 read with a side face's 1 in
+        three frames of four, and seed 4, 1 2 2 5 6 read whole in one frame and without its
+        1 in three, were never counted). When the most frames read some dice missing or one
+        too many, a reading of all the game's dice among the others is the likeliest throw,
+        but no more: it may be a die misread (Cuatro seed 1, 1 2 6 6 6 read 1 2 6 6 in most
+        frames and 1 1 2 6 6 in one)."""
         counts = Counter(v for _, v, _ in self._still if v is not None)  # None: under a hand
         if not counts:
             return None
-        count = self.config.dice_count
         values, n = counts.most_common(1)[0]
+        count = self.config.dice_count
+        likely = None
         if count:
-            values, n = max([(values, n), *(
-                (v, k + sum(m for w, m in counts.items() if _side_face_more(w, v)))
-                for v, k in counts.items() if len(v) == count)], key=lambda vk: vk[1])
+            alike = {w: m for w, m in counts.items() if w != values and self._same_dice(w, values)}
+            n += sum(alike.values())
+            whole = [(m, w) for w, m in alike.items() if len(w) == count and None not in w]
+            if len(values) != count or None in values:
+                likely = max(whole)[1] if whole else None
         if n < self.config.agree_share * len(self._still):
             return None
         if not count:
-            return None if None in values else values
+            return None if None in values else (values, None)
         read = sum(v is not None for v in values)
         if read == count or (count - self.config.unread_dice <= read < count
                              and len(values) <= count) or (
                 count < read <= count + self.config.side_faces and read == len(values)):
-            return values
+            return values, likely
         return None
 
-    def _rest(self, values: tuple[int, ...], dice: list) -> ThrowSettled | None:
+    def _same_dice(self, reading: tuple, values: tuple) -> bool:
+        """Two readings may be of the same dice lying still: one's read dice are among the
+        other's, and they differ by no more dice than may be unread or side faces."""
+        a = Counter(v for v in reading if v is not None)
+        b = Counter(v for v in values if v is not None)
+        apart = max(self.config.unread_dice, self.config.side_faces)
+        return (not a - b and (b - a).total() <= apart) or (
+            not b - a and (a - b).total() <= apart)
+
+    def _rest(self, values: tuple[int, ...], dice: list,
+              likely: tuple[int, ...] | None = None) -> ThrowSettled | None:
         if not values:
             return None  # no dice: wait, count nothing
         before_dice, self._rest_dice = self._rest_dice, dice
@@ -341,7 +363,8 @@ class ThrowTracker:
             return None
         before = self.resting
         if (before is not None and not self._turn_begun and _contained(values, before)
-                and not _turned(dice, before_dice)):
+                and not _turned(dice, before_dice)
+                and (len(values) >= self.config.dice_count or _kept(dice, before_dice))):
             return None  # same faces (nudged, dice put back) or some dice set aside
         if before is not None and len(before) < len(values) and _stayed(before_dice, dice):
             self.resting = values  # a die the last rest was short of is read now (or a side)
@@ -352,7 +375,7 @@ class ThrowTracker:
         self._turn_begun = False
         self.resting = values
         self.throw_count += 1
-        return ThrowSettled(values, self.throw_count, self._still_since or 0.0)
+        return ThrowSettled(values, self.throw_count, self._still_since or 0.0, likely=likely)
 
 
 def _turned(now: list, before: list) -> bool:
@@ -365,10 +388,12 @@ def _turned(now: list, before: list) -> bool:
     return False
 
 
-def _side_face_more(reading: tuple, values: tuple) -> bool:
-    """``reading`` is ``values`` with one read die more (a side face read as a die)."""
-    return (len(reading) == len(values) + 1 and None not in reading
-            and not Counter(values) - Counter(reading))
+def _kept(now: list, before: list) -> bool:
+    """Some die lies where one lay at the last rest, showing the same face: dice set aside
+    leave the others lying, a throw moves them all (the faces of a rest short of a die say
+    little: four faces of a new throw are often among the five before)."""
+    return any(any(v == value and np.hypot(*(p - q)) <= reach for q, reach, v in before)
+               for p, _, value in now)
 
 
 def _stayed(before: list, now: list) -> bool:

@@ -439,3 +439,13 @@ def test_a_throw_with_two_dice_unread_counts_too():
     session = Session(game)
     assert session.throw_settled((1, 2, 3))
     assert game.moves == [Throw((1, 1, 1, 2, 3))] and game.throw_count == 1
+
+
+def test_an_unread_die_is_taken_as_the_dice_reader_s_likeliest_throw_until_a_stone_tells():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.observe(Observation.of_game(game))
+    session.throw_settled((1, 2, 6, 6), likely=(1, 1, 2, 6, 6))  # one frame read a 1
+    assert game.moves == [Throw((1, 1, 2, 6, 6))]
+    session.throw_settled((1, 2, 6, 6), likely=(1, 2, 6, 6, 6))
+    assert game.moves[-1] == Throw((1, 2, 6, 6, 6))

@@ -28,6 +28,12 @@ from companion.infer import (
 )
 from companion.moves import Move, SetAside, Throw, move_to_dict
 
+#: Faces the dice reader is known to read in place of others, by what it reads: a 1 whose
+#: pip and a side face's pip fit a 2, in throws with no 4-6 to compare pip sizes with
+#: (docs/dice.md; Cuatro seed 5 with camera dice read 1 1 2 5 6 as 1 2 2 5 6, the stone on
+#: the pair-of-1s field after it was flagged, and the game stopped at move 28 of 88).
+READ_FOR: dict[int, tuple[int, ...]] = {2: (1,)}
+
 
 def _dice_words(n: int) -> str:
     return "one die" if n == 1 else f"{n} dice"
@@ -228,7 +234,9 @@ class Session:
         else with the missing dice 1s (lone 1s are what the reader loses most: 7 of the 15
         dice missing from a rest on the simulated table's seeds 1-3), or without the lowest
         die (side faces read as dice show 1 or 2 pips, see docs/dice.md), until a stone or
-        "I cannot play" tells otherwise (:meth:`_judge`); the page is told.
+        "I cannot play" tells otherwise (:meth:`_judge`); the page is told. A throw read
+        whole is judged so too, against the throws the reader is known to misread as it
+        (:data:`READ_FOR`), when the rules refuse a stone against it.
         """
         with self._lock:
             count = self.game.dice_count if self.game.uses_dice else len(dice)
@@ -242,6 +250,13 @@ class Session:
                 rest = sorted(dice)
                 options = [tuple(rest[:i] + rest[i + 1:]) for i in range(len(rest))]
                 trouble = f"one die too many was seen ({seen}: a side face?)"
+            elif len(dice) == count and self.game.uses_dice:
+                if not self.play(Throw(tuple(dice))):
+                    return False
+                misread = [tuple(sorted((*dice[:i], was, *dice[i + 1:])))
+                           for i, value in enumerate(dice) for was in READ_FOR.get(value, ())]
+                self._doubtful = (len(self.game.moves), tuple(dict.fromkeys(misread)))
+                return True
             else:
                 return self.play(Throw(tuple(dice)))
             if likely is not None and tuple(sorted(likely)) in options:

@@ -449,3 +449,19 @@ def test_an_unread_die_is_taken_as_the_dice_reader_s_likeliest_throw_until_a_sto
     assert game.moves == [Throw((1, 1, 2, 6, 6))]
     session.throw_settled((1, 2, 6, 6), likely=(1, 2, 6, 6, 6))
     assert game.moves[-1] == Throw((1, 2, 6, 6, 6))
+
+
+def test_a_stone_refused_against_a_1_the_reader_is_known_to_read_as_2_is_judged_again():
+    # cuatro seed 5 with camera dice: 1 1 2 5 6 read 1 2 2 5 6 (a 1's pip and a side face's
+    # pip fit a 2); the stone on the pair-of-1s field was flagged and the game stopped at 28/88
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.observe(Observation.of_game(game))
+    session.throw_settled((1, 2, 2, 5, 6))
+    pair_of_ones = next(n for n, f in game.layout.fields.items() if f.attrs.get("symbol") == "P1")
+    stone = seen_after(game, changes={pair_of_ones: FieldView("red", 1)})
+    assert session.observe(stone).kind == "move"
+    assert game.moves == [Throw((1, 1, 2, 5, 6)), Place(pair_of_ones)]
+    session.throw_settled((3, 3, 4, 5, 6))  # no 2 to have been a 1
+    stone = seen_after(game, changes={"A4": FieldView("blue", 1)})
+    assert session.observe(stone).kind == "illegal"

@@ -340,3 +340,16 @@ def test_a_rest_short_of_a_die_is_a_throw_when_every_die_moved() -> None:
     clock.hold(clock.last[:3], 1.0)  # two dice picked up, three left lying: no throw
     clock.roll(rng, [3, 4, 6, 6])  # all thrown, one die never found
     assert [e.values for e in clock.events] == [(3, 4, 6, 6, 6), (3, 4, 6, 6)]
+
+
+def test_the_game_s_dice_thrown_again_showing_the_same_faces_are_a_throw() -> None:
+    clock = Clock(ThrowTracker(ThrowConfig(dice_count=5)))
+    rng = np.random.default_rng(18)
+    # cuatro seed 6 with camera dice: 1 2 3 5 6 twice running, the second taken for the
+    # same dice put back; the game's throws roll every die, dice set aside leave some lying
+    clock.roll(rng, [1, 2, 3, 5, 6])
+    shift = clock.last[0].centre[0] - 100 + 20  # every die 20 px from where it lay
+    for _ in range(8):
+        clock.feed(tumbling(rng, 5))
+    clock.hold(lying([1, 2, 3, 5, 6], shift=shift), 1.0)
+    assert [e.values for e in clock.events] == [(1, 2, 3, 5, 6), (1, 2, 3, 5, 6)]

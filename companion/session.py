@@ -304,6 +304,7 @@ class Session:
                 self.game.undo()
                 self._log(UNDO, {"move": move_to_dict(last)})
             flagged = self.flag
+            self._doubtful = None  # the dice as they lay: no reading to doubt
             self._emit("correction", {"dice": list(throw.dice),
                                       "replaced": None if missed else list(last.dice)})
             self.play(throw)

@@ -465,3 +465,14 @@ def test_a_stone_refused_against_a_1_the_reader_is_known_to_read_as_2_is_judged_
     session.throw_settled((3, 3, 4, 5, 6))  # no 2 to have been a 1
     stone = seen_after(game, changes={"A4": FieldView("blue", 1)})
     assert session.observe(stone).kind == "illegal"
+
+
+def test_a_throw_a_person_corrected_is_not_doubted_again():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.observe(Observation.of_game(game))
+    session.throw_settled((1, 2, 5, 6))  # one die unread
+    session.correct_throw((3, 3, 4, 5, 6))  # the players enter the dice on the page
+    stone = seen_after(game, changes={"A4": FieldView("red", 1)})
+    assert session.observe(stone).kind == "illegal"  # no pair of 2s in what they entered
+    assert game.moves == [Throw((3, 3, 4, 5, 6))]

@@ -70,8 +70,8 @@ class Session:
         self._baseline: Observation | None = None
         #: The same, but never a view that was flagged (see :meth:`observe`).
         self._agreed: Observation | None = None
-        #: A throw counted with dice unread or one too many: (moves up to it, every throw
-        #: it may have been).
+        #: The turn's last throw read in doubt - dice unread, one too many, or a face the
+        #: reader is known to misread: (moves up to it, the other throws it may have been).
         self._doubtful: tuple[int, tuple[tuple[int, ...], ...]] | None = None
         self._seq = 0
         self._lock = threading.RLock()
@@ -148,9 +148,10 @@ class Session:
             return result
 
     def _judge(self, seen: Observation) -> Inference:
-        """:func:`infer_move`, but a stone the rules refuse against a throw read with dice
-        unread (or one too many) is judged against every throw it may have been: the first
-        that makes it legal is taken (when only one does, that is the throw)."""
+        """:func:`infer_move`, but a stone the rules refuse against a throw read in doubt
+        (dice unread, one too many, a face the reader is known to misread) is judged against
+        every throw it may have been: the first that makes it legal is taken (when only one
+        does, that is the throw)."""
         result = infer_move(self.game, seen)
         if result.kind == "illegal":
             fits = self._doubtful_throw_fits(lambda trial: infer_move(trial, seen).kind == "move")
@@ -167,8 +168,8 @@ class Session:
         self.play(Throw(dice))
 
     def _doubtful_throw_fits(self, legal: Callable[[Game], bool]) -> list[tuple[int, ...]]:
-        """The throws the turn's last throw, counted with dice unread or one too many,
-        may have been that make ``legal`` true of the game (empty if it was read whole)."""
+        """The throws the turn's last throw, read in doubt, may have been that make
+        ``legal`` true of the game (empty if nothing was in doubt)."""
         if self._doubtful is None or self._doubtful[0] != len(self.game.moves):
             return []
         fits = []
@@ -392,8 +393,8 @@ class Session:
             return self.play(move)
 
     def cannot_play(self) -> bool:
-        """Long press of confirm: the "I cannot play" turn (judged against every value a die
-        the reader could not read may show, as a stone is)."""
+        """Long press of confirm: the "I cannot play" turn (judged against every throw a
+        doubtful reading of the turn's last throw may have been, as a stone is)."""
         with self._lock:
             if self.game.check(SetAside()) is not None:
                 fits = self._doubtful_throw_fits(lambda trial: trial.check(SetAside()) is None)

@@ -70,9 +70,13 @@ class Session:
         self._baseline: Observation | None = None
         #: The same, but never a view that was flagged (see :meth:`observe`).
         self._agreed: Observation | None = None
-        #: The turn's last throw read in doubt - dice unread, one too many, or a face the
-        #: reader is known to misread: (moves up to it, the other throws it may have been).
+        #: The turn's last throw read in doubt - dice unread or one too many: (moves up to
+        #: it, the throws it may have been).
         self._doubtful: tuple[int, tuple[tuple[int, ...], ...]] | None = None
+        #: The same for a throw read whole with a face the reader is known to misread; tried
+        #: only once the dice lying there are seen to show what was read
+        #: (:meth:`throw_missed`): a throw the reader missed is likelier.
+        self._misread: tuple[int, tuple[tuple[int, ...], ...]] | None = None
         self._seq = 0
         self._lock = threading.RLock()
 
@@ -149,9 +153,8 @@ class Session:
 
     def _judge(self, seen: Observation) -> Inference:
         """:func:`infer_move`, but a stone the rules refuse against a throw read in doubt
-        (dice unread, one too many, a face the reader is known to misread) is judged against
-        every throw it may have been: the first that makes it legal is taken (when only one
-        does, that is the throw)."""
+        (dice unread or one too many) is judged against every throw it may have been: the
+        first that makes it legal is taken (when only one does, that is the throw)."""
         result = infer_move(self.game, seen)
         if result.kind == "illegal":
             fits = self._doubtful_throw_fits(lambda trial: infer_move(trial, seen).kind == "move")
@@ -167,13 +170,16 @@ class Session:
         self._emit("correction", {"dice": list(dice), "replaced": list(last.dice)})
         self.play(Throw(dice))
 
-    def _doubtful_throw_fits(self, legal: Callable[[Game], bool]) -> list[tuple[int, ...]]:
-        """The throws the turn's last throw, read in doubt, may have been that make
-        ``legal`` true of the game (empty if nothing was in doubt)."""
-        if self._doubtful is None or self._doubtful[0] != len(self.game.moves):
+    def _doubtful_throw_fits(self, legal: Callable[[Game], bool],
+                             misread: bool = False) -> list[tuple[int, ...]]:
+        """The throws the turn's last throw, read in doubt (``misread``: read whole, with a
+        face the reader is known to misread), may have been that make ``legal`` true of the
+        game (empty if nothing was in doubt)."""
+        doubt = self._misread if misread else self._doubtful
+        if doubt is None or doubt[0] != len(self.game.moves):
             return []
         fits = []
-        for dice in self._doubtful[1]:
+        for dice in doubt[1]:
             trial = self.game.copy()
             trial.undo()
             try:
@@ -236,8 +242,8 @@ class Session:
         dice missing from a rest on the simulated table's seeds 1-3), or without the lowest
         die (side faces read as dice show 1 or 2 pips, see docs/dice.md), until a stone or
         "I cannot play" tells otherwise (:meth:`_judge`); the page is told. A throw read
-        whole is judged so too, against the throws the reader is known to misread as it
-        (:data:`READ_FOR`), when the rules refuse a stone against it.
+        whole may still have a face the reader is known to misread (:data:`READ_FOR`):
+        :meth:`throw_missed` tries those throws once the dice lying there show it.
         """
         with self._lock:
             count = self.game.dice_count if self.game.uses_dice else len(dice)
@@ -256,7 +262,7 @@ class Session:
                     return False
                 misread = [tuple(sorted((*dice[:i], was, *dice[i + 1:])))
                            for i, value in enumerate(dice) for was in READ_FOR.get(value, ())]
-                self._doubtful = (len(self.game.moves), tuple(dict.fromkeys(misread)))
+                self._misread = (len(self.game.moves), tuple(dict.fromkeys(misread)))
                 return True
             else:
                 return self.play(Throw(tuple(dice)))
@@ -305,7 +311,7 @@ class Session:
                 self.game.undo()
                 self._log(UNDO, {"move": move_to_dict(last)})
             flagged = self.flag
-            self._doubtful = None  # the dice as they lay: no reading to doubt
+            self._doubtful = self._misread = None  # the dice as they lay: nothing to doubt
             self._emit("correction", {"dice": list(throw.dice),
                                       "replaced": None if missed else list(last.dice)})
             self.play(throw)
@@ -339,6 +345,8 @@ class Session:
             else:
                 return False
             throws = [m for m in self.game.moves if isinstance(m, Throw)]
+            if throws and Counter(dice) == Counter(throws[-1].dice):
+                return self._misread_fits()
             if throws:  # the dice were not thrown again
                 last = Counter(throws[-1].dice)
                 if not Counter(dice) - last or not last - Counter(dice):
@@ -361,6 +369,23 @@ class Session:
                 return False
             self.correct_throw(*fits[0])
             return True
+
+    def _misread_fits(self) -> bool:
+        """The dice lie showing the turn's last throw as read, and the rules refuse the flagged
+        stone (or "I cannot play") against it: the first throw with a face the reader is
+        known to misread that makes it legal is taken (Cuatro seed 5 with camera dice: 1 1 2
+        5 6 read 1 2 2 5 6 all through; tried only now, since a throw the reader missed is
+        likelier: Spexxx seed 5, a stone needing a 1 and two 3s after 2 2 2 3 3 came after
+        1 3 3 4 4, which the dice showed)."""
+        seen = self._trusted(self.last_observation)
+        if isinstance(self.flag.move, SetAside):
+            fits = self._doubtful_throw_fits(lambda t: t.check(SetAside()) is None, True)
+        else:
+            fits = self._doubtful_throw_fits(lambda t: infer_move(t, seen).kind == "move", True)
+        if not fits:
+            return False
+        self.correct_throw(fits[0])
+        return True
 
     def _explains(self, dice: tuple[int, ...], seen: Observation) -> bool | None:
         """Whether ``dice`` as a missed throw (True), or else as the turn's last throw read

@@ -3,7 +3,9 @@
 Each game is played physically by the scripted player (hands, falling pieces, thrown dice,
 Mühle captures, illegal stones taken back, hands passing over) and refereed through the
 full loop: renderer -> board reader -> stability filter -> session -> rules. Prints per game
-and overall: the share of games ending with exactly the true moves, end and scores; the
+and overall: the share of games ending with exactly the true moves, end and scores, and
+the share ending with the true board, end and scores though a throw on the way was read
+otherwise ("same end": what the players are told at the end is right); the
 injected illegal moves flagged; the latency from the hand leaving the board to the move
 being accepted (simulated time); and the loop's CPU per simulated second (rendering not
 counted). In the dice games the throws are read from the frames by the dice reader;
@@ -47,7 +49,8 @@ def play_one(game: str, seed: int, fps: float, scripted_dice: bool,
         total_cpu = time.process_time() - started
     frames = run.referee.stats.frames
     return {
-        "game": game, "seed": seed, "exact": run.exact, "moves": len(table.game.moves),
+        "game": game, "seed": seed, "exact": run.exact, "same_end": run.same_end,
+        "moves": len(table.game.moves),
         "accepted": len(run.session.game.moves), "injected": table.injected,
         "flagged": len(run.flagged), "false_flags": run.false_flags,
         "latencies": run.latencies(), "frames": frames,
@@ -76,7 +79,8 @@ def main() -> int:
             r = play_one(game, seed, args.fps, args.scripted_dice, args.players_answer)
             results.append(r)
             answered = f"players answered {r['answers']}, " if r["answers"] else ""
-            print(f"{game:9} seed {seed:3}: {'exact' if r['exact'] else 'DIFFERS'}, "
+            end = "" if r["exact"] else f" ({'same' if r['same_end'] else 'other'} end)"
+            print(f"{game:9} seed {seed:3}: {'exact' if r['exact'] else 'DIFFERS'}{end}, "
                   f"{r['accepted']}/{r['moves']} moves, illegal flagged {r['flagged']}/"
                   f"{r['injected']}, false flags {len(r['false_flags'])}"
                   f"{' ' + repr(r['false_flags'][:2]) if r['false_flags'] else ''}, "
@@ -90,7 +94,8 @@ def main() -> int:
         p95 = lat[min(len(lat) - 1, int(round(0.95 * (len(lat) - 1))))] if lat else float("nan")
         cpu = sum(r["loop_cpu"] for r in rs) / sum(r["sim_seconds"] for r in rs)
         print(f"{game:9}: exact {sum(r['exact'] for r in rs)}/{len(rs)} "
-              f"({100 * sum(r['exact'] for r in rs) / len(rs):.0f} %), illegal flagged "
+              f"({100 * sum(r['exact'] for r in rs) / len(rs):.0f} %), same end "
+              f"{sum(r['same_end'] for r in rs)}/{len(rs)}, illegal flagged "
               f"{sum(r['flagged'] for r in rs)}/{sum(r['injected'] for r in rs)}, false flags "
               f"{sum(len(r['false_flags']) for r in rs)}, latency median "
               f"{statistics.median(lat) if lat else float('nan'):.2f} s p95 {p95:.2f} s "

@@ -63,11 +63,15 @@ class DiceSeam(Protocol):
     ``rested_at`` is when the dice of the last settled throw came to rest; ``seen`` what the
     last frame showed of the dice, for the camera page; ``showing()`` the values the dice
     steadily show now (all, all but one die that cannot be read, or one too many), or None;
-    ``new_turn()`` says a turn has begun."""
+    ``new_turn()`` says a turn has begun; ``read_whole`` that the last settled values are
+    no new throw but the last one, a die unread at its rest, read whole; ``likely``, for
+    values with dice missing or one too many, the likeliest throw (or None)."""
 
     label: str
     seen: list[DieReading]
     rested_at: float
+    read_whole: bool
+    likely: tuple[int, ...] | None
 
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None: ...
 
@@ -101,6 +105,8 @@ class CameraDice:
         self.tracker = ThrowTracker(throws, self.dice_config, region_mm=self.area_mm)
         self.seen: list[DieReading] = []
         self.rested_at = 0.0
+        self.read_whole = False
+        self.likely: tuple[int, ...] | None = None
         self._recent: deque[tuple[float, tuple[int, ...] | None]] = deque()
 
     def __repr__(self) -> str:
@@ -133,7 +139,8 @@ class CameraDice:
         self.saw(frame.timestamp, self.tracker.seen)  # looks for a hand over them
         if throw is None:
             return None
-        self.rested_at = throw.rested_at
+        self.rested_at, self.read_whole, self.likely = (throw.rested_at, throw.read_whole,
+                                                        throw.likely)
         return throw.values
 
     def saw(self, timestamp: float, dice: list[DieReading]) -> None:
@@ -160,6 +167,8 @@ class ScriptedDice:
         self.table = table
         self.seen: list[DieReading] = []  # nothing is read
         self.rested_at = 0.0
+        self.read_whole = False  # every die is known
+        self.likely = None
 
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None:
         current = self.table.current
@@ -239,7 +248,8 @@ class Referee:
         self.filter = StabilityFilter(stability or REFEREE_STABILITY)
         self._corners: np.ndarray | None = None
         self._previous: np.ndarray | None = None
-        self._throws: list[tuple[int, ...]] = []
+        #: Settled throws not yet handed to the session: (values, read whole, likeliest).
+        self._throws: list[tuple[tuple[int, ...], bool, tuple[int, ...] | None]] = []
         self._last_sight: tuple | None = None  # (moves, dice showing, flag reason, fields)
         #: Recent views with no hand over the board, each with the number of the unbroken
         #: run of such views it belongs to: what a throw's order is judged by.
@@ -306,7 +316,7 @@ class Referee:
         if self.dice is not None and not self.session.game.is_over:
             values = self.dice.settled(frame, reading)
             if values is not None:
-                self._throws.append(values)
+                self._throws.append((values, self.dice.read_whole, self.dice.likely))
                 if self._board_agreed_at(self.dice.rested_at):
                     self._throw_settled()
         moving = self._moving(frame.image)
@@ -394,9 +404,13 @@ class Referee:
         from counting, so a piece set down just before the throw would otherwise be judged
         after it, as a move of the next player's turn."""
         throws, self._throws = self._throws, []
-        for values in throws:
-            if not self.session.game.is_over:
-                self.session.throw_settled(values)
+        for values, read_whole, likely in throws:
+            if self.session.game.is_over:
+                continue
+            if read_whole:
+                self.session.throw_read_whole(values)
+            else:
+                self.session.throw_settled(values, likely)
 
     def _look_at_the_dice_again(self) -> None:
         """While the rules refuse a stone, look at the dice lying there: a throw the reader

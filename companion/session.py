@@ -13,6 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import combinations_with_replacement
 from typing import Any
 
 from companion.core import Game, IllegalMove
@@ -27,6 +28,16 @@ from companion.infer import (
     unseen_placement,
 )
 from companion.moves import Move, SetAside, Throw, move_to_dict
+
+#: Faces the dice reader is known to read in place of others, by what it reads: a 1 whose
+#: pip and a side face's pip fit a 2, in throws with no 4-6 to compare pip sizes with
+#: (docs/dice.md; Cuatro seed 5 with camera dice read 1 1 2 5 6 as 1 2 2 5 6, the stone on
+#: the pair-of-1s field after it was flagged, and the game stopped at move 28 of 88).
+READ_FOR: dict[int, tuple[int, ...]] = {2: (1,)}
+
+
+def _dice_words(n: int) -> str:
+    return "one die" if n == 1 else f"{n} dice"
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,13 @@ class Session:
         self._baseline: Observation | None = None
         #: The same, but never a view that was flagged (see :meth:`observe`).
         self._agreed: Observation | None = None
+        #: The turn's last throw read in doubt - dice unread or one too many: (moves up to
+        #: it, the throws it may have been).
+        self._doubtful: tuple[int, tuple[tuple[int, ...], ...]] | None = None
+        #: The same for a throw read whole with a face the reader is known to misread; tried
+        #: only once the dice lying there are seen to show what was read
+        #: (:meth:`throw_missed`): a throw the reader missed is likelier.
+        self._misread: tuple[int, tuple[tuple[int, ...], ...]] | None = None
         self._seq = 0
         self._lock = threading.RLock()
 
@@ -93,18 +111,18 @@ class Session:
                     self._baseline = self._agreed = obs
                     self._emit("cleared", {"message": "the board is back to the last legal state"})
                     return Inference("same")
-                result = infer_move(self.game, seen)
+                result = self._judge(seen)
                 if result.kind not in ("move", "moves") and self._agreed is not self._baseline:
                     # what vanished may just have been lifted for this move: judge the view
                     # against the last view the game agreed with
                     seen = self._trusted(obs, self._agreed)
-                    result = infer_move(self.game, seen)
+                    result = self._judge(seen)
                 if result.kind not in ("move", "moves"):
                     return self.flag
                 self.flag = None
                 self._emit("cleared", {"message": "the board shows a legal move again"})
             else:
-                result = infer_move(self.game, seen)
+                result = self._judge(seen)
                 unseen = (unseen_placement(self.game, obs, self._agreed)
                           if result.kind == "same" and self._agreed is not None else None)
                 if unseen is not None:
@@ -136,6 +154,45 @@ class Session:
             elif result.kind == "pending":
                 self._emit("waiting", {"message": result.reason})
             return result
+
+    def _judge(self, seen: Observation) -> Inference:
+        """:func:`infer_move`, but a stone the rules refuse against a throw read in doubt
+        (dice unread or one too many) is judged against every throw it may have been: the
+        first that makes it legal is taken (when only one does, that is the throw)."""
+        result = infer_move(self.game, seen)
+        if result.kind == "illegal":
+            fits = self._doubtful_throw_fits(lambda trial: infer_move(trial, seen).kind == "move")
+            if fits:
+                self._replace_last_throw(fits[0])
+                result = infer_move(self.game, seen)
+        return result
+
+    def _replace_last_throw(self, dice: tuple[int, ...]) -> None:
+        """Put ``dice`` in place of the turn's last throw (logged and told, as a correction)."""
+        last = self.game.undo()
+        self._log(UNDO, {"move": move_to_dict(last)})
+        self._emit("correction", {"dice": list(dice), "replaced": list(last.dice)})
+        self.play(Throw(dice))
+
+    def _doubtful_throw_fits(self, legal: Callable[[Game], bool],
+                             misread: bool = False) -> list[tuple[int, ...]]:
+        """The throws the turn's last throw, read in doubt (``misread``: read whole, with a
+        face the reader is known to misread), may have been that make ``legal`` true of the
+        game (empty if nothing was in doubt)."""
+        doubt = self._misread if misread else self._doubtful
+        if doubt is None or doubt[0] != len(self.game.moves):
+            return []
+        fits = []
+        for dice in doubt[1]:
+            trial = self.game.copy()
+            trial.undo()
+            try:
+                trial.apply(Throw(dice))
+            except IllegalMove:
+                continue
+            if legal(trial):
+                fits.append(dice)
+        return fits
 
     def _only_vanished(self, obs: Observation, changed: tuple[str, ...]) -> bool:
         """Every changed field shows less than the game has there (a lower tower, no stone)."""
@@ -177,9 +234,65 @@ class Session:
         with self._lock:
             return not changed_fields(self.game, self._trusted(obs))
 
-    def throw_settled(self, dice: tuple[int, ...]) -> bool:
-        """A throw the dice reader saw settle; False if the rules refuse it."""
-        return self.play(Throw(tuple(dice)))
+    def throw_settled(self, dice: tuple[int, ...],
+                      likely: tuple[int, ...] | None = None) -> bool:
+        """A throw the dice reader saw settle; False if the rules refuse it.
+
+        With dice fewer than the game throws (ones the reader could not find or read in
+        the whole rest), or one more (a side face read as a die), the throw still counts -
+        Cuatro's tower limit and every game's throw limit depend on the number of throws -
+        taken for now as ``likely`` (the dice reader's likeliest throw, when it has one),
+        else with the missing dice 1s (lone 1s are what the reader loses most: 7 of the 15
+        dice missing from a rest on the simulated table's seeds 1-3), or without the lowest
+        die (side faces read as dice show 1 or 2 pips, see docs/dice.md), until a stone or
+        "I cannot play" tells otherwise (:meth:`_judge`); the page is told. A throw read
+        whole may still have a face the reader is known to misread (:data:`READ_FOR`):
+        :meth:`throw_missed` tries those throws once the dice lying there show it.
+        """
+        with self._lock:
+            count = self.game.dice_count if self.game.uses_dice else len(dice)
+            seen = ", ".join(map(str, dice))
+            if 0 < count - len(dice) < count:
+                options = [tuple(sorted((*dice, *more)))
+                           for more in combinations_with_replacement(range(1, 7),
+                                                                     count - len(dice))]
+                trouble = f"{_dice_words(count - len(dice))} could not be read ({seen} seen)"
+            elif len(dice) == count + 1:
+                rest = sorted(dice)
+                options = [tuple(rest[:i] + rest[i + 1:]) for i in range(len(rest))]
+                trouble = f"one die too many was seen ({seen}: a side face?)"
+            elif len(dice) == count and self.game.uses_dice:
+                if not self.play(Throw(tuple(dice))):
+                    return False
+                misread = [tuple(sorted((*dice[:i], was, *dice[i + 1:])))
+                           for i, value in enumerate(dice) for was in READ_FOR.get(value, ())]
+                self._misread = (len(self.game.moves), tuple(dict.fromkeys(misread)))
+                return True
+            else:
+                return self.play(Throw(tuple(dice)))
+            if likely is not None and tuple(sorted(likely)) in options:
+                options.insert(0, tuple(sorted(likely)))
+            options = list(dict.fromkeys(options))
+            if not self.play(Throw(options[0])):
+                return False
+            self._doubtful = (len(self.game.moves), tuple(options))
+            self._emit("waiting", {"message": f"{trouble}: the stone will tell which throw it "
+                                   "was, or enter the throw on the page"})
+            return True
+
+    def throw_read_whole(self, dice: tuple[int, ...]) -> bool:
+        """The turn's last throw, counted with dice unread, read whole while its dice lie
+        as they were: these values replace it, unless a stone has come since or they cannot
+        be that throw."""
+        with self._lock:
+            dice = tuple(sorted(dice))
+            if self._doubtful is None or self._doubtful[0] != len(self.game.moves) or (
+                    dice not in self._doubtful[1]):
+                return False
+            if self.game.dice != dice:
+                self._replace_last_throw(dice)
+            self._doubtful = None
+            return True
 
     def correct_throw(self, dice: tuple[int, ...], missed: bool = False) -> None:
         """The dice as they lie, given by a person or seen again, where the turn's last throw
@@ -202,6 +315,7 @@ class Session:
                 self.game.undo()
                 self._log(UNDO, {"move": move_to_dict(last)})
             flagged = self.flag
+            self._doubtful = self._misread = None  # the dice as they lay: nothing to doubt
             self._emit("correction", {"dice": list(throw.dice),
                                       "replaced": None if missed else list(last.dice)})
             self.play(throw)
@@ -235,6 +349,8 @@ class Session:
             else:
                 return False
             throws = [m for m in self.game.moves if isinstance(m, Throw)]
+            if throws and Counter(dice) == Counter(throws[-1].dice):
+                return self._misread_fits()
             if throws:  # the dice were not thrown again
                 last = Counter(throws[-1].dice)
                 if not Counter(dice) - last or not last - Counter(dice):
@@ -257,6 +373,23 @@ class Session:
                 return False
             self.correct_throw(*fits[0])
             return True
+
+    def _misread_fits(self) -> bool:
+        """The dice lie showing the turn's last throw as read, and the rules refuse the flagged
+        stone (or "I cannot play") against it: the first throw with a face the reader is
+        known to misread that makes it legal is taken (Cuatro seed 5 with camera dice: 1 1 2
+        5 6 read 1 2 2 5 6 all through; tried only now, since a throw the reader missed is
+        likelier: Spexxx seed 5, a stone needing a 1 and two 3s after 2 2 2 3 3 came after
+        1 3 3 4 4, which the dice showed)."""
+        seen = self._trusted(self.last_observation)
+        if isinstance(self.flag.move, SetAside):
+            fits = self._doubtful_throw_fits(lambda t: t.check(SetAside()) is None, True)
+        else:
+            fits = self._doubtful_throw_fits(lambda t: infer_move(t, seen).kind == "move", True)
+        if not fits:
+            return False
+        self.correct_throw(fits[0])
+        return True
 
     def _explains(self, dice: tuple[int, ...], seen: Observation) -> bool | None:
         """Whether ``dice`` as a missed throw (True), or else as the turn's last throw read
@@ -289,8 +422,14 @@ class Session:
             return self.play(move)
 
     def cannot_play(self) -> bool:
-        """Long press of confirm: the "I cannot play" turn."""
-        return self.play(SetAside())
+        """Long press of confirm: the "I cannot play" turn (judged against every throw a
+        doubtful reading of the turn's last throw may have been, as a stone is)."""
+        with self._lock:
+            if self.game.check(SetAside()) is not None:
+                fits = self._doubtful_throw_fits(lambda trial: trial.check(SetAside()) is None)
+                if fits:
+                    self._replace_last_throw(fits[0])
+            return self.play(SetAside())
 
     def play(self, move: Move) -> bool:
         """Apply ``move`` for the current player: log it, then tell the listeners."""

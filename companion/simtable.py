@@ -356,6 +356,16 @@ class SimRun:
                 and {p: s.total for p, s in ours.scores().items()}
                 == {p: s.total for p, s in truth.scores().items()})
 
+    @property
+    def same_end(self) -> bool:
+        """Same board, end and scores as the scripted game - what the players are told at
+        the end - though some throw on the way may have been read otherwise (a die the
+        reader never found in a throw the turn did not end on: no rule tells its value)."""
+        ours, truth = self.session.game, self.table.game
+        return (ours.stacks() == truth.stacks() and ours.is_over == truth.is_over
+                and {p: s.total for p, s in ours.scores().items()}
+                == {p: s.total for p, s in truth.scores().items()})
+
     def first_difference(self) -> str:
         """Where the refereed game first parts from the scripted one, in words."""
         ours, truth = _unordered(self.session.game.moves), _unordered(self.table.game.moves)

@@ -35,6 +35,11 @@ class ThrowConfig:
     still_fraction: float = 0.25  # the same in box sizes, when the table's mm are not known
     agree_share: float = 0.6  # share of the still frames that must read the same values
     dice_count: int = 0  # a rest shows this many dice (0: any number)
+    # ... or this many fewer, dice the reader cannot find or read in the whole rest, or this
+    # many more, dice's side faces read as dice: such a rest is reported with the values
+    # read, and the rules may tell which dice lay there
+    unread_dice: int = 2
+    side_faces: int = 1
     # Watching the dice area for a hand (frames fed with the area's corners in mm only):
     view_px_per_mm: float = 1.0  # the coarse top view the hand is looked for in
     view_margin_mm: float = 19.0  # it reaches this far past the dice area (dice at the edge)
@@ -57,11 +62,19 @@ class ThrowConfig:
 class ThrowSettled:
     """The dice came to rest after a throw: the values (sorted) and which throw of the turn;
     ``rested_at`` when they came to rest (the event comes ``settle_seconds`` later, when a
-    hand may already have moved on to the board)."""
+    hand may already have moved on to the board). With ``ThrowConfig.dice_count``, fewer
+    values than that mean dice the reader could not find or read in the whole rest, one
+    more a side face read as a die; when a missing die is read later, the dice still lying
+    as they were, the throw is reported again with ``read_whole``."""
 
     values: tuple[int, ...]
     throw_number: int
     rested_at: float = field(default=0.0, compare=False)
+    #: Not a new throw: the last one, short of a die at its rest, read whole now.
+    read_whole: bool = False
+    #: Values read with dice missing or one too many: the likeliest throw, all the game's
+    #: dice as some frames of the rest read them (or None).
+    likely: tuple[int, ...] | None = None
 
 
 class HandWatch:
@@ -219,7 +232,9 @@ class ThrowTracker:
         agreed = self._agreed()
         if agreed is None:
             return None
-        return self._rest(agreed, next(d for _, v, d in reversed(self._still) if v == agreed))
+        values, likely = agreed
+        return self._rest(tuple(v for v in values if v is not None),
+                          next(d for _, v, d in reversed(self._still) if v == values), likely)
 
     def _watch_motion(self, timestamp: float, readings: list[DieReading]):
         """Judge from a clear view whether the dice moved; the values and dice it shows."""
@@ -290,20 +305,54 @@ class ThrowTracker:
                 and all(np.hypot(*(p - q)) > reach for p, reach in places)]
         self._places = kept + [(timestamp, p, reach) for p, reach in places]
 
-    def _agreed(self) -> tuple[int, ...] | None:
-        """The values most still frames read, if enough agree, every die is read and there
-        are as many dice as the game throws."""
+    def _agreed(self) -> tuple[tuple[int | None, ...], tuple[int, ...] | None] | None:
+        """The values most still frames read (None for a die seen but not read), if enough
+        agree and every die is read; with ``dice_count``, if as many dice as the game throws
+        are read, or up to ``unread_dice`` fewer and no more dice seen (ones the reader never
+        finds or cannot read all through the rest: the throw still counts), or up to
+        ``side_faces`` more; and then the likeliest throw. With ``dice_count``, frames reading
+        the same dice with some missed, unread or a side face more agree too: dice lying
+        still do not come and go, a side face read now and then or a die missed in some
+        frames does (Cuatro seed 3 with camera dice, 1 2 2 3 6 read with a side face's 1 in
+        three frames of four, and seed 4, 1 2 2 5 6 read whole in one frame and without its
+        1 in three, were never counted). When the most frames read some dice missing or one
+        too many, a reading of all the game's dice among the others is the likeliest throw,
+        but no more: it may be a die misread (Cuatro seed 1, 1 2 6 6 6 read 1 2 6 6 in most
+        frames and 1 1 2 6 6 in one)."""
         counts = Counter(v for _, v, _ in self._still if v is not None)  # None: under a hand
         if not counts:
             return None
         values, n = counts.most_common(1)[0]
-        if n < self.config.agree_share * len(self._still) or None in values:
+        count = self.config.dice_count
+        likely = None
+        if count:
+            alike = {w: m for w, m in counts.items() if w != values and self._same_dice(w, values)}
+            n += sum(alike.values())
+            whole = [(m, w) for w, m in alike.items() if len(w) == count and None not in w]
+            if len(values) != count or None in values:
+                likely = max(whole)[1] if whole else None
+        if n < self.config.agree_share * len(self._still):
             return None
-        if self.config.dice_count and len(values) != self.config.dice_count:
-            return None
-        return values  # type: ignore[return-value]
+        if not count:
+            return None if None in values else (values, None)
+        read = sum(v is not None for v in values)
+        if read == count or (count - self.config.unread_dice <= read < count
+                             and len(values) <= count) or (
+                count < read <= count + self.config.side_faces and read == len(values)):
+            return values, likely
+        return None
 
-    def _rest(self, values: tuple[int, ...], dice: list) -> ThrowSettled | None:
+    def _same_dice(self, reading: tuple, values: tuple) -> bool:
+        """Two readings may be of the same dice lying still: one's read dice are among the
+        other's, and they differ by no more dice than may be unread or side faces."""
+        a = Counter(v for v in reading if v is not None)
+        b = Counter(v for v in values if v is not None)
+        apart = max(self.config.unread_dice, self.config.side_faces)
+        return (not a - b and (b - a).total() <= apart) or (
+            not b - a and (a - b).total() <= apart)
+
+    def _rest(self, values: tuple[int, ...], dice: list,
+              likely: tuple[int, ...] | None = None) -> ThrowSettled | None:
         if not values:
             return None  # no dice: wait, count nothing
         before_dice, self._rest_dice = self._rest_dice, dice
@@ -314,12 +363,20 @@ class ThrowTracker:
             return None
         before = self.resting
         if (before is not None and not self._turn_begun and _contained(values, before)
-                and not _turned(dice, before_dice)):
+                and not _turned(dice, before_dice)
+                and (not self.config.dice_count or _kept(dice, before_dice))):
             return None  # same faces (nudged, dice put back) or some dice set aside
+        if before is not None and len(before) < len(values) and _stayed(before_dice, dice):
+            self.resting = values  # a die the last rest was short of is read now (or a side)
+            if len(values) != self.config.dice_count:
+                return None
+            return ThrowSettled(values, self.throw_count, self._still_since or 0.0,
+                                read_whole=True)
         self._turn_begun = False
         self.resting = values
         self.throw_count += 1
-        return ThrowSettled(values, self.throw_count, self._still_since or 0.0)
+        return ThrowSettled(values, self.throw_count, self._still_since or 0.0, likely=likely)
+
 
 def _turned(now: list, before: list) -> bool:
     """A die lies where one lay at the last rest but shows another face: it was rolled
@@ -329,6 +386,22 @@ def _turned(now: list, before: list) -> bool:
         if there and value not in there:
             return True
     return False
+
+
+def _kept(now: list, before: list) -> bool:
+    """Some die lies where one lay at the last rest, showing the same face: dice set aside
+    leave the others lying, a throw of the game's dice moves them all (four faces of a new
+    throw are often among the five before, and the same five faces come again too: Cuatro
+    seed 6 with camera dice, 1 2 3 5 6 twice running)."""
+    return any(any(v == value and np.hypot(*(p - q)) <= reach for q, reach, v in before)
+               for p, _, value in now)
+
+
+def _stayed(before: list, now: list) -> bool:
+    """Every die of the last rest still lies where it lay, showing the same face."""
+    return bool(before) and all(
+        any(v == value and np.hypot(*(p - q)) <= reach for p, _, v in now)
+        for q, reach, value in before)
 
 
 def _contained(values: tuple[int, ...], resting: tuple[int, ...]) -> bool:

@@ -406,3 +406,123 @@ def test_a_doubt_where_the_player_may_place_is_their_stone_not_a_flag():
                         looks_changed=frozenset({cell}))
     result = session.observe(doubt)
     assert result.kind == "move" and result.move == Place(cell) and session.flag is None
+
+
+def test_a_throw_with_one_die_unread_counts_and_the_stone_tells_what_it_showed():
+    # cuatro seed 2 with camera dice: 1 1 4 4 6 lay still, the 6 never found; the throw was
+    # never counted, the stone after it stayed flagged "throw the dice first", and every
+    # later throw went to the wrong turn (the game stopped at move 26 of 87)
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    events = recorder(session)
+    session.observe(Observation.of_game(game))
+    assert session.throw_settled((1, 2, 5, 6))
+    assert game.throw_count == 1 and events[-1].kind == "waiting"
+    assert session.observe(seen_after(game, changes={"A4": FieldView("red", 1)})).kind == "move"
+    assert game.moves == [Throw((1, 2, 2, 5, 6)), Place("A4")]  # only a 2 makes the pair
+    assert not any(e.kind == "illegal" for e in events)
+
+
+def test_a_stone_no_value_of_the_unread_die_allows_stays_flagged():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.observe(Observation.of_game(game))
+    session.throw_settled((3, 3, 5, 6))
+    result = session.observe(seen_after(game, changes={"A4": FieldView("red", 1)}))
+    assert result.kind == "illegal" and session.flag is not None
+    assert game.moves == [Throw((1, 3, 3, 5, 6))]
+
+
+def test_cannot_play_is_judged_against_every_value_of_the_unread_die():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    for dice in [(1, 2, 4, 5, 6), (1, 3, 4, 5, 6), (2, 3, 4, 5, 6), (1, 2, 3, 5, 6)]:
+        session.throw_settled(dice)
+    session.throw_settled((1, 2, 4, 6))  # a 1 would make the pair of 1s: no set aside
+    assert session.cannot_play()
+    assert game.moves[-2:] == [Throw((1, 2, 3, 4, 6)), SetAside()]
+
+
+def test_the_unread_die_read_later_completes_the_throw_until_a_stone_comes():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.throw_settled((1, 1, 4, 4))
+    assert not session.throw_read_whole((1, 1, 4, 5, 5))  # not that throw
+    assert session.throw_read_whole((1, 1, 4, 4, 6))
+    assert game.moves == [Throw((1, 1, 4, 4, 6))]
+    assert not session.throw_read_whole((1, 1, 1, 4, 4))  # already read whole
+
+
+def test_a_throw_read_with_a_die_too_many_counts_and_the_stone_tells_which_was_no_die():
+    # cuatro seed 1 with camera dice: 3 3 5 6 6 read as 2 3 3 5 6 6 all through its rest
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    events = recorder(session)
+    session.observe(Observation.of_game(game))
+    assert session.throw_settled((6, 2, 3, 5, 3, 6))
+    assert game.moves == [Throw((3, 3, 5, 6, 6))]  # a side face shows 1 or 2 pips
+    assert events[-1].kind == "waiting" and "too many" in events[-1].data["message"]
+    session.throw_settled((2, 2, 3, 4, 5, 6))  # taken for 2 3 4 5 6: no pair of 2s
+    assert session.observe(seen_after(game, changes={"A4": FieldView("red", 1)})).kind == "move"
+    assert game.moves[1:] == [Throw((2, 2, 4, 5, 6)), Place("A4")]  # the first that fits
+    assert not any(e.kind == "illegal" for e in events)
+
+
+def test_a_throw_with_two_dice_unread_counts_too():
+    # cuatro seed 3 with camera dice: 1 1 1 2 3 with two of the 1s seen but never read
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    assert session.throw_settled((1, 2, 3))
+    assert game.moves == [Throw((1, 1, 1, 2, 3))] and game.throw_count == 1
+
+
+def test_an_unread_die_is_taken_as_the_dice_reader_s_likeliest_throw_until_a_stone_tells():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.observe(Observation.of_game(game))
+    session.throw_settled((1, 2, 6, 6), likely=(1, 1, 2, 6, 6))  # one frame read a 1
+    assert game.moves == [Throw((1, 1, 2, 6, 6))]
+    session.throw_settled((1, 2, 6, 6), likely=(1, 2, 6, 6, 6))
+    assert game.moves[-1] == Throw((1, 2, 6, 6, 6))
+
+
+def test_a_stone_refused_against_a_1_the_reader_is_known_to_read_as_2_is_judged_again():
+    # cuatro seed 5 with camera dice: 1 1 2 5 6 read 1 2 2 5 6 (a 1's pip and a side face's
+    # pip fit a 2); the stone on the pair-of-1s field was flagged and the game stopped at 28/88
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.observe(Observation.of_game(game))
+    session.throw_settled((1, 2, 2, 5, 6))
+    pair_of_ones = next(n for n, f in game.layout.fields.items() if f.attrs.get("symbol") == "P1")
+    stone = seen_after(game, changes={pair_of_ones: FieldView("red", 1)})
+    assert session.observe(stone).kind == "illegal"  # a missed throw would be likelier
+    assert session.throw_missed((1, 2, 2, 5, 6))  # the dice lie showing what was read
+    assert game.moves == [Throw((1, 1, 2, 5, 6)), Place(pair_of_ones)]
+    session.throw_settled((3, 3, 4, 5, 6))  # no 2 to have been a 1
+    stone = seen_after(game, changes={"A4": FieldView("blue", 1)})
+    assert session.observe(stone).kind == "illegal"
+    assert not session.throw_missed((3, 3, 4, 5, 6))
+
+
+def test_a_throw_the_dice_show_comes_before_a_face_the_reader_may_have_misread():
+    # spexxx seed 5 with camera dice: 1 3 3 4 4 was not counted after 2 2 2 3 3; the stone
+    # needing a 1 and two 3s was taken as 2 2 2 3 3 with a 2 misread, not as the missed throw
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.observe(Observation.of_game(game))
+    session.throw_settled((2, 2, 3, 4, 5))  # with a 2 read for a 1, a straight
+    stone = seen_after(game, changes={"D0": FieldView("red", 1)})  # a straight field
+    assert session.observe(stone).kind == "illegal"
+    assert session.throw_missed((2, 3, 4, 5, 6))  # what the dice show: a throw missed
+    assert game.moves == [Throw((2, 2, 3, 4, 5)), Throw((2, 3, 4, 5, 6)), Place("D0")]
+
+
+def test_a_throw_a_person_corrected_is_not_doubted_again():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.observe(Observation.of_game(game))
+    session.throw_settled((1, 2, 5, 6))  # one die unread
+    session.correct_throw((3, 3, 4, 5, 6))  # the players enter the dice on the page
+    stone = seen_after(game, changes={"A4": FieldView("red", 1)})
+    assert session.observe(stone).kind == "illegal"  # no pair of 2s in what they entered
+    assert game.moves == [Throw((3, 3, 4, 5, 6))]

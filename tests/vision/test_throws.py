@@ -46,9 +46,13 @@ class Clock:
             self.events.append(event)
         self.t += 1 / FPS
 
-    def roll(self, rng, values, frames: int = 8) -> None:
+    def tumble(self, rng, count: int, frames: int) -> None:
+        """``count`` dice rolling for ``frames`` frames."""
         for _ in range(frames):
-            self.feed(tumbling(rng, len(values)))
+            self.feed(tumbling(rng, count))
+
+    def roll(self, rng, values, frames: int = 8) -> None:
+        self.tumble(rng, len(values), frames)
         self.hold(lying(values, shift=float(rng.uniform(-30, 30))), 1.0)
 
 
@@ -230,8 +234,7 @@ def test_a_rest_with_one_die_never_read_is_still_a_throw() -> None:
     clock.roll(rng, [2, 3, 3, 5, 6])
     clock.roll(rng, [1, 1, 4, 4])  # the 6 lies there too, but the reader never finds it
     unread = [*lying([2, 2, 5, 6]), die(None, 450, 300)]  # found, but not read
-    for _ in range(4):
-        clock.feed(tumbling(rng, 5))
+    clock.tumble(rng, 5, 4)
     clock.hold(unread, 1.0)
     clock.roll(rng, [1, 2, 3])  # two dice never found (cuatro seed 3: two 1s seen, not read)
     clock.roll(rng, [1, 2])  # three dice short: no throw of this game
@@ -254,8 +257,7 @@ def test_dice_rerolled_where_they_lay_are_a_throw_though_their_faces_showed_befo
     clock.roll(rng, [1, 2, 3, 4, 5])
     clock.hold(lying([1, 2, 3, 4, 5]), 1.0)
     clock.hold(lying([1, 2, 3]), 1.0)  # two dice set aside
-    for _ in range(4):
-        clock.feed(tumbling(rng, 3))
+    clock.tumble(rng, 3, 4)
     clock.hold(lying([2, 3, 1]), 1.0)  # the three land where they lay, each on another face
     assert [e.values for e in clock.events] == [(1, 2, 3, 4, 5), (1, 2, 3)]
 
@@ -292,8 +294,7 @@ def test_a_side_face_read_as_a_die_now_and_then_leaves_the_game_s_dice() -> None
     clock = Clock(ThrowTracker(ThrowConfig(dice_count=5)))
     rng = np.random.default_rng(14)
     clock.roll(rng, [3, 3, 4, 5, 6])
-    for _ in range(4):
-        clock.feed(tumbling(rng, 5))
+    clock.tumble(rng, 5, 4)
     dice = lying([1, 2, 2, 3, 6])
     side = [*dice, die(1, dice[1].centre[0] + 12, 215)]
     for _ in range(3):
@@ -312,8 +313,7 @@ def test_a_die_read_in_few_frames_of_a_rest_is_the_likeliest_throw_but_no_more()
     clock = Clock(ThrowTracker(ThrowConfig(dice_count=5)))
     rng = np.random.default_rng(17)
     clock.roll(rng, [3, 3, 4, 5, 6])
-    for _ in range(4):
-        clock.feed(tumbling(rng, 5))
+    clock.tumble(rng, 5, 4)
     dice = lying([1, 2, 2, 5, 6])
     for view in (dice[1:], dice[1:], dice, dice[1:]):
         clock.feed(view)

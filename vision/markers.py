@@ -64,9 +64,7 @@ def _dictionary(layout: Layout) -> cv2.aruco.Dictionary:
     return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
 
 
-def make_detector(layout: Layout, config: VisionConfig | None = None
-                  ) -> cv2.aruco.ArucoDetector:
-    config = config or VisionConfig()
+def make_detector(layout: Layout, config: VisionConfig) -> cv2.aruco.ArucoDetector:
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE  # we refine ourselves
     params.perspectiveRemovePixelPerCell = config.marker_pixels_per_cell

@@ -35,6 +35,8 @@ class Observation:
     hidden: frozenset[str] = frozenset()
     #: fields that look changed though they read the same (maybe a piece the reader missed)
     looks_changed: frozenset[str] = frozenset()
+    #: the first view since a hand (or anything moving) was over the board
+    after_hand: bool = False
 
     @classmethod
     def of_game(cls, game: Game) -> Observation:
@@ -157,23 +159,39 @@ def unseen_placement(game: Game, obs: Observation, before: Observation) -> Move 
     field that is empty or the current player's own tower (where a stone of their colour
     leaves the top as it was) the reader lost its confidence since ``before`` (a white
     stone it took for the light cell under it, a tower one stone taller than it can tell),
-    or, where it was unsure already, the field newly looks changed to it.
+    or, where it was unsure already, the field newly looks changed to it, or - the first
+    view after a hand - an own tower it read one low now reads one higher, still unsure
+    (a roof on a tower read low before and after, at the game's old height).
     A stone's look can spill onto a neighbour, so up to MAX_DOUBTFUL such fields may
     show; the placement is taken when the rules allow exactly one on them."""
     player = game.current_player
     doubtful = [
         name for name, view in obs.fields.items()
         if view.top in (None, player) and name in before.fields
-        and (before.fields[name].top, before.fields[name].height) == (view.top, view.height)
         and view.confidence < LOW_CONFIDENCE
-        and (before.fields[name].confidence - view.confidence >= CONFIDENCE_DROP
-             or name in obs.looks_changed - before.looks_changed)
+        and (_lost_confidence(name, view, obs, before)
+             or obs.after_hand and _read_one_higher(name, view, before))
     ]
     if not 1 <= len(doubtful) <= MAX_DOUBTFUL:
         return None
     moves = [m for m in game.legal_moves() if isinstance(m, Place) and m.field in doubtful
              and not m.capture]
     return moves[0] if len(moves) == 1 else None
+
+
+def _lost_confidence(name: str, view: FieldView, obs: Observation,
+                     before: Observation) -> bool:
+    """The field reads as ``before`` but the reader grew unsure of it or its look changed."""
+    was = before.fields[name]
+    return (was.top, was.height) == (view.top, view.height) and (
+        was.confidence - view.confidence >= CONFIDENCE_DROP
+        or name in obs.looks_changed - before.looks_changed)
+
+
+def _read_one_higher(name: str, view: FieldView, before: Observation) -> bool:
+    """An own tower read one stone higher than ``before``, with the same top."""
+    was = before.fields[name]
+    return view.top is not None and was.top == view.top and view.height == was.height + 1
 
 
 def unexplained_doubt(game: Game, obs: Observation, before: Observation) -> Inference | None:

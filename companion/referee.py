@@ -39,6 +39,8 @@ from vision.throws import ThrowConfig, ThrowTracker
 MOTION_SIZE = (160, 120)
 MOVING_LEVEL = 25
 MOVING_SHARE = 0.003
+#: Dice rolling in the dice area (and this far round it) are no movement of the board's.
+DICE_AREA_MARGIN_MM = 10.0
 #: With the motion gate in front, 0.3 s of steady readings after the first still frame.
 REFEREE_STABILITY = StabilityConfig(min_frames=3, min_seconds=0.3)
 
@@ -319,7 +321,7 @@ class Referee:
                 self._throws.append((values, self.dice.read_whole, self.dice.likely))
                 if self._board_agreed_at(self.dice.rested_at):
                     self._throw_settled()
-        moving = self._moving(frame.image)
+        moving = self._moving(frame.image, reading.homography)
         if reading.problem:
             self._unreadable(reading.problem)
         elif moving:
@@ -427,8 +429,10 @@ class Referee:
         self._last_sight = sight
         self.session.throw_missed(showing)
 
-    def _moving(self, image: np.ndarray) -> bool:
-        """Whether much of the picture changed since the last frame (see MOVING_SHARE)."""
+    def _moving(self, image: np.ndarray, homography: np.ndarray | None) -> bool:
+        """Whether much of the picture changed since the last frame (see MOVING_SHARE); dice
+        rolling in the dice area do not count, or a board held still between a player's
+        throws, each a second apart, would never hold long enough to be judged."""
         small = cv2.GaussianBlur(cv2.cvtColor(cv2.resize(image, MOTION_SIZE,
                                                          interpolation=cv2.INTER_AREA),
                                               cv2.COLOR_BGR2GRAY), (3, 3), 0)
@@ -436,7 +440,21 @@ class Referee:
         if previous is None:
             return False
         changed = cv2.absdiff(small, previous) > MOVING_LEVEL
+        if homography is not None and self.layout.dice_area_mm is not None:
+            changed &= ~self._dice_area_mask(homography, image.shape)
         return float(changed.mean()) > MOVING_SHARE
+
+    def _dice_area_mask(self, homography: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        """The layout's dice area, widened by DICE_AREA_MARGIN_MM, in the motion gate's size."""
+        x0, y0, x1, y1 = self.layout.dice_area_mm
+        m = DICE_AREA_MARGIN_MM
+        corners = np.array([[x0 - m, y0 - m], [x1 + m, y0 - m], [x1 + m, y1 + m],
+                            [x0 - m, y1 + m]], dtype=np.float64)
+        frame_px = Camera.from_config(self.config).board_to_frame(homography, corners)
+        scale = np.array([MOTION_SIZE[0] / shape[1], MOTION_SIZE[1] / shape[0]])
+        mask = np.zeros((MOTION_SIZE[1], MOTION_SIZE[0]), dtype=np.uint8)
+        cv2.fillPoly(mask, [np.round(frame_px * scale).astype(np.int32)], 1)
+        return mask.astype(bool)
 
     def _unreadable(self, problem: str) -> None:
         self.stats.unreadable += 1

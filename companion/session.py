@@ -211,7 +211,7 @@ class Session:
             before = base.fields.get(name)
             same = before is not None and (before.top, before.height) == (view.top, view.height)
             fields[name] = expected[name] if same and name in expected else view
-        return Observation(fields, obs.occluded, obs.hidden, obs.looks_changed)
+        return Observation(fields, obs.occluded, obs.hidden, obs.looks_changed, obs.after_hand)
 
     def correct(self, changes: dict[str, FieldView]) -> Inference:
         """A person sets fields by hand: the board as last seen, with these fields replaced."""

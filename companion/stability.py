@@ -11,7 +11,7 @@ board from ever being steady.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from companion.infer import LOW_CONFIDENCE, FieldView, Observation
 
@@ -41,6 +41,7 @@ class StabilityFilter:
         self._count = 0
         self._held = False
         self._reported: tuple | None = None
+        self._hand_seen = False
 
     def __repr__(self) -> str:
         return f"<StabilityFilter {self._count} equal frames{', steady' if self.steady else ''}>"
@@ -54,8 +55,9 @@ class StabilityFilter:
     def feed(self, obs: Observation, timestamp: float) -> Observation | None:
         """The observation once it has held (the vote of its fields), else ``None``. A view
         is reported once, and again only when one of its fields newly reads with low
-        confidence."""
+        confidence. The first view to hold after an occluded frame says so (``after_hand``)."""
         if obs.occluded or obs.hidden:
+            self._hand_seen = True
             self._recent.clear()
             self._voted = None
             self._key = None
@@ -74,6 +76,9 @@ class StabilityFilter:
                              if v.confidence < LOW_CONFIDENCE) | frozenset(
             ("changed", f) for f in obs.looks_changed)
         reported_key, reported_doubt = self._reported or (None, frozenset())
+        after_hand = self._hand_seen
+        if self.steady:
+            self._hand_seen = False
         if self.steady and (key != reported_key or not doubtful <= reported_doubt):
             # also when a field that read the same turns doubtful: a stone set on a tower
             # of its own colour may show only as the reader losing confidence there, or
@@ -81,7 +86,7 @@ class StabilityFilter:
             self._reported = (key, doubtful)
             same = all((v.top, v.height) == (obs.fields[f].top, obs.fields[f].height)
                        for f, v in voted.fields.items())
-            return obs if same else voted
+            return replace(obs if same else voted, after_hand=after_hand)
         return None
 
     def _vote(self) -> Observation:

@@ -27,7 +27,8 @@ from companion.table import Table
 from hardware.camera import Frame
 from hardware.panel import Panel
 from vision.config import VisionConfig
-from vision.reader import BoardReading, FieldReading
+from vision.pose import Camera
+from vision.reader import BoardReading, FieldReading, read_board
 
 QUICK = 8  # still frames after a move: the stability filter needs 5 (0.4 s at 10 fps)
 
@@ -556,3 +557,29 @@ def test_a_field_misread_as_the_dice_come_to_rest_does_not_hold_the_throw_back(m
     run = referee_simulated(table, scripted_dice=True)
     assert run.session.game.moves == list(script)
     assert run.false_flags == []
+
+
+@pytest.mark.parametrize(("where", "still"), [("dice area", True), ("board", False)])
+def test_dice_rolling_beside_the_board_do_not_keep_it_from_holding_still(where, still):
+    # Cuatro seed 11 with scripted dice: a player's throws a second apart each tripped the
+    # motion gate, and the board between them, with a roof set on it, never held for 0.3 s
+    table = SimTable("cuatro", ["red", "blue"], 1, options=SimOptions(script=()))
+    image = next(iter(table.frames())).image
+    config = VisionConfig(k1=table.pose.k1)
+    referee = Referee(Session(new_game("cuatro", ["red", "blue"])), colours=table.colours,
+                      dice=ScriptedDice(table), config=config)
+    layout = referee.layout
+    homography = read_board(image, layout, config=config).homography
+    x0, y0, x1, y1 = layout.dice_area_mm if where == "dice area" else (40, 40, 280, 280)
+    area = Camera.from_config(config).board_to_frame(
+        homography, np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64))
+    rng = np.random.default_rng(1)
+    for index in range(12):
+        moved = image.copy()
+        lo, hi = area.min(axis=0), area.max(axis=0)
+        for _ in range(5):  # five dice, somewhere else in each frame
+            x, y = rng.uniform(lo + 20, hi - 20)
+            cv2.rectangle(moved, (int(x) - 15, int(y) - 15), (int(x) + 15, int(y) + 15),
+                          (250, 250, 250), -1)
+        referee.step(Frame(moved, index / 10, index))
+    assert referee.filter.steady is still

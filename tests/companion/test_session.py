@@ -1,6 +1,7 @@
 """The referee's loop without a camera: observations in, accepted moves and flags out."""
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -167,8 +168,22 @@ def test_stability_filter_waits_for_a_steady_unoccluded_view():
     assert stable.feed(Observation(view.fields, occluded=True), 0.2) is None
     assert stable.feed(view, 0.3) is None
     assert stable.feed(view, 0.4) is None
-    assert stable.feed(view, 0.7) is view
+    assert stable.feed(view, 0.7) == replace(view, after_hand=True)  # first view after it
     assert stable.feed(view, 0.8) is None  # reported once
+
+
+def test_only_the_first_view_to_hold_after_a_hand_says_so():
+    game = new_game("cuatro", ["red", "blue"])
+    view = Observation.of_game(game)
+    after = seen_after(game, changes={"A0": FieldView("red", 1)})
+    stable = StabilityFilter(StabilityConfig(min_frames=2, min_seconds=0.1))
+    reported = [stable.feed(view, t / 10) for t in range(3)]
+    assert [r.after_hand for r in reported if r is not None] == [False]
+    stable.feed(Observation(view.fields, occluded=True), 0.3)
+    reported = [stable.feed(view, t / 10) for t in range(4, 7)]  # the same board: not told
+    assert reported == [None, None, None]
+    reported = [stable.feed(after, t / 10) for t in range(7, 14)]  # no hand since it held
+    assert [r.after_hand for r in reported if r is not None] == [False]
 
 
 def test_two_turns_seen_as_one_are_both_accepted_without_dice():
@@ -204,6 +219,28 @@ def test_a_stone_on_ones_own_tower_shows_as_the_reader_losing_confidence_there()
     # the same unsure reading from then on is the tower as it now is, not another stone
     assert session.observe(unsure).kind == "same"
     assert game.stacks()["C6"] == ("red", "red")
+
+
+def test_a_stone_on_a_tower_read_one_low_shows_as_the_reading_growing_after_a_hand():
+    # Cuatro seed 11 with scripted dice: red's two-roof D5 read one high, unsure, before
+    # red's third roof and two high after it, at the game's old height, with no changed look
+    def watched(after_hand):
+        game = new_game("just4fun", ["red", "blue"])
+        game.apply(Place("C6"))
+        game.apply(Place("F1"))
+        session = Session(game)
+        session.observe(seen_after(game, changes={"C6": FieldView("red", 1, 0.84)}))
+        low = {"C6": FieldView("red", 1, 0.05)}  # red's second stone, read at the old height
+        assert session.observe(seen_after(game, changes=low)).move == Place("C6")
+        assert session.observe(seen_after(game, Place("F2"), changes=low)).move == Place("F2")
+        grown = seen_after(game, changes={"C6": FieldView("red", 2, 0.22)})
+        return game, session.observe(replace(grown, after_hand=after_hand))
+
+    played, result = watched(after_hand=True)
+    assert result.kind == "move" and result.move == Place("C6")
+    assert played.stacks()["C6"] == ("red",) * 3 and played.current_player == "blue"
+    played, result = watched(after_hand=False)  # a flicker with no hand near: no stone
+    assert result.kind == "same" and played.stacks()["C6"] == ("red",) * 2
 
 
 def test_a_stone_on_a_tower_the_reader_was_unsure_of_shows_as_its_look_changing():

@@ -98,8 +98,9 @@ class DiceConfig:
     lean_pitch: float = 0.0
     lean_pip_ratio: float = 1.06  # ... when its pips are this alike: an unlike pip (run into
     # a neighbour's blur, or clipped) has its centre shifted, which shifts the pitch too
-    # a read 1 standing over another lone pip that would be a 1 (its die's side cannot show
-    # 1): one is a leaning 2-6's pip, its diagonal foreshortened under any fit: unreadable
+    # a read 1 standing over another lone pip that would be a 1, at least side_pip_share as
+    # strong (so no side pip of its die; a side cannot show 1 anyway): one is a leaning
+    # 2-6's pip, its diagonal foreshortened under any fit: unreadable
     one_over_one: bool = False
     pip_agreement: float = 0.75  # a 1-3's pips are at least this share of the 4s/5s/6s' pips
     side_pip_share: float = 0.7  # diameter x contrast of a side pip / its die's top 1 at most
@@ -667,7 +668,9 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     throw = throw_sizes(faces)
     if throw is not None:
         faces = fit(throw)
-    shown = drop_side_faces([f for f, _ in faces], lens, config)
+    lone = {f: members[0].diameter * members[0].contrast for f, members in faces
+            if len(members) == 1}
+    shown = drop_side_faces([f for f, _ in faces], lens, config, lone)
     readings = [_face_reading(g, members, rect_to_frame, lo, grey.shape, config)
                 for (f, members), g in zip(faces, shown, strict=True)
                 if g is not None and _in_area(f, view.area, lens, config)]
@@ -740,7 +743,8 @@ def footprint(face: GridFace, lens: tuple[np.ndarray, float],
 
 
 def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
-                    config: DiceConfig) -> list[GridFace | None]:
+                    config: DiceConfig,
+                    lone: dict[GridFace, float] | None = None) -> list[GridFace | None]:
     """A side face seen from above looks like a face of its own, beside the top face on the
     side towards the lens. A face is dropped as a side face when it lies within
     ``side_match`` die edges of where a read top face's die shows a side towards the lens
@@ -750,7 +754,9 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     cannot stand inside each other). Pips left unread within ``unread_beside`` die edges of
     a read face are taken for its sides; they never hide a read face. Returns each face as
     reported, None where dropped; with ``one_over_one`` a 1 whose die would stand over
-    another lone pip read as a 1 is unreadable (a die showing 1 shows no 1 on a side)."""
+    another lone pip read as a 1, of at least ``side_pip_share`` its pip's strength (``lone``:
+    diameter x contrast of each lone-pip face's pip), is unreadable: that pip is no side pip
+    of its die, and a die showing 1 shows no 1 on a side."""
     nadir, height = lens
 
     def sides(spot: np.ndarray, edge: float, angle: float) -> list[np.ndarray]:
@@ -774,8 +780,9 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
             side = bool(over) or any(
                 min((math.dist(face.centre, q) for q in shown), default=math.inf)
                 < config.side_match * e for f, _, e, shown in read if f is not face)
-            if config.one_over_one and face.value == 1:
-                unsure.update(f for f in over if f.value == 1)
+            if config.one_over_one and lone and face in lone:
+                unsure.update(f for f in over if f in lone and f.value == 1
+                              and lone[face] >= config.side_pip_share * lone[f])
         else:
             side = any(math.dist(face.centre, f.centre) < config.unread_beside * e
                        for f, _, e, _ in read)

@@ -96,8 +96,9 @@ class DiceConfig:
     # a 2's or 3's pitch off the 4s/5s/6s' by more than this share is a tilted top face (a
     # leaning die's diagonal is foreshortened or nearer the lens): unreadable; 0: read it
     lean_pitch: float = 0.0
-    lean_pip_ratio: float = 1.06  # ... when its pips are this alike: an unlike pip (run into
-    # a neighbour's blur, or clipped) has its centre shifted, which shifts the pitch too
+    # ... only when its pips are this alike: an unlike pip (run into a neighbour's blur, or
+    # clipped) has its centre shifted, and the pitch with it
+    lean_pip_ratio: float = 1.06
     # a read 1 standing over another lone pip that would be a 1, at least side_pip_share as
     # strong (so no side pip of its die; a side cannot show 1 anyway): one is a leaning
     # 2-6's pip, its diagonal foreshortened under any fit: unreadable

@@ -93,6 +93,16 @@ class DiceConfig:
     lattice_tolerance: float = 0.25  # of the pitch: how far a pip may sit from its lattice point
     min_squareness: float = 0.94  # short / long axis of a face's lattice; a leaning die's is less
     pitch_agreement: float = 0.08  # a face's pitch may differ this much from the 4s, 5s and 6s'
+    # a 2's or 3's pitch off the 4s/5s/6s' by more than this share is a tilted top face (a
+    # leaning die's diagonal is foreshortened or nearer the lens): unreadable; 0: read it
+    lean_pitch: float = 0.0
+    # ... only when its pips are this alike: an unlike pip (run into a neighbour's blur, or
+    # clipped) has its centre shifted, and the pitch with it
+    lean_pip_ratio: float = 1.06
+    # a read 1 standing over another lone pip that would be a 1, at least side_pip_share as
+    # strong (so no side pip of its die; a side cannot show 1 anyway): one is a leaning
+    # 2-6's pip, its diagonal foreshortened under any fit: unreadable
+    one_over_one: bool = False
     pip_agreement: float = 0.75  # a 1-3's pips are at least this share of the 4s/5s/6s' pips
     side_pip_share: float = 0.7  # diameter x contrast of a side pip / its die's top 1 at most
     rectified_roundness: float = 0.7  # top-face pips are round in the top view; sides are not
@@ -659,9 +669,12 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     throw = throw_sizes(faces)
     if throw is not None:
         faces = fit(throw)
-    kept = drop_side_faces([f for f, _ in faces], lens, config)
-    readings = [_face_reading(f, members, rect_to_frame, lo, grey.shape, config)
-                for f, members in faces if f in kept and _in_area(f, view.area, lens, config)]
+    lone = {f: members[0].diameter * members[0].contrast for f, members in faces
+            if len(members) == 1}
+    shown = drop_side_faces([f for f, _ in faces], lens, config, lone)
+    readings = [_face_reading(g, members, rect_to_frame, lo, grey.shape, config)
+                for (f, members), g in zip(faces, shown, strict=True)
+                if g is not None and _in_area(f, view.area, lens, config)]
     return _drop_duplicates(readings)
 
 
@@ -731,7 +744,8 @@ def footprint(face: GridFace, lens: tuple[np.ndarray, float],
 
 
 def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
-                    config: DiceConfig) -> list[GridFace]:
+                    config: DiceConfig,
+                    lone: dict[GridFace, float] | None = None) -> list[GridFace | None]:
     """A side face seen from above looks like a face of its own, beside the top face on the
     side towards the lens. A face is dropped as a side face when it lies within
     ``side_match`` die edges of where a read top face's die shows a side towards the lens
@@ -739,7 +753,11 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     shape to tell by), or when, lowered from the die's height to the table, its die would
     stand inside another die whose face lies farther from the point under the lens (dice
     cannot stand inside each other). Pips left unread within ``unread_beside`` die edges of
-    a read face are taken for its sides; they never hide a read face."""
+    a read face are taken for its sides; they never hide a read face. Returns each face as
+    reported, None where dropped; with ``one_over_one`` a 1 whose die would stand over
+    another lone pip read as a 1, of at least ``side_pip_share`` its pip's strength (``lone``:
+    diameter x contrast of each lone-pip face's pip), is unreadable: that pip is no side pip
+    of its die, and a die showing 1 shows no 1 on a side."""
     nadir, height = lens
 
     def sides(spot: np.ndarray, edge: float, angle: float) -> list[np.ndarray]:
@@ -752,21 +770,25 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     feet = [footprint(f, lens, config) for f in faces]
     read = [(f, spot, edge, sides(spot, edge, f.angle))
             for f, (spot, edge) in zip(faces, feet, strict=True) if f.value]
-    kept = []
+    kept: list[GridFace | None] = []
+    unsure: set[GridFace] = set()
     for face, (spot, edge) in zip(faces, feet, strict=True):
         outward = np.linalg.norm(spot - nadir)
         if face.value:
-            side = any((np.linalg.norm(spot - other) < config.side_overlap * max(edge, e)
-                        and np.linalg.norm(other - nadir) > outward)
-                       or min((math.dist(face.centre, q) for q in shown), default=math.inf)
-                       < config.side_match * e
-                       for f, other, e, shown in read if f is not face)
+            over = [f for f, other, e, _ in read if f is not face
+                    and np.linalg.norm(spot - other) < config.side_overlap * max(edge, e)
+                    and np.linalg.norm(other - nadir) > outward]
+            side = bool(over) or any(
+                min((math.dist(face.centre, q) for q in shown), default=math.inf)
+                < config.side_match * e for f, _, e, shown in read if f is not face)
+            if config.one_over_one and lone and face in lone:
+                unsure.update(f for f in over if f in lone and f.value == 1
+                              and lone[face] >= config.side_pip_share * lone[f])
         else:
             side = any(math.dist(face.centre, f.centre) < config.unread_beside * e
                        for f, _, e, _ in read)
-        if not side:
-            kept.append(face)
-    return kept
+        kept.append(None if side else face)
+    return [replace(f, value=None) if f in unsure else f for f in kept]
 
 
 @lru_cache(maxsize=16)
@@ -817,6 +839,9 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfi
     faces = _select(candidates, judge.plausible)
     faces = [replace(f, value=None) if len(f.members) >= 4
              and judge.squareness(f) < config.min_squareness else f for f in faces]
+    if throw is not None and config.lean_pitch:
+        faces = [replace(f, value=None) if _leaning(f, pips, throw[0], config) else f
+                 for f in faces]
     used = {i for f in faces for i in f.members}
     left = [i for i in range(len(pts)) if i not in used]
     widest = math.sqrt(2) * config.die_max_mm  # a die seen with its sides
@@ -827,6 +852,15 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfi
             faces.append(GridFace(None, (float(c[0]), float(c[1])), 0.0, _nominal_pitch(config),
                                   tuple(cluster), 1.0))
     return faces
+
+
+def _leaning(face: GridFace, pips: list[Pip], pitch: float, config: DiceConfig) -> bool:
+    """A 2 or 3 of like pips whose pitch is off the throw's (``lean_pitch``): its top face
+    is tilted, as a leaning die's is (a 4-6 is told by `_squareness` instead)."""
+    if face.value not in (2, 3) or abs(face.pitch / pitch - 1) <= config.lean_pitch:
+        return False
+    sizes = [pips[i].diameter for i in face.members]
+    return max(sizes) <= config.lean_pip_ratio * min(sizes)
 
 
 def _one_with_side_pips(face: GridFace, pips: list[Pip], pts: np.ndarray, nadir: np.ndarray,

@@ -13,7 +13,7 @@ import pytest
 from vision.dice import DiceConfig, DieReading
 from vision.sim import render
 from vision.sim.scene import Hand
-from vision.throws import ThrowConfig, ThrowInputError, ThrowSettled, ThrowTracker
+from vision.throws import HandWatch, ThrowConfig, ThrowInputError, ThrowSettled, ThrowTracker
 
 FPS = 10.0
 
@@ -320,6 +320,23 @@ def test_a_hand_creeping_in_at_the_edge_is_not_taken_for_the_table() -> None:
     rolled = next(scene for name, scene in session.frames if name == "rolled")
     assert [values for _, values in events] == [tuple(sorted(d.value for d in rolled.dice))]
     assert events[0][0] >= len(frames) - 6  # during the rest, not before
+
+
+def test_a_card_laid_at_the_edge_becomes_the_table_once_it_has_lain_adopt_seconds() -> None:
+    config = ThrowConfig()
+    watch = HandWatch(config)
+    lo = np.zeros(2)
+    table = np.full((200, 300, 3), (60.0, 10.0, 20.0), np.float32)  # Lab, 1 px per mm
+    card = table.copy()
+    card[:60, :90] = (95.0, 0.0, 0.0)  # 5400 mm^2 from the edge: as large as a hand
+    assert not watch.covered(0.0, table, lo, [])
+    frames = int(4 * FPS)
+    covered = [watch.covered((k + 1) / FPS, card, lo, []) for k in range(frames)]
+    held = covered.index(False)
+    assert all(covered[:held]) and not any(covered[held:])
+    assert held / FPS == pytest.approx(config.adopt_seconds, abs=1.5 / FPS)
+    brighter = card + np.float32(6.0)  # the light turned up over the whole area: no patch
+    assert not watch.covered((frames + 1) / FPS, brighter, lo, [])
 
 
 def test_a_side_face_read_as_a_die_now_and_then_leaves_the_game_s_dice() -> None:

@@ -48,6 +48,7 @@ class ThrowConfig:
     hand_area_mm2: float = 3000.0  # a changed patch larger than this is a hand, arm or its shade
     dice_clearance_mm: float = 20.0  # round a die read now or in the clear view: its own change
     adopt_seconds: float = 3.0  # a changed view that holds steady this long is the table now
+    renew_area_mm2: float = 1000.0  # only a view changed less from the clear view renews it
 
     @classmethod
     def from_json(cls, path: str | Path) -> ThrowConfig:
@@ -94,7 +95,7 @@ class HandWatch:
         self.config = config
         self._clear: tuple[np.ndarray, list[np.ndarray]] | None = None  # view, dice in mm
         self._last: tuple[np.ndarray, list[np.ndarray]] | None = None
-        self._steady_since = 0.0
+        self._held_since: float | None = None  # a changed view held steady since then
 
     def view(self, frame: np.ndarray, region, region_mm) -> tuple[np.ndarray, np.ndarray]:
         """The dice area as a blurred Lab top view, and the mm of its top-left pixel."""
@@ -116,21 +117,32 @@ class HandWatch:
 
     def covered(self, timestamp: float, view: np.ndarray, lo: np.ndarray,
                 dice_mm: list[np.ndarray]) -> bool:
-        """Whether a hand lies over the area in this view; ``dice_mm`` where dice are read."""
+        """Whether a hand lies over the area in this view; ``dice_mm`` where dice are read.
+
+        Only a view close to the clear view renews it: one merely close to the frame before
+        may be a hand reaching in a little at a time (Spexxx seed 4 with camera dice, a hand
+        at the edge changing 1927 then 862 mm^2 became the table, and the bare table after
+        it read as a hand for 3 s). A change is adopted once it has held steady for
+        ``adopt_seconds`` counted from when it appeared, not from a quiet spell before."""
+        c = self.config
         now = (view, dice_mm)
         last, self._last = self._last, now
         if self._clear is None or self._clear[0].shape != view.shape:
-            self._clear, self._steady_since = now, timestamp
+            self._clear, self._held_since = now, None
             return False
-        steady = last is not None and self._patch(now, last, lo) <= self.config.hand_area_mm2
-        if not steady:
-            self._steady_since = timestamp
-        if (self._patch(now, self._clear, lo) > self.config.hand_area_mm2
-                and timestamp - self._steady_since < self.config.adopt_seconds):
-            return True
-        if steady:  # a frame amid tumbling dice is no view to measure later ones from
-            self._clear = now
-        return False
+        steady = last is not None and self._patch(now, last, lo) <= c.hand_area_mm2
+        apart = self._patch(now, self._clear, lo)
+        if apart <= c.renew_area_mm2:
+            self._held_since = None
+            if steady:  # a frame amid tumbling dice is no view to measure later ones from
+                self._clear = now
+            return False
+        if self._held_since is None or not steady:
+            self._held_since = timestamp
+        if timestamp - self._held_since >= c.adopt_seconds:
+            self._clear, self._held_since = now, None
+            return False
+        return apart > c.hand_area_mm2
 
     def _patch(self, now: tuple[np.ndarray, list[np.ndarray]],
                before: tuple[np.ndarray, list[np.ndarray]], lo: np.ndarray) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,8 @@ import pytest
 
 from vision.dice import DiceConfig, DieReading
 from vision.sim import render
-from vision.throws import ThrowConfig, ThrowInputError, ThrowSettled, ThrowTracker
+from vision.sim.scene import Hand
+from vision.throws import HandWatch, ThrowConfig, ThrowInputError, ThrowSettled, ThrowTracker
 
 FPS = 10.0
 
@@ -286,6 +288,55 @@ def test_faces_read_under_a_passing_hand_are_no_throw() -> None:
             events.append(event)
     assert "hand passing" in names
     assert events == [] and tracker.resting == (2, 3, 4, 4, 5)
+
+
+def test_a_hand_creeping_in_at_the_edge_is_not_taken_for_the_table() -> None:
+    """Spexxx seed 4 with camera dice: a hand reaching in at the dice area's edge changed the
+    view by less than ``hand_area_mm2`` from frame to frame, so it became the clear view;
+    when it left, the bare table differed from that view by more, and the throw resting
+    right after was taken for hidden by a hand for ``adopt_seconds`` and never counted."""
+    bench = _bench_session()
+    session = bench.sequence(7000)
+    tracker = ThrowTracker(dice_config=DiceConfig.preset("table"), region=session.region,
+                           region_mm=session.region_mm)
+
+    def image(scene):
+        return render(scene, session.pose, session.rng).frame
+
+    start = session.frames[0][1]
+    edge = session.region_mm[:, 0].max()
+    y = session.region_mm[:, 1].mean()
+    creeping = [replace(start, hand=Hand(entry_mm=(edge - depth + 700, y + 100),
+                                         tip_mm=(edge - depth, y), height_mm=60.0))
+                for depth in (40.0, 60.0, 80.0, 100.0)]  # each step changes < 2000 mm^2
+    quiet = [image(start)] * int(4 * bench.FPS)  # longer than adopt_seconds: no change since
+    frames = quiet + [image(scene) for scene in creeping] + [
+        image(scene) for name, scene in session.frames if name in ("roll", "rolled")]
+    events = []
+    for i, frame in enumerate(frames):
+        event = tracker.update(i / bench.FPS, frame)
+        if event is not None:
+            events.append((i, event.values))
+    rolled = next(scene for name, scene in session.frames if name == "rolled")
+    assert [values for _, values in events] == [tuple(sorted(d.value for d in rolled.dice))]
+    assert events[0][0] >= len(frames) - 6  # during the rest, not before
+
+
+def test_a_card_laid_at_the_edge_becomes_the_table_once_it_has_lain_adopt_seconds() -> None:
+    config = ThrowConfig()
+    watch = HandWatch(config)
+    lo = np.zeros(2)
+    table = np.full((200, 300, 3), (60.0, 10.0, 20.0), np.float32)  # Lab, 1 px per mm
+    card = table.copy()
+    card[:60, :90] = (95.0, 0.0, 0.0)  # 5400 mm^2 from the edge: as large as a hand
+    assert not watch.covered(0.0, table, lo, [])
+    frames = int(4 * FPS)
+    covered = [watch.covered((k + 1) / FPS, card, lo, []) for k in range(frames)]
+    held = covered.index(False)
+    assert all(covered[:held]) and not any(covered[held:])
+    assert held / FPS == pytest.approx(config.adopt_seconds, abs=1.5 / FPS)
+    brighter = card + np.float32(6.0)  # the light turned up over the whole area: no patch
+    assert not watch.covered((frames + 1) / FPS, brighter, lo, [])
 
 
 def test_a_side_face_read_as_a_die_now_and_then_leaves_the_game_s_dice() -> None:

@@ -130,6 +130,10 @@ class DiceConfig:
     still_change: float = 0.0
     still_block_px: int = 4
     still_shift_px: float = 0.5
+    # ... and only once this many full reads of the still area in a row gave the same values:
+    # a misread of a frame or two is not kept for the whole rest (with 2, a stray read as a
+    # 1 in the two frames after a hand left was kept and counted: throw_counting seed 8009)
+    still_reads: int = 3
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -653,7 +657,8 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     s = config.rectified_px_per_mm
     key = (mm.tobytes(), frame.shape[:2], config)
     last = _last_reads.get(key) if config.still_change > 0 else None
-    if last is not None and _still(last, frame, px, config):
+    still = last is not None and _still(last, frame, px, config)
+    if still and last.agreed >= config.still_reads:
         return list(last.readings)
     view = _top_view(px.tobytes(), mm.tobytes(), frame.shape[:2], config)
     lo, rect_to_frame, lens, tops = view.lo, view.rect_to_frame, view.lens, view.tops
@@ -693,8 +698,9 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     readings = _drop_duplicates(readings)
     blocks = _blocks(grey, view.frame_box, config) if config.still_change > 0 else None
     if blocks is not None:
+        agreed = last.agreed + 1 if still and _values(last.readings) == _values(readings) else 1
         _last_reads.pop(key, None)
-        _last_reads[key] = _LastRead(px, view.frame_box, blocks, readings)
+        _last_reads[key] = _LastRead(px, view.frame_box, blocks, readings, agreed)
         if len(_last_reads) > LAST_READS:
             del _last_reads[next(iter(_last_reads))]
     return list(readings)
@@ -707,6 +713,12 @@ class _LastRead(NamedTuple):
     box: tuple[int, int, int, int]  # `_TopView.frame_box`
     blocks: np.ndarray  # `_blocks` of that box
     readings: list[DieReading]
+    agreed: int  # full reads in a row of the still area, up to this one, with these values
+
+
+def _values(readings: list[DieReading]) -> list[int]:
+    """The values read, unread dice as 0, in order: what must agree between full reads."""
+    return sorted(r.value or 0 for r in readings)
 
 
 LAST_READS = 16  # dice areas remembered (one per camera and layout in use)

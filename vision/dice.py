@@ -646,7 +646,8 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     dice have known sizes and side faces (stretched or squashed there) are told apart by
     shape; fit each face as a 3x3 lattice and map the results back to frame pixels. With
     ``still_change`` a frame in which nothing changed since the area was last read in full
-    (the referee's dice lying still) gets that frame's readings."""
+    (the referee's dice lying still) gets that frame's readings, once ``still_reads`` full
+    reads in a row agreed."""
     if region is None:
         raise DiceInputError("the dice region in pixels is needed with region_mm")
     px = np.asarray(region, dtype=np.float64)
@@ -700,7 +701,7 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     if blocks is not None:
         agreed = last.agreed + 1 if still and _values(last.readings) == _values(readings) else 1
         _last_reads.pop(key, None)
-        _last_reads[key] = _LastRead(px, view.frame_box, blocks, readings, agreed)
+        _last_reads[key] = _LastRead(px.copy(), view.frame_box, blocks, readings, agreed)
         if len(_last_reads) > LAST_READS:
             del _last_reads[next(iter(_last_reads))]
     return list(readings)

@@ -121,6 +121,19 @@ class DiceConfig:
     default_fov_deg: float = 70.0  # lens field of view when the dice area's shape cannot tell
     fov_min_deg: float = 50.0  # an estimate outside this range is not trusted
     fov_max_deg: float = 90.0
+    # Still frames (the referee reads every frame of an area that mostly lies still): the
+    # readings of the last frame read in full are kept while no block of still_block_px
+    # frame pixels round the area has changed its mean grey by still_change or more since
+    # that frame, nor a corner of the area moved still_shift_px; 0 reads every frame anew.
+    # A block is small enough that a table preset pip (~3 px, contrast >= 50) split over
+    # four blocks still moves one by more than still_change
+    still_change: float = 0.0
+    still_block_px: int = 4
+    still_shift_px: float = 0.5
+    # ... and only once this many full reads of the still area in a row gave the same values:
+    # a misread of a frame or two is not kept for the whole rest (with 2, a stray read as a
+    # 1 in the two frames after a hand left was kept and counted: throw_counting seed 8009)
+    still_reads: int = 3
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -631,7 +644,10 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
                         config: DiceConfig) -> list[DieReading]:
     """Warp the dice area to a top view of the table at ``rectified_px_per_mm``, so pips and
     dice have known sizes and side faces (stretched or squashed there) are told apart by
-    shape; fit each face as a 3x3 lattice and map the results back to frame pixels."""
+    shape; fit each face as a 3x3 lattice and map the results back to frame pixels. With
+    ``still_change`` a frame in which nothing changed since the area was last read in full
+    (the referee's dice lying still) gets that frame's readings, once ``still_reads`` full
+    reads in a row agreed."""
     if region is None:
         raise DiceInputError("the dice region in pixels is needed with region_mm")
     px = np.asarray(region, dtype=np.float64)
@@ -640,6 +656,11 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
         raise DiceInputError("region and region_mm must be the same four or more corners, "
                              "in pixels and in table mm")
     s = config.rectified_px_per_mm
+    key = (mm.tobytes(), frame.shape[:2], config)
+    last = _last_reads.get(key) if config.still_change > 0 else None
+    still = last is not None and _still(last, frame, px, config)
+    if still and last.agreed >= config.still_reads:
+        return list(last.readings)
     view = _top_view(px.tobytes(), mm.tobytes(), frame.shape[:2], config)
     lo, rect_to_frame, lens, tops = view.lo, view.rect_to_frame, view.lens, view.tops
     grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
@@ -675,7 +696,60 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     readings = [_face_reading(g, members, rect_to_frame, lo, grey.shape, config)
                 for (f, members), g in zip(faces, shown, strict=True)
                 if g is not None and _in_area(f, view.area, lens, config)]
-    return _drop_duplicates(readings)
+    readings = _drop_duplicates(readings)
+    blocks = _blocks(grey, view.frame_box, config) if config.still_change > 0 else None
+    if blocks is not None:
+        agreed = last.agreed + 1 if still and _values(last.readings) == _values(readings) else 1
+        _last_reads.pop(key, None)
+        _last_reads[key] = _LastRead(px.copy(), view.frame_box, blocks, readings, agreed)
+        if len(_last_reads) > LAST_READS:
+            del _last_reads[next(iter(_last_reads))]
+    return list(readings)
+
+
+class _LastRead(NamedTuple):
+    """The last frame of a dice area read in full: its corners, block means and readings."""
+
+    region_px: np.ndarray
+    box: tuple[int, int, int, int]  # `_TopView.frame_box`
+    blocks: np.ndarray  # `_blocks` of that box
+    readings: list[DieReading]
+    agreed: int  # full reads in a row of the still area, up to this one, with these values
+
+
+def _values(readings: list[DieReading]) -> list[int]:
+    """The values read, unread dice as 0, in order: what must agree between full reads."""
+    return sorted(r.value or 0 for r in readings)
+
+
+LAST_READS = 16  # dice areas remembered (one per camera and layout in use)
+_last_reads: dict[tuple[bytes, tuple[int, ...], DiceConfig], _LastRead] = {}
+
+
+def _blocks(image: np.ndarray, box: tuple[int, int, int, int],
+            config: DiceConfig) -> np.ndarray | None:
+    """Mean grey of each block of ``still_block_px`` round the area's top view in the frame
+    (BGR or grey; None if none of it is in the frame): averaging leaves sensor noise far
+    under a pip's or a die edge's change. Only the box is made grey: a still frame costs
+    little more than this."""
+    x0, y0, x1, y1 = box
+    if x1 <= x0 or y1 <= y0:
+        return None
+    crop = image[y0:y1, x0:x1]
+    grey = crop if crop.ndim == 2 else cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    b = config.still_block_px
+    w, h = max(1, (x1 - x0) // b), max(1, (y1 - y0) // b)
+    return cv2.resize(grey, (w, h), interpolation=cv2.INTER_AREA).astype(np.int16)
+
+
+def _still(last: _LastRead, frame: np.ndarray, px: np.ndarray, config: DiceConfig) -> bool:
+    """Nothing in the area changed since ``last`` was read: its readings hold for this frame.
+    Blocks are compared in ``last``'s box: the board's reading jitters the area's corners by
+    ~0.001 px a frame, which may move the box by a pixel and no block by a grey level."""
+    if float(np.abs(last.region_px - px).max()) >= config.still_shift_px:
+        return False
+    blocks = _blocks(frame, last.box, config)
+    return int(np.abs(last.blocks - blocks).max()) < config.still_change
 
 
 class _TopView(NamedTuple):
@@ -687,6 +761,7 @@ class _TopView(NamedTuple):
     area: np.ndarray  # the dice area's corners in table mm (float32, for pointPolygonTest)
     lens: tuple[np.ndarray, float]  # `_lens_over_table`
     tops: DiceConfig  # the die sizes as top faces show in the table-plane view
+    frame_box: tuple[int, int, int, int]  # x0, y0, x1, y1: the view's bounding box in the frame
 
 
 @lru_cache(maxsize=16)
@@ -708,8 +783,15 @@ def _top_view(region_px: bytes, region_mm: bytes, frame_shape: tuple[int, ...],
     height = lens[1]
     tops = replace(config, die_min_mm=config.die_min_mm * height / (height - config.die_min_mm),
                    die_max_mm=config.die_max_mm * height / (height - config.die_max_mm))
+    corners = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], np.float64)
+    seen = cv2.perspectiveTransform(corners[None], rect_to_frame)[0]
+    # bicubic samples reach two pixels beyond a view pixel's place in the frame
+    (x0, y0), (x1, y1) = np.floor(seen.min(axis=0)) - 2, np.ceil(seen.max(axis=0)) + 3
+    h, w = frame_shape[:2]
+    box = (int(np.clip(x0, 0, w)), int(np.clip(y0, 0, h)), int(np.clip(x1, 0, w)),
+           int(np.clip(y1, 0, h)))
     return _TopView(lo, (int(size[0]), int(size[1])), rect_to_frame, mm.astype(np.float32), lens,
-                    tops)
+                    tops, box)
 
 
 def _lens_over_table(mm_to_frame: np.ndarray, shape: tuple[int, ...],

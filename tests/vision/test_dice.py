@@ -251,6 +251,43 @@ def test_dice_area_changed_between_frames_is_read_anew() -> None:
     assert read_dice(out.frame, area_px, TABLE, region_mm=area_mm) == whole
 
 
+def test_still_frames_keep_the_last_reading_until_the_dice_change() -> None:
+    """The referee reads every frame; while nothing in the area changes but sensor noise,
+    the last frame read in full gives the readings (`still_change`), once three full reads
+    in a row agreed (`still_reads`). A die turned to another face, or nudged by 3 mm, is read
+    anew at once."""
+    from companion.simtable import TABLE_LIGHT, table_pose
+    from vision.sim.scene import Scene
+
+    layout = load_layout("cuatro")
+    pose = table_pose(layout)
+    x0, y0, x1, y1 = layout.dice_area_mm
+    area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
+    area_px = pose.project(np.column_stack([area_mm, np.zeros(4)]))
+    cx, cy = _dice_area(layout)
+
+    def frame(dice: list[Die], noise: int) -> np.ndarray:
+        scene = Scene(layout, stacks={}, dice=dice, lighting=TABLE_LIGHT, noise_sigma=1.0,
+                      blur_sigma=0.4, jpeg_quality=None, seed=1)
+        return render(scene, pose, np.random.default_rng(noise)).frame
+
+    lying = [Die(cx - 30, cy, 3, 10.0), Die(cx + 30, cy, 5, 40.0)]
+    first = read_dice(frame(lying, 1), area_px, TABLE, region_mm=area_mm)
+    assert sorted(r.value for r in first) == [3, 5]
+    fresh = dataclasses.replace(TABLE, still_change=0.0)
+    for noise in (2, 3):
+        third = read_dice(frame(lying, noise), area_px, TABLE, region_mm=area_mm)
+        assert third == read_dice(frame(lying, noise), area_px, fresh, region_mm=area_mm)
+    assert read_dice(frame(lying, 4), area_px, TABLE, region_mm=area_mm) == third
+    turned = [lying[0], dataclasses.replace(lying[1], value=6)]
+    assert sorted(r.value for r in read_dice(frame(turned, 5), area_px, TABLE,
+                                             region_mm=area_mm)) == [3, 6]
+    nudged = [dataclasses.replace(lying[0], x_mm=cx - 27), turned[1]]
+    after = read_dice(frame(nudged, 6), area_px, TABLE, region_mm=area_mm)
+    assert sorted(r.value for r in after) == [3, 6]
+    assert after == read_dice(frame(nudged, 6), area_px, fresh, region_mm=area_mm)
+
+
 def _bench_values(seed: int, hard: bool = False) -> tuple[list[int | None], list[int | None]]:
     """(read, true) values of `bench/dice_accuracy.py`'s rendered frame ``seed`` (tuning
     seeds 1000+: cuatro on even seeds, spexxx on odd); a leaning die's true value is None."""

@@ -118,10 +118,13 @@ class CameraDice:
         """The dice's values (sorted) if nearly every reading of the last second agrees: all
         the game's dice, all but one that the reader keeps missing, or one more (a side face
         read as a die; the rules may tell which throw it was, see
-        :meth:`Session.throw_missed`). Views that find fewer dice (a hand
-        over some, dice being picked up) neither agree nor disagree: a hand setting a stone
-        beside the dice hid some for three frames, the dice never "showed" before they were
-        thrown again, and a throw the reader had not counted was lost (Spexxx seed 3)."""
+        :meth:`Session.throw_missed`). All the dice read beside one thing found but not
+        read (a side face) show them too: the tracker counts such a rest, and Spexxx seed 7
+        lost its game when a 1 read as a 2 there could never be looked at again. Views that
+        find fewer dice (a hand over some, dice being picked up) neither agree nor
+        disagree: a hand setting a stone beside the dice hid some for three frames, the dice
+        never "showed" before they were thrown again, and a throw the reader had not counted
+        was lost (Spexxx seed 3)."""
         reads = [(t, values) for t, values in self._recent if values is not None]
         if not reads or reads[-1][0] - reads[0][0] < SHOWING_SECONDS / 2:
             return None
@@ -149,8 +152,9 @@ class CameraDice:
         """Keep what a frame showed of the dice, for :meth:`showing`."""
         self.seen = dice
         values = sorted(d.value for d in dice if d.value is not None)
-        read = len(values) == len(dice) in (self.count, self.count + 1) or (
-            len(values) == self.count - 1 and len(dice) <= self.count)
+        read = (len(values) == len(dice) in (self.count, self.count + 1)
+                or len(values) == self.count - 1 and len(dice) <= self.count
+                or len(values) == self.count and len(dice) == self.count + 1)
         self._recent.append((timestamp, tuple(values) if read else None))
         while self._recent[0][0] < timestamp - SHOWING_SECONDS:
             self._recent.popleft()

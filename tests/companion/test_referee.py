@@ -403,7 +403,9 @@ def test_dice_show_what_lies_there_while_a_hand_hides_some(monkeypatch):
     rest = [die(v, 40 * k) for k, v in enumerate([2, 1, None, 4, 4])]
     rolled = [die(v, 300 + 40 * k) for k, v in enumerate([3, 3, 5, 6, 6])]
     with_a_side = [*rolled, die(1, 500)]  # cuatro seed 3: a die's side face read as a 1
-    views = [rest] * 5 + [rest[3:]] * 3 + [rest] * 3 + [rolled] * 3 + [with_a_side] * 10
+    unread_side = [*rolled, die(None, 500)]  # spexxx seed 7: all five read, a side face not
+    views = ([rest] * 5 + [rest[3:]] * 3 + [rest] * 3 + [rolled] * 3 + [with_a_side] * 10
+             + [unread_side] * 10)
     monkeypatch.setattr("vision.throws.read_dice",
                         lambda image, region, config, region_mm: views.pop(0))
     layout = SimTable("spexxx", ["black", "white"], 1).layout
@@ -411,12 +413,13 @@ def test_dice_show_what_lies_there_while_a_hand_hides_some(monkeypatch):
     board = BoardReading(homography=np.eye(3))
     blank = np.zeros((960, 1280, 3), np.uint8)
     shown = []
-    for t in range(24):
+    for t in range(34):
         seam.settled(Frame(blank, t / 10, t), board)
         shown.append(seam.showing())
     assert shown[10] == (1, 2, 4, 4)  # the one 1 unread: the rules may tell it
     assert shown[13] is None  # three views of other dice in the last second
     assert shown[23] == (1, 3, 3, 5, 6, 6)  # one too many: the rules may tell which
+    assert shown[33] == (3, 3, 5, 6, 6)
 
 
 def test_players_answer_a_stone_flagged_against_dice_they_did_not_throw():

@@ -134,6 +134,13 @@ class DiceConfig:
     # a misread of a frame or two is not kept for the whole rest (with 2, a stray read as a
     # 1 in the two frames after a hand left was kept and counted: throw_counting seed 8009)
     still_reads: int = 3
+    # Where to look (rectified top view): frame pixels whose black-hat (dark pips) or top-hat
+    # (light pips) reaches locate_contrast mark where pips may be; only the table within
+    # locate_margin_mm of a mark is warped to the top view and searched (dice cover a small
+    # share of the area). The margin holds a die's lattice round any of its pips and the
+    # closing's reach; 0 searches the whole area
+    locate_contrast: float = 0.0
+    locate_margin_mm: float = 15.0
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -276,14 +283,22 @@ def _region_mask(shape: tuple[int, int], region) -> np.ndarray | None:
     return mask
 
 
-def find_pips(image: np.ndarray, mask: np.ndarray | None,
-              config: DiceConfig) -> tuple[list[Pip], np.ndarray, np.ndarray]:
+def find_pips(image: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
+              windows: list[tuple[int, int, int, int]] | None = None,
+              ) -> tuple[list[Pip], np.ndarray, np.ndarray]:
     """Small round blobs darker than the body around them (in ``image``; invert for light
     pips). Also returns the closing (pips filled by the body colour) and the black-hat
-    (how much darker than the body each pixel is)."""
+    (how much darker than the body each pixel is). With ``windows`` (x0, y0, x1, y1) only
+    those are searched: elsewhere the closing is the image itself, so no pip is found."""
     k = config.hat_kernel_px
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
-    closed = cv2.morphologyEx(image, cv2.MORPH_CLOSE, kernel)
+    if windows is None:
+        closed = cv2.morphologyEx(image, cv2.MORPH_CLOSE, kernel)
+    else:
+        closed = image.copy()
+        for x0, y0, x1, y1 in windows:
+            closed[y0:y1, x0:x1] = cv2.morphologyEx(image[y0:y1, x0:x1], cv2.MORPH_CLOSE,
+                                                    kernel)
     hat = cv2.subtract(closed, image)
     _, binary = cv2.threshold(hat, config.min_contrast, 255, cv2.THRESH_BINARY)
     if mask is not None:
@@ -663,15 +678,14 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
         return list(last.readings)
     view = _top_view(px.tobytes(), mm.tobytes(), frame.shape[:2], config)
     lo, rect_to_frame, lens, tops = view.lo, view.rect_to_frame, view.lens, view.tops
-    grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    top = cv2.warpPerspective(grey, rect_to_frame, view.size,
-                              flags=cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP,
-                              borderMode=cv2.BORDER_REPLICATE)
+    grey = frame if frame.ndim == 2 else _grey_box(frame, view.frame_box)
+    windows = _locate(grey, view, config) if config.locate_contrast > 0 else None
+    top = _warp(grey, view, windows)
     pip_config = _rectified_pip_config(config)
     layers = []  # per pip colour: pips, their table mm, closing, black-hat, lattice fits
     for polarity in config.polarities:
         image = top if polarity == "dark" else 255 - top
-        pips, closed, hat = find_pips(image, None, pip_config)
+        pips, closed, hat = find_pips(image, None, pip_config, windows)
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         layers.append((pips, pts, closed, hat, lattice_candidates(pts, tops)))
 
@@ -705,6 +719,89 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
         if len(_last_reads) > LAST_READS:
             del _last_reads[next(iter(_last_reads))]
     return list(readings)
+
+
+def _grey_box(frame: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+    """The frame in grey where the top view samples it (``box``, `_TopView.frame_box`), 0
+    elsewhere: the rest of the frame is never looked at."""
+    x0, y0, x1, y1 = box
+    grey = np.zeros(frame.shape[:2], np.uint8)
+    grey[y0:y1, x0:x1] = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    return grey
+
+
+def _warp(grey: np.ndarray, view: _TopView,
+          windows: list[tuple[int, int, int, int]] | None) -> np.ndarray:
+    """The bicubic top view of the area, or only of ``windows`` (0 elsewhere): a window
+    warped on its own is the whole view's pixels but for a rare last-bit rounding."""
+    flags = cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP
+    if windows is None:
+        return cv2.warpPerspective(grey, view.rect_to_frame, view.size, flags=flags,
+                                   borderMode=cv2.BORDER_REPLICATE)
+    top = np.zeros(view.size[::-1], np.uint8)
+    for x0, y0, x1, y1 in windows:
+        shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
+        top[y0:y1, x0:x1] = cv2.warpPerspective(grey, view.rect_to_frame @ shift,
+                                                (x1 - x0, y1 - y0), flags=flags,
+                                                borderMode=cv2.BORDER_REPLICATE)
+    return top
+
+
+def _locate(grey: np.ndarray, view: _TopView,
+            config: DiceConfig) -> list[tuple[int, int, int, int]]:
+    """The windows (x0, y0, x1, y1, top view pixels, not overlapping) worth searching for
+    pips: the table within ``locate_margin_mm`` of frame pixels as much darker (dark pips)
+    or lighter (light pips) than their surroundings as ``locate_contrast``. Found in the
+    frame itself, which has fewer pixels than the top view: a cheap first pass."""
+    x0, y0, x1, y1 = view.frame_box
+    crop = grey[y0:y1, x0:x1]
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (view.locate_kernel,) * 2)
+    marks = None
+    for polarity in config.polarities:
+        hat = cv2.morphologyEx(crop, cv2.MORPH_BLACKHAT if polarity == "dark"
+                               else cv2.MORPH_TOPHAT, kernel)
+        marks = hat if marks is None else cv2.max(marks, hat)
+    found = cv2.findNonZero(cv2.threshold(marks, config.locate_contrast - 1, 255,
+                                          cv2.THRESH_BINARY)[1])
+    if found is None:
+        return []
+    s = config.rectified_px_per_mm
+    # frame pixels to table mm from the view's corner: 1 mm cells
+    cells = cv2.perspectiveTransform((found.reshape(-1, 1, 2) + (x0, y0)).astype(np.float64),
+                                     view.frame_to_rect).reshape(-1, 2) // s
+    w, h = view.size
+    cols, rows = math.ceil(w / s), math.ceil(h / s)
+    cells = cells[(cells[:, 0] >= 0) & (cells[:, 0] < cols) & (cells[:, 1] >= 0)
+                  & (cells[:, 1] < rows)].astype(np.int64)
+    grid = np.zeros((rows, cols), np.uint8)
+    grid[cells[:, 1], cells[:, 0]] = 1
+    reach = 2 * math.ceil(config.locate_margin_mm) + 1
+    grid = cv2.dilate(grid, cv2.getStructuringElement(cv2.MORPH_RECT, (reach, reach)))
+    contours, _ = cv2.findContours(grid, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    boxes = [(int(x * s), int(y * s), min(math.ceil((x + bw) * s), w),
+              min(math.ceil((y + bh) * s), h))
+             for x, y, bw, bh in map(cv2.boundingRect, contours)]
+    return _disjoint(boxes)
+
+
+def _disjoint(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Overlapping boxes (x0, y0, x1, y1) merged into their bounding box until none
+    overlap: each window is searched on its own, so none may cut into another."""
+    merged = True
+    while merged:
+        merged = False
+        for i, a in enumerate(boxes):
+            for j in range(i + 1, len(boxes)):
+                b = boxes[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    boxes[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]),
+                                max(a[3], b[3]))
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return boxes
 
 
 class _LastRead(NamedTuple):
@@ -758,10 +855,12 @@ class _TopView(NamedTuple):
     lo: np.ndarray  # table mm at the view's top left corner
     size: tuple[int, int]  # the view's width and height in pixels
     rect_to_frame: np.ndarray  # homography from view pixels to frame pixels
+    frame_to_rect: np.ndarray  # and back
     area: np.ndarray  # the dice area's corners in table mm (float32, for pointPolygonTest)
     lens: tuple[np.ndarray, float]  # `_lens_over_table`
     tops: DiceConfig  # the die sizes as top faces show in the table-plane view
     frame_box: tuple[int, int, int, int]  # x0, y0, x1, y1: the view's bounding box in the frame
+    locate_kernel: int  # `_locate`'s hat kernel: the pip search's, in frame pixels at most
 
 
 @lru_cache(maxsize=16)
@@ -790,8 +889,13 @@ def _top_view(region_px: bytes, region_mm: bytes, frame_shape: tuple[int, ...],
     h, w = frame_shape[:2]
     box = (int(np.clip(x0, 0, w)), int(np.clip(y0, 0, h)), int(np.clip(x1, 0, w)),
            int(np.clip(y1, 0, h)))
-    return _TopView(lo, (int(size[0]), int(size[1])), rect_to_frame, mm.astype(np.float32), lens,
-                    tops, box)
+    # the pip search's kernel in mm, as many frame pixels as it covers where they are largest
+    step = np.array([[[0, 0], [s, 0], [0, s]]], np.float64) + corners[:, None]  # 1 mm steps
+    moved = cv2.perspectiveTransform(step.reshape(1, -1, 2), rect_to_frame)[0].reshape(-1, 3, 2)
+    px_per_mm = float(np.linalg.norm(moved[:, 1:] - moved[:, :1], axis=2).max())
+    kernel = 2 * math.ceil(_rectified_pip_config(config).hat_kernel_px / s * px_per_mm / 2) + 1
+    return _TopView(lo, (int(size[0]), int(size[1])), rect_to_frame, np.linalg.inv(rect_to_frame),
+                    mm.astype(np.float32), lens, tops, box, kernel)
 
 
 def _lens_over_table(mm_to_frame: np.ndarray, shape: tuple[int, ...],

@@ -26,6 +26,7 @@ from vision.dice_faces import SLACK, FaceModel, distances, load_model, read_face
 from vision.pose import estimate_focal, focal_from_fov, fov_from_focal, pose_from_homography
 
 PRESETS = Path(__file__).with_name("dice_configs")
+Box = tuple[int, int, int, int]  # x0, y0, x1, y1
 
 
 class DiceInputError(ValueError):
@@ -284,7 +285,7 @@ def _region_mask(shape: tuple[int, int], region) -> np.ndarray | None:
 
 
 def find_pips(image: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
-              windows: list[tuple[int, int, int, int]] | None = None,
+              windows: list[Box] | None = None,
               ) -> tuple[list[Pip], np.ndarray, np.ndarray]:
     """Small round blobs darker than the body around them (in ``image``; invert for light
     pips). Also returns the closing (pips filled by the body colour) and the black-hat
@@ -679,13 +680,14 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     view = _top_view(px.tobytes(), mm.tobytes(), frame.shape[:2], config)
     lo, rect_to_frame, lens, tops = view.lo, view.rect_to_frame, view.lens, view.tops
     grey = frame if frame.ndim == 2 else _grey_box(frame, view.frame_box)
-    windows = _locate(grey, view, config) if config.locate_contrast > 0 else None
-    top = _warp(grey, view, windows)
+    located = _locate(grey, view, config) if config.locate_contrast > 0 else None
+    top = _warp(grey, view, located and located.strips)
     pip_config = _rectified_pip_config(config)
     layers = []  # per pip colour: pips, their table mm, closing, black-hat, lattice fits
     for polarity in config.polarities:
         image = top if polarity == "dark" else 255 - top
-        pips, closed, hat = find_pips(image, None, pip_config, windows)
+        pips, closed, hat = (find_pips(image, None, pip_config) if located is None else
+                             find_pips(image, located.search, pip_config, located.boxes))
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         layers.append((pips, pts, closed, hat, lattice_candidates(pts, tops)))
 
@@ -726,20 +728,19 @@ def _grey_box(frame: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
     elsewhere: the rest of the frame is never looked at."""
     x0, y0, x1, y1 = box
     grey = np.zeros(frame.shape[:2], np.uint8)
-    grey[y0:y1, x0:x1] = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY, dst=grey[y0:y1, x0:x1])
     return grey
 
 
-def _warp(grey: np.ndarray, view: _TopView,
-          windows: list[tuple[int, int, int, int]] | None) -> np.ndarray:
-    """The bicubic top view of the area, or only of ``windows`` (0 elsewhere): a window
-    warped on its own is the whole view's pixels but for a rare last-bit rounding."""
+def _warp(grey: np.ndarray, view: _TopView, strips: list[Box] | None) -> np.ndarray:
+    """The bicubic top view of the area, or only of ``strips`` (0 elsewhere): a piece warped
+    on its own is the whole view's pixels but for a rare last-bit rounding."""
     flags = cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP
-    if windows is None:
+    if strips is None:
         return cv2.warpPerspective(grey, view.rect_to_frame, view.size, flags=flags,
                                    borderMode=cv2.BORDER_REPLICATE)
     top = np.zeros(view.size[::-1], np.uint8)
-    for x0, y0, x1, y1 in windows:
+    for x0, y0, x1, y1 in strips:
         shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
         top[y0:y1, x0:x1] = cv2.warpPerspective(grey, view.rect_to_frame @ shift,
                                                 (x1 - x0, y1 - y0), flags=flags,
@@ -747,12 +748,23 @@ def _warp(grey: np.ndarray, view: _TopView,
     return top
 
 
-def _locate(grey: np.ndarray, view: _TopView,
-            config: DiceConfig) -> list[tuple[int, int, int, int]]:
-    """The windows (x0, y0, x1, y1, top view pixels, not overlapping) worth searching for
-    pips: the table within ``locate_margin_mm`` of frame pixels as much darker (dark pips)
-    or lighter (light pips) than their surroundings as ``locate_contrast``. Found in the
-    frame itself, which has fewer pixels than the top view: a cheap first pass."""
+class _Located(NamedTuple):
+    """Where pips may be in the top view (`_locate`)."""
+
+    strips: list[Box]  # the table within locate_margin_mm of a mark, in rows: warped
+    boxes: list[Box]  # not overlapping, round the strips: each closed on its own
+    search: np.ndarray  # 255 where pips are searched: the closing is right there
+
+
+_STRIP_MM = 12  # height of `_Located.strips`: fewer warp calls against less area warped
+
+
+def _locate(grey: np.ndarray, view: _TopView, config: DiceConfig) -> _Located:
+    """Where pips are worth searching for: the table within ``locate_margin_mm`` of frame
+    pixels as much darker (dark pips) or lighter (light pips) than their surroundings as
+    ``locate_contrast``. Found in the frame itself, which has fewer pixels than the top view:
+    a cheap first pass. Pips are searched only where every pixel the closing takes in is
+    warped, so none is made up at the edge of what is warped."""
     x0, y0, x1, y1 = view.frame_box
     crop = grey[y0:y1, x0:x1]
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (view.locate_kernel,) * 2)
@@ -761,30 +773,52 @@ def _locate(grey: np.ndarray, view: _TopView,
         hat = cv2.morphologyEx(crop, cv2.MORPH_BLACKHAT if polarity == "dark"
                                else cv2.MORPH_TOPHAT, kernel)
         marks = hat if marks is None else cv2.max(marks, hat)
-    found = cv2.findNonZero(cv2.threshold(marks, config.locate_contrast - 1, 255,
-                                          cv2.THRESH_BINARY)[1])
-    if found is None:
-        return []
+    marks = cv2.threshold(marks, config.locate_contrast - 1, 255, cv2.THRESH_BINARY)[1]
+    found = cv2.findNonZero(cv2.bitwise_and(marks, view.frame_mask))
     s = config.rectified_px_per_mm
-    # frame pixels to table mm from the view's corner: 1 mm cells
-    cells = cv2.perspectiveTransform((found.reshape(-1, 1, 2) + (x0, y0)).astype(np.float64),
-                                     view.frame_to_rect).reshape(-1, 2) // s
     w, h = view.size
     cols, rows = math.ceil(w / s), math.ceil(h / s)
-    cells = cells[(cells[:, 0] >= 0) & (cells[:, 0] < cols) & (cells[:, 1] >= 0)
-                  & (cells[:, 1] < rows)].astype(np.int64)
-    grid = np.zeros((rows, cols), np.uint8)
-    grid[cells[:, 1], cells[:, 0]] = 1
-    reach = 2 * math.ceil(config.locate_margin_mm) + 1
-    grid = cv2.dilate(grid, cv2.getStructuringElement(cv2.MORPH_RECT, (reach, reach)))
-    contours, _ = cv2.findContours(grid, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    boxes = [(int(x * s), int(y * s), min(math.ceil((x + bw) * s), w),
-              min(math.ceil((y + bh) * s), h))
-             for x, y, bw, bh in map(cv2.boundingRect, contours)]
-    return _disjoint(boxes)
+    grid = np.zeros((rows, cols), np.uint8)  # 1 mm cells from the view's corner
+    if found is not None:
+        cells = cv2.perspectiveTransform((found.reshape(-1, 1, 2) + (x0, y0)).astype(
+            np.float64), view.frame_to_rect).reshape(-1, 2) // s
+        cells = cells[(cells[:, 0] >= 0) & (cells[:, 0] < cols) & (cells[:, 1] >= 0)
+                      & (cells[:, 1] < rows)].astype(np.int64)
+        grid[cells[:, 1], cells[:, 0]] = 1
+
+    def near(mm: int) -> np.ndarray:
+        return cv2.dilate(grid, cv2.getStructuringElement(cv2.MORPH_RECT, (2 * mm + 1,) * 2))
+
+    warped = near(math.ceil(config.locate_margin_mm))
+    # each strip: the cells of _STRIP_MM rows in a row, one run of columns with marks near
+    bands = -(-rows // _STRIP_MM)
+    band = np.zeros((bands * _STRIP_MM, cols + 2), np.uint8)
+    band[:rows, 1:-1] = warped
+    band = band.reshape(bands, _STRIP_MM, cols + 2).max(axis=1)
+    row, col = np.nonzero(np.diff(band.astype(np.int8), axis=1))
+    strips = [(round(a * s), round(r * _STRIP_MM * s), min(round(b * s), w),
+               min(round((r + 1) * _STRIP_MM * s), h))
+              for r, a, b in zip(row[::2].tolist(), col[::2].tolist(), col[1::2].tolist(),
+                                 strict=True)]
+    contours, _ = cv2.findContours(warped, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cell_boxes = _disjoint([(x, y, x + bw, y + bh)
+                            for x, y, bw, bh in map(cv2.boundingRect, contours)])
+    # the closing takes in pixels up to twice its kernel's half away; one cell more for the
+    # view's pixels that cells only approximately cover
+    closing_mm = 2 * (_rectified_pip_config(config).hat_kernel_px // 2) / s
+    searched = near(max(math.ceil(config.locate_margin_mm - closing_mm) - 1, 0)) * 255
+    search = np.zeros((h, w), np.uint8)  # outside the boxes no pip is found anyway
+    boxes = []
+    for cx0, cy0, cx1, cy1 in cell_boxes:
+        x0, y0, x1, y1 = round(cx0 * s), round(cy0 * s), min(round(cx1 * s), w), \
+            min(round(cy1 * s), h)
+        search[y0:y1, x0:x1] = cv2.resize(searched[cy0:cy1, cx0:cx1], (x1 - x0, y1 - y0),
+                                          interpolation=cv2.INTER_NEAREST)
+        boxes.append((x0, y0, x1, y1))
+    return _Located(strips, boxes, search)
 
 
-def _disjoint(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+def _disjoint(boxes: list[Box]) -> list[Box]:
     """Overlapping boxes (x0, y0, x1, y1) merged into their bounding box until none
     overlap: each window is searched on its own, so none may cut into another."""
     merged = True
@@ -861,6 +895,7 @@ class _TopView(NamedTuple):
     tops: DiceConfig  # the die sizes as top faces show in the table-plane view
     frame_box: tuple[int, int, int, int]  # x0, y0, x1, y1: the view's bounding box in the frame
     locate_kernel: int  # `_locate`'s hat kernel: the pip search's, in frame pixels at most
+    frame_mask: np.ndarray  # 255 where the view shows in ``frame_box``
 
 
 @lru_cache(maxsize=16)
@@ -894,8 +929,10 @@ def _top_view(region_px: bytes, region_mm: bytes, frame_shape: tuple[int, ...],
     moved = cv2.perspectiveTransform(step.reshape(1, -1, 2), rect_to_frame)[0].reshape(-1, 3, 2)
     px_per_mm = float(np.linalg.norm(moved[:, 1:] - moved[:, :1], axis=2).max())
     kernel = 2 * math.ceil(_rectified_pip_config(config).hat_kernel_px / s * px_per_mm / 2) + 1
+    frame_mask = np.zeros((box[3] - box[1], box[2] - box[0]), np.uint8)
+    cv2.fillConvexPoly(frame_mask, np.round(seen - box[:2]).astype(np.int32), 255)
     return _TopView(lo, (int(size[0]), int(size[1])), rect_to_frame, np.linalg.inv(rect_to_frame),
-                    mm.astype(np.float32), lens, tops, box, kernel)
+                    mm.astype(np.float32), lens, tops, box, kernel, frame_mask)
 
 
 def _lens_over_table(mm_to_frame: np.ndarray, shape: tuple[int, ...],

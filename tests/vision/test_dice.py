@@ -370,13 +370,13 @@ def test_one_over_a_weaker_lone_pip_is_read() -> None:
 
 @pytest.mark.parametrize(("seed", "hard"), [(1000, False), (1001, False), (1002, True),
                                             (1003, True)])
-def test_located_windows_hold_every_die_and_read_as_the_whole_area(seed: int,
-                                                                   hard: bool) -> None:
+def test_located_pips_hold_every_die_and_read_as_the_whole_area(seed: int,
+                                                                hard: bool) -> None:
     """The first pass (`locate_contrast`) finds where pips may be in the frame; only there is
-    the top view warped and searched. Every die's top face lies in a window with the pip
-    search's closing reach to spare, the pips found are those of the whole area's search,
-    and the readings are the same (bench tuning scenes: cuatro on even seeds, spexxx on odd
-    ones, whose dotted lines are pips too)."""
+    the top view warped and searched. Pips are searched on every die's top face, the face
+    is warped with the closing's reach round it, the pips found are those of the whole
+    area's search, and the readings are the same (bench tuning scenes: cuatro on even seeds,
+    spexxx, whose dotted lines are pips too, on odd ones)."""
     from vision.dice import _locate, _rectified_pip_config, _top_view, _warp, find_pips
 
     layout = load_layout("cuatro" if seed % 2 == 0 else "spexxx")
@@ -390,24 +390,27 @@ def test_located_windows_hold_every_die_and_read_as_the_whole_area(seed: int,
     area_px = pose.project(np.column_stack([area_mm, np.zeros(4)]))
     view = _top_view(area_px.tobytes(), area_mm.tobytes(), out.frame.shape[:2], TABLE)
     grey = cv2.cvtColor(out.frame, cv2.COLOR_BGR2GRAY)
-    windows = _locate(grey, view, TABLE)
-    w, h = view.size
-    if seed == 1000:  # a plain table: the windows are a small part of the view
-        assert sum((b[2] - b[0]) * (b[3] - b[1]) for b in windows) < 0.3 * w * h
+    located = _locate(grey, view, TABLE)
+    whole, part = _warp(grey, view, None), _warp(grey, view, located.strips)
+    warped = np.zeros(part.shape, bool)
+    for a, b, c, d in located.strips:
+        warped[b:d, a:c] = True
+    if seed == 1000:  # a plain table: a small part of the view is warped
+        assert warped.mean() < 0.2
     reach = _rectified_pip_config(TABLE).hat_kernel_px
     for die in out.truth.dice:
         face = cv2.perspectiveTransform(die.top_face_px.reshape(-1, 1, 2).astype(np.float64),
                                         view.frame_to_rect).reshape(-1, 2)
-        lo = np.maximum(face.min(axis=0) - reach, 0)
-        hi = np.minimum(face.max(axis=0) + reach, (w, h))
-        assert any(b[0] <= lo[0] and b[1] <= lo[1] and hi[0] <= b[2] and hi[1] <= b[3]
-                   for b in windows), (die.value, face.mean(axis=0), windows)
-    whole, located = _warp(grey, view, None), _warp(grey, view, windows)
+        a, b = np.clip(np.floor(face.min(axis=0)).astype(int), 0, None)
+        c, d = np.ceil(face.max(axis=0)).astype(int) + 1
+        assert located.search[b:d, a:c].any(), (die.value, face.mean(axis=0))
+        assert warped[max(b - reach, 0):d + reach, max(a - reach, 0):c + reach].all()
     config = _rectified_pip_config(TABLE)
     for polarity in TABLE.polarities:
-        a, b = ((top if polarity == "dark" else 255 - top) for top in (whole, located))
+        a, b = ((top if polarity == "dark" else 255 - top) for top in (whole, part))
         pips = sorted((p.x, p.y) for p in find_pips(a, None, config)[0])
-        found = sorted((p.x, p.y) for p in find_pips(b, None, config, windows)[0])
+        found = sorted((p.x, p.y) for p in find_pips(b, located.search, config,
+                                                     located.boxes)[0])
         assert np.array(found) == pytest.approx(np.array(pips), abs=0.1)
     everywhere = dataclasses.replace(TABLE, locate_contrast=0.0, still_change=0.0)
     assert read_dice(out.frame, area_px, dataclasses.replace(TABLE, still_change=0.0),

@@ -723,12 +723,13 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
     return list(readings)
 
 
-def _grey_box(frame: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+def _grey_box(frame: np.ndarray, box: Box) -> np.ndarray:
     """The frame in grey where the top view samples it (``box``, `_TopView.frame_box`), 0
     elsewhere: the rest of the frame is never looked at."""
     x0, y0, x1, y1 = box
     grey = np.zeros(frame.shape[:2], np.uint8)
-    cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY, dst=grey[y0:y1, x0:x1])
+    if x1 > x0 and y1 > y0:  # else the area is wholly outside the frame
+        cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY, dst=grey[y0:y1, x0:x1])
     return grey
 
 
@@ -768,13 +769,13 @@ def _locate(grey: np.ndarray, view: _TopView, config: DiceConfig) -> _Located:
     x0, y0, x1, y1 = view.frame_box
     crop = grey[y0:y1, x0:x1]
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (view.locate_kernel,) * 2)
-    marks = None
-    for polarity in config.polarities:
+    marks = np.zeros(crop.shape, np.uint8)
+    for polarity in config.polarities if crop.size else ():  # none: area outside the frame
         hat = cv2.morphologyEx(crop, cv2.MORPH_BLACKHAT if polarity == "dark"
                                else cv2.MORPH_TOPHAT, kernel)
-        marks = hat if marks is None else cv2.max(marks, hat)
-    marks = cv2.threshold(marks, config.locate_contrast - 1, 255, cv2.THRESH_BINARY)[1]
-    found = cv2.findNonZero(cv2.bitwise_and(marks, view.frame_mask))
+        marks = cv2.max(marks, cv2.threshold(hat, config.locate_contrast - 1, 255,
+                                             cv2.THRESH_BINARY)[1])
+    found = cv2.findNonZero(cv2.bitwise_and(marks, view.frame_mask)) if crop.size else None
     s = config.rectified_px_per_mm
     w, h = view.size
     cols, rows = math.ceil(w / s), math.ceil(h / s)
@@ -820,7 +821,7 @@ def _locate(grey: np.ndarray, view: _TopView, config: DiceConfig) -> _Located:
 
 def _disjoint(boxes: list[Box]) -> list[Box]:
     """Overlapping boxes (x0, y0, x1, y1) merged into their bounding box until none
-    overlap: each window is searched on its own, so none may cut into another."""
+    overlap: each is closed on its own, so none may cut into another."""
     merged = True
     while merged:
         merged = False
@@ -893,7 +894,7 @@ class _TopView(NamedTuple):
     area: np.ndarray  # the dice area's corners in table mm (float32, for pointPolygonTest)
     lens: tuple[np.ndarray, float]  # `_lens_over_table`
     tops: DiceConfig  # the die sizes as top faces show in the table-plane view
-    frame_box: tuple[int, int, int, int]  # x0, y0, x1, y1: the view's bounding box in the frame
+    frame_box: Box  # the view's bounding box in the frame
     locate_kernel: int  # `_locate`'s hat kernel: the pip search's, in frame pixels at most
     frame_mask: np.ndarray  # 255 where the view shows in ``frame_box``
 
@@ -924,7 +925,7 @@ def _top_view(region_px: bytes, region_mm: bytes, frame_shape: tuple[int, ...],
     h, w = frame_shape[:2]
     box = (int(np.clip(x0, 0, w)), int(np.clip(y0, 0, h)), int(np.clip(x1, 0, w)),
            int(np.clip(y1, 0, h)))
-    # the pip search's kernel in mm, as many frame pixels as it covers where they are largest
+    # the pip search's kernel in mm, in frame pixels where they cover least table
     step = np.array([[[0, 0], [s, 0], [0, s]]], np.float64) + corners[:, None]  # 1 mm steps
     moved = cv2.perspectiveTransform(step.reshape(1, -1, 2), rect_to_frame)[0].reshape(-1, 3, 2)
     px_per_mm = float(np.linalg.norm(moved[:, 1:] - moved[:, :1], axis=2).max())

@@ -126,6 +126,15 @@ def test_region_limits_the_search() -> None:
     assert inside[0].centre == pytest.approx(whole[0].centre, abs=1.0)
 
 
+@pytest.mark.parametrize("shift", [(1000, 1000), (-1000, -1000), (600, 100)])
+def test_dice_area_outside_the_frame_has_no_dice(shift: tuple[int, int]) -> None:
+    """A dice area wholly or partly outside the frame (the board seen at its edge) is read
+    without error: no marks to locate dice by there, no dice."""
+    frame = np.full((480, 640, 3), 90, np.uint8)
+    area_mm = np.array([[0, 0], [100, 0], [100, 80], [0, 80]], float)
+    assert read_dice(frame, area_mm * 2 + shift, TABLE, region_mm=area_mm) == []
+
+
 @pytest.mark.parametrize("bad", [np.zeros((0, 0, 3), np.uint8), np.zeros((10, 10), np.float32),
                                  "photo.png"])
 def test_bad_images_are_refused_in_words(bad) -> None:

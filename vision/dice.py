@@ -26,6 +26,7 @@ from vision.dice_faces import SLACK, FaceModel, distances, load_model, read_face
 from vision.pose import estimate_focal, focal_from_fov, fov_from_focal, pose_from_homography
 
 PRESETS = Path(__file__).with_name("dice_configs")
+Box = tuple[int, int, int, int]  # x0, y0, x1, y1
 
 
 class DiceInputError(ValueError):
@@ -134,6 +135,13 @@ class DiceConfig:
     # a misread of a frame or two is not kept for the whole rest (with 2, a stray read as a
     # 1 in the two frames after a hand left was kept and counted: throw_counting seed 8009)
     still_reads: int = 3
+    # Where to look (rectified top view): frame pixels whose black-hat (dark pips) or top-hat
+    # (light pips) reaches locate_contrast mark where pips may be; only the table within
+    # locate_margin_mm of a mark is warped to the top view and searched (dice cover a small
+    # share of the area). The margin holds a die's lattice round any of its pips and the
+    # closing's reach; 0 searches the whole area
+    locate_contrast: float = 0.0
+    locate_margin_mm: float = 15.0
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -276,14 +284,22 @@ def _region_mask(shape: tuple[int, int], region) -> np.ndarray | None:
     return mask
 
 
-def find_pips(image: np.ndarray, mask: np.ndarray | None,
-              config: DiceConfig) -> tuple[list[Pip], np.ndarray, np.ndarray]:
+def find_pips(image: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
+              windows: list[Box] | None = None,
+              ) -> tuple[list[Pip], np.ndarray, np.ndarray]:
     """Small round blobs darker than the body around them (in ``image``; invert for light
     pips). Also returns the closing (pips filled by the body colour) and the black-hat
-    (how much darker than the body each pixel is)."""
+    (how much darker than the body each pixel is). With ``windows`` (x0, y0, x1, y1) only
+    those are searched: elsewhere the closing is the image itself, so no pip is found."""
     k = config.hat_kernel_px
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
-    closed = cv2.morphologyEx(image, cv2.MORPH_CLOSE, kernel)
+    if windows is None:
+        closed = cv2.morphologyEx(image, cv2.MORPH_CLOSE, kernel)
+    else:
+        closed = image.copy()
+        for x0, y0, x1, y1 in windows:
+            closed[y0:y1, x0:x1] = cv2.morphologyEx(image[y0:y1, x0:x1], cv2.MORPH_CLOSE,
+                                                    kernel)
     hat = cv2.subtract(closed, image)
     _, binary = cv2.threshold(hat, config.min_contrast, 255, cv2.THRESH_BINARY)
     if mask is not None:
@@ -663,15 +679,15 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
         return list(last.readings)
     view = _top_view(px.tobytes(), mm.tobytes(), frame.shape[:2], config)
     lo, rect_to_frame, lens, tops = view.lo, view.rect_to_frame, view.lens, view.tops
-    grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    top = cv2.warpPerspective(grey, rect_to_frame, view.size,
-                              flags=cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP,
-                              borderMode=cv2.BORDER_REPLICATE)
+    grey = frame if frame.ndim == 2 else _grey_box(frame, view.frame_box)
+    located = _locate(grey, view, config) if config.locate_contrast > 0 else None
+    top = _warp(grey, view, located and located.strips)
     pip_config = _rectified_pip_config(config)
     layers = []  # per pip colour: pips, their table mm, closing, black-hat, lattice fits
     for polarity in config.polarities:
         image = top if polarity == "dark" else 255 - top
-        pips, closed, hat = find_pips(image, None, pip_config)
+        pips, closed, hat = (find_pips(image, None, pip_config) if located is None else
+                             find_pips(image, located.search, pip_config, located.boxes))
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         layers.append((pips, pts, closed, hat, lattice_candidates(pts, tops)))
 
@@ -705,6 +721,122 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
         if len(_last_reads) > LAST_READS:
             del _last_reads[next(iter(_last_reads))]
     return list(readings)
+
+
+def _grey_box(frame: np.ndarray, box: Box) -> np.ndarray:
+    """The frame in grey where the top view samples it (``box``, `_TopView.frame_box`), 0
+    elsewhere: the rest of the frame is never looked at."""
+    x0, y0, x1, y1 = box
+    grey = np.zeros(frame.shape[:2], np.uint8)
+    if x1 > x0 and y1 > y0:  # else the area is wholly outside the frame
+        cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY, dst=grey[y0:y1, x0:x1])
+    return grey
+
+
+def _warp(grey: np.ndarray, view: _TopView, strips: list[Box] | None) -> np.ndarray:
+    """The bicubic top view of the area, or only of ``strips`` (0 elsewhere): a piece warped
+    on its own is the whole view's pixels but for a rare last-bit rounding."""
+    flags = cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP
+    if strips is None:
+        return cv2.warpPerspective(grey, view.rect_to_frame, view.size, flags=flags,
+                                   borderMode=cv2.BORDER_REPLICATE)
+    top = np.zeros(view.size[::-1], np.uint8)
+    for x0, y0, x1, y1 in strips:
+        shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
+        top[y0:y1, x0:x1] = cv2.warpPerspective(grey, view.rect_to_frame @ shift,
+                                                (x1 - x0, y1 - y0), flags=flags,
+                                                borderMode=cv2.BORDER_REPLICATE)
+    return top
+
+
+class _Located(NamedTuple):
+    """Where pips may be in the top view (`_locate`)."""
+
+    strips: list[Box]  # the table within locate_margin_mm of a mark, in rows: warped
+    boxes: list[Box]  # not overlapping, round the strips: each closed on its own
+    search: np.ndarray  # 255 where pips are searched: the closing is right there
+
+
+_STRIP_MM = 12  # height of `_Located.strips`: fewer warp calls against less area warped
+
+
+def _locate(grey: np.ndarray, view: _TopView, config: DiceConfig) -> _Located:
+    """Where pips are worth searching for: the table within ``locate_margin_mm`` of frame
+    pixels as much darker (dark pips) or lighter (light pips) than their surroundings as
+    ``locate_contrast``. Found in the frame itself, which has fewer pixels than the top view:
+    a cheap first pass. Pips are searched only where every pixel the closing takes in is
+    warped, so none is made up at the edge of what is warped."""
+    x0, y0, x1, y1 = view.frame_box
+    crop = grey[y0:y1, x0:x1]
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (view.locate_kernel,) * 2)
+    marks = np.zeros(crop.shape, np.uint8)
+    for polarity in config.polarities if crop.size else ():  # none: area outside the frame
+        hat = cv2.morphologyEx(crop, cv2.MORPH_BLACKHAT if polarity == "dark"
+                               else cv2.MORPH_TOPHAT, kernel)
+        marks = cv2.max(marks, cv2.threshold(hat, config.locate_contrast - 1, 255,
+                                             cv2.THRESH_BINARY)[1])
+    found = cv2.findNonZero(cv2.bitwise_and(marks, view.frame_mask)) if crop.size else None
+    s = config.rectified_px_per_mm
+    w, h = view.size
+    cols, rows = math.ceil(w / s), math.ceil(h / s)
+    grid = np.zeros((rows, cols), np.uint8)  # 1 mm cells from the view's corner
+    if found is not None:
+        cells = cv2.perspectiveTransform((found.reshape(-1, 1, 2) + (x0, y0)).astype(
+            np.float64), view.frame_to_rect).reshape(-1, 2) // s
+        cells = cells[(cells[:, 0] >= 0) & (cells[:, 0] < cols) & (cells[:, 1] >= 0)
+                      & (cells[:, 1] < rows)].astype(np.int64)
+        grid[cells[:, 1], cells[:, 0]] = 1
+
+    def near(mm: int) -> np.ndarray:
+        return cv2.dilate(grid, cv2.getStructuringElement(cv2.MORPH_RECT, (2 * mm + 1,) * 2))
+
+    warped = near(math.ceil(config.locate_margin_mm))
+    # each strip: the cells of _STRIP_MM rows in a row, one run of columns with marks near
+    bands = -(-rows // _STRIP_MM)
+    band = np.zeros((bands * _STRIP_MM, cols + 2), np.uint8)
+    band[:rows, 1:-1] = warped
+    band = band.reshape(bands, _STRIP_MM, cols + 2).max(axis=1)
+    row, col = np.nonzero(np.diff(band.astype(np.int8), axis=1))
+    strips = [(round(a * s), round(r * _STRIP_MM * s), min(round(b * s), w),
+               min(round((r + 1) * _STRIP_MM * s), h))
+              for r, a, b in zip(row[::2].tolist(), col[::2].tolist(), col[1::2].tolist(),
+                                 strict=True)]
+    contours, _ = cv2.findContours(warped, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cell_boxes = _disjoint([(x, y, x + bw, y + bh)
+                            for x, y, bw, bh in map(cv2.boundingRect, contours)])
+    # the closing takes in pixels up to twice its kernel's half away; one cell more for the
+    # view's pixels that cells only approximately cover
+    closing_mm = 2 * (_rectified_pip_config(config).hat_kernel_px // 2) / s
+    searched = near(max(math.ceil(config.locate_margin_mm - closing_mm) - 1, 0)) * 255
+    search = np.zeros((h, w), np.uint8)  # outside the boxes no pip is found anyway
+    boxes = []
+    for cx0, cy0, cx1, cy1 in cell_boxes:
+        x0, y0, x1, y1 = round(cx0 * s), round(cy0 * s), min(round(cx1 * s), w), \
+            min(round(cy1 * s), h)
+        search[y0:y1, x0:x1] = cv2.resize(searched[cy0:cy1, cx0:cx1], (x1 - x0, y1 - y0),
+                                          interpolation=cv2.INTER_NEAREST)
+        boxes.append((x0, y0, x1, y1))
+    return _Located(strips, boxes, search)
+
+
+def _disjoint(boxes: list[Box]) -> list[Box]:
+    """Overlapping boxes (x0, y0, x1, y1) merged into their bounding box until none
+    overlap: each is closed on its own, so none may cut into another."""
+    merged = True
+    while merged:
+        merged = False
+        for i, a in enumerate(boxes):
+            for j in range(i + 1, len(boxes)):
+                b = boxes[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    boxes[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]),
+                                max(a[3], b[3]))
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return boxes
 
 
 class _LastRead(NamedTuple):
@@ -758,10 +890,13 @@ class _TopView(NamedTuple):
     lo: np.ndarray  # table mm at the view's top left corner
     size: tuple[int, int]  # the view's width and height in pixels
     rect_to_frame: np.ndarray  # homography from view pixels to frame pixels
+    frame_to_rect: np.ndarray  # and back
     area: np.ndarray  # the dice area's corners in table mm (float32, for pointPolygonTest)
     lens: tuple[np.ndarray, float]  # `_lens_over_table`
     tops: DiceConfig  # the die sizes as top faces show in the table-plane view
-    frame_box: tuple[int, int, int, int]  # x0, y0, x1, y1: the view's bounding box in the frame
+    frame_box: Box  # the view's bounding box in the frame
+    locate_kernel: int  # `_locate`'s hat kernel: the pip search's, in frame pixels at most
+    frame_mask: np.ndarray  # 255 where the view shows in ``frame_box``
 
 
 @lru_cache(maxsize=16)
@@ -790,8 +925,15 @@ def _top_view(region_px: bytes, region_mm: bytes, frame_shape: tuple[int, ...],
     h, w = frame_shape[:2]
     box = (int(np.clip(x0, 0, w)), int(np.clip(y0, 0, h)), int(np.clip(x1, 0, w)),
            int(np.clip(y1, 0, h)))
-    return _TopView(lo, (int(size[0]), int(size[1])), rect_to_frame, mm.astype(np.float32), lens,
-                    tops, box)
+    # the pip search's kernel in mm, in frame pixels where they cover least table
+    step = np.array([[[0, 0], [s, 0], [0, s]]], np.float64) + corners[:, None]  # 1 mm steps
+    moved = cv2.perspectiveTransform(step.reshape(1, -1, 2), rect_to_frame)[0].reshape(-1, 3, 2)
+    px_per_mm = float(np.linalg.norm(moved[:, 1:] - moved[:, :1], axis=2).max())
+    kernel = 2 * math.ceil(_rectified_pip_config(config).hat_kernel_px / s * px_per_mm / 2) + 1
+    frame_mask = np.zeros((box[3] - box[1], box[2] - box[0]), np.uint8)
+    cv2.fillConvexPoly(frame_mask, np.round(seen - box[:2]).astype(np.int32), 255)
+    return _TopView(lo, (int(size[0]), int(size[1])), rect_to_frame, np.linalg.inv(rect_to_frame),
+                    mm.astype(np.float32), lens, tops, box, kernel, frame_mask)
 
 
 def _lens_over_table(mm_to_frame: np.ndarray, shape: tuple[int, ...],

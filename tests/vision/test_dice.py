@@ -300,6 +300,14 @@ def test_still_frames_keep_the_last_reading_until_the_dice_change() -> None:
 def _bench_values(seed: int, hard: bool = False) -> tuple[list[int | None], list[int | None]]:
     """(read, true) values of `bench/dice_accuracy.py`'s rendered frame ``seed`` (tuning
     seeds 1000+: cuatro on even seeds, spexxx on odd); a leaning die's true value is None."""
+    out, area_px, area_mm = _bench_scene(seed, hard)
+    truth = [None if d.leaning else d.value for d in out.truth.dice if d.visible]
+    return _read_values(out, (area_px, area_mm)), sorted(truth, key=lambda v: v or 0)
+
+
+def _bench_scene(seed: int, hard: bool):
+    """`bench/dice_accuracy.py`'s rendered frame ``seed`` and its dice area (10 mm wider
+    than the layout's, as the bench reads it) in frame pixels and table mm."""
     layout = load_layout("cuatro" if seed % 2 == 0 else "spexxx")
     rng = np.random.default_rng(seed)
     scene = random_scene(layout, rng, dice=5, hard=hard)
@@ -308,9 +316,7 @@ def _bench_values(seed: int, hard: bool = False) -> tuple[list[int | None], list
     x0, y0, x1, y1 = layout.dice_area_mm
     area_mm = np.array([[x0 - 10, y0 - 10], [x1 + 10, y0 - 10], [x1 + 10, y1 + 10],
                         [x0 - 10, y1 + 10]], float)
-    area = (pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm)
-    truth = [None if d.leaning else d.value for d in out.truth.dice if d.visible]
-    return _read_values(out, area), sorted(truth, key=lambda v: v or 0)
+    return out, pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm
 
 
 @pytest.mark.parametrize("seed", [1052, 1185])
@@ -405,15 +411,7 @@ def test_located_pips_hold_every_die_and_read_as_the_whole_area(seed: int,
     spexxx, whose dotted lines are pips too, on odd ones)."""
     from vision.dice import _locate, _rectified_pip_config, _top_view, _warp, find_pips
 
-    layout = load_layout("cuatro" if seed % 2 == 0 else "spexxx")
-    rng = np.random.default_rng(seed)
-    scene = random_scene(layout, rng, dice=5, hard=hard)
-    pose = random_pose(rng, layout)
-    out = render(scene, pose, rng)
-    x0, y0, x1, y1 = layout.dice_area_mm
-    area_mm = np.array([[x0 - 10, y0 - 10], [x1 + 10, y0 - 10], [x1 + 10, y1 + 10],
-                        [x0 - 10, y1 + 10]], float)
-    area_px = pose.project(np.column_stack([area_mm, np.zeros(4)]))
+    out, area_px, area_mm = _bench_scene(seed, hard)
     view = _top_view(area_px.tobytes(), area_mm.tobytes(), out.frame.shape[:2], TABLE)
     grey = cv2.cvtColor(out.frame, cv2.COLOR_BGR2GRAY)
     located = _locate(grey, view, TABLE)

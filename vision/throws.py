@@ -33,6 +33,9 @@ class ThrowConfig:
     settle_seconds: float = 0.5  # dice lying still this long count as resting
     still_mm: float = 4.0  # a die moved less than this on the table (a nudge) has not moved
     still_fraction: float = 0.25  # the same in box sizes, when the table's mm are not known
+    # while the dice lie still, a die read this many times that far from where one lay may be
+    # that die misread (a 1 read as a 2 with a pip of its side, centre 6-7 mm off): no movement
+    misread_reach: float = 2.0
     agree_share: float = 0.6  # share of the still frames that must read the same values
     dice_count: int = 0  # a rest shows this many dice (0: any number)
     # ... or this many fewer, dice the reader cannot find or read in the whole rest, or this
@@ -173,9 +176,11 @@ class ThrowTracker:
     than ``still_mm`` from every place a die lay within ``settle_seconds``; the dice move when
     new places show two frames running, or a die stays at a new place for a second frame. A
     die missed for a frame, a stray unread pattern, or a misread die whose centre flips
-    between two places is no motion. Once nothing has moved for ``settle_seconds``, the values
-    read in at least ``agree_share`` of those frames are the resting values, so a misread
-    frame now and then does not hold the count back.
+    between two places is no motion; nor, while the dice lie still, is a die read within
+    ``misread_reach`` times ``still_mm`` of where one lay (a misread shifts the centre of the
+    die it reads, a movement carries dice farther). Once nothing has moved for
+    ``settle_seconds``, the values read in at least ``agree_share`` of those frames are the
+    resting values, so a misread frame now and then does not hold the count back.
     Frames fed with ``region`` and ``region_mm`` (the dice area's corners in frame pixels and
     table mm; they may be changed between frames) are read here and watched for a hand: a
     frame with a hand over the dice area breaks no rest but never agrees with one, and the
@@ -255,7 +260,8 @@ class ThrowTracker:
         values = tuple(sorted((r.value for r in readings), key=lambda v: v or 0))
         if self.config.dice_count and len(read) == self.config.dice_count:
             values = tuple(sorted(r.value for r in read))  # an unread pattern besides is a stray
-        new = [(p, r) for p, r in places if self._new([(p, r)])]
+        reach = 1.0 if self._changed else self.config.misread_reach
+        new = [(p, r) for p, r in places if self._new([(p, r * reach)])]
         stayed = any(np.hypot(*(p - q)) <= r for q, r in self._fresh for p, _ in places)
         started = self._still_since is not None
         # dice at new places once a hand is gone were moved under it

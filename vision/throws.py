@@ -185,7 +185,10 @@ class ThrowTracker:
     table mm; they may be changed between frames) are read here and watched for a hand: a
     frame with a hand over the dice area breaks no rest but never agrees with one, and the
     places the dice lay are kept through it; dice at new places once the hand is gone were
-    moved. ``seen`` holds the dice read in the last frame."""
+    moved. ``seen`` holds the dice read in the last frame.
+    Dice that lie as at the last rest, unmoved, but read otherwise (a misread die read right
+    once nudged, or the other way) are the same dice: a later rest showing only faces of
+    either reading is no throw."""
 
     def __init__(self, config: ThrowConfig | None = None, dice_config: DiceConfig | None = None,
                  region=None, region_mm=None) -> None:
@@ -195,6 +198,7 @@ class ThrowTracker:
         self.region_mm = region_mm
         self.throw_count = 0
         self.resting: tuple[int, ...] | None = None  # values of the last resting state
+        self._also_read: list[tuple[int, ...]] = []  # those dice read otherwise since, unmoved
         self._places: list[tuple[float, np.ndarray, float]] = []  # (last seen, place, reach)
         self._fresh: list[tuple[np.ndarray, float]] = []  # new places in the last frame
         self._previous_time = 0.0
@@ -378,9 +382,14 @@ class ThrowTracker:
         if not changed:
             if self.resting is None:
                 self.resting = values  # dice already lying there when we started
+            elif (len(values) == len(self.resting) and values != self.resting
+                  and values not in self._also_read and _lie_as(dice, before_dice,
+                                                                self.config.misread_reach)):
+                self._also_read.append(values)
             return None
         before = self.resting
-        if (before is not None and not self._turn_begun and _contained(values, before)
+        if (before is not None and not self._turn_begun
+                and any(_contained(values, r) for r in (before, *self._also_read))
                 and not _turned(dice, before_dice)
                 and (not self.config.dice_count or _kept(dice, before_dice))):
             return None  # same faces (nudged, dice put back) or some dice set aside
@@ -391,7 +400,7 @@ class ThrowTracker:
             return ThrowSettled(values, self.throw_count, self._still_since or 0.0,
                                 read_whole=True)
         self._turn_begun = False
-        self.resting = values
+        self.resting, self._also_read = values, []
         self.throw_count += 1
         return ThrowSettled(values, self.throw_count, self._still_since or 0.0, likely=likely)
 
@@ -420,6 +429,13 @@ def _stayed(before: list, now: list) -> bool:
     return bool(before) and all(
         any(v == value and np.hypot(*(p - q)) <= reach for p, _, v in now)
         for q, reach, value in before)
+
+
+def _lie_as(now: list, before: list, reach: float) -> bool:
+    """As many dice as at the last rest, each within ``reach`` times its still reach of where
+    one lay: the same dice, though some may read otherwise."""
+    return len(now) == len(before) and all(
+        any(np.hypot(*(p - q)) <= r * reach for q, _, _ in before) for p, r, _ in now)
 
 
 def _contained(values: tuple[int, ...], resting: tuple[int, ...]) -> bool:

@@ -230,6 +230,25 @@ def test_dice_read_otherwise_on_the_second_frame_watched_are_no_throw() -> None:
     assert [e.values for e in clock.events] == [(1, 1, 2, 2, 4)]
 
 
+def test_dice_read_right_once_nudged_and_put_back_are_no_throw() -> None:
+    """Bench seed 7040: a throw's 1 was read as a 2 all through its rest (2 2 3 3 6), and
+    right once nudged; the dice set aside and put back then read 1 2 3 3 6, not among the
+    faces at the last rest, and were counted as a throw."""
+    tracker = ThrowTracker(region=AREA_PX, region_mm=AREA_MM)
+    clock = Clock(tracker)
+    clock.hold(lying([3, 4, 5, 5, 6]), 1.0)
+    clock.tumble(np.random.default_rng(23), 5, 8)
+    rest = lying([1, 3, 2, 3, 6])
+    x, y = rest[0].centre
+    clock.hold([die(2, x + 4.0, y + 12.0), *rest[1:]], 1.0)  # the 1 read as 2, 6 mm off
+    assert [e.values for e in clock.events] == [(2, 2, 3, 3, 6)]
+    nudged = [die(1, x + 6.0, y + 16.0), *rest[1:]]  # nudged 3 mm: read right now
+    clock.hold(nudged, 1.2)
+    clock.hold([nudged[0], nudged[1], nudged[3]], 1.2)  # two dice set aside
+    clock.hold(nudged, 1.2)  # and put back
+    assert [e.values for e in clock.events] == [(2, 2, 3, 3, 6)]
+
+
 def test_a_misread_frame_now_and_then_does_not_hold_the_count_back() -> None:
     clock = Clock(ThrowTracker(ThrowConfig(agree_share=0.6)))
     clock.hold(lying([1, 1, 1]), 1.0)

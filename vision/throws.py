@@ -150,16 +150,18 @@ class HandWatch:
     def _patch(self, now: tuple[np.ndarray, list[np.ndarray]],
                before: tuple[np.ndarray, list[np.ndarray]], lo: np.ndarray) -> float:
         """The largest patch (mm^2) changed between two views, away from the dice in both;
-        a change of the light over the whole area is no patch."""
+        a change of the light over the whole area is no patch. That change is the median
+        over pixels ``hand_smoothing_mm`` apart: the views are blurred over as much, so the
+        median of every pixel says no more and took 40 % of the watch's time."""
         c = self.config
         s = c.view_px_per_mm
+        k = max(1, int(round(c.hand_smoothing_mm * s)))
         diff = now[0] - before[0]
-        diff -= np.median(diff.reshape(-1, 3), axis=0)
+        diff -= np.median(diff[::k, ::k].reshape(-1, 3), axis=0)
         changed = (np.einsum("ijk,ijk->ij", diff, diff) > c.hand_change ** 2).astype(np.uint8)
         for p in now[1] + before[1]:
             x, y = np.round((p - lo) * s).astype(int)
             cv2.circle(changed, (int(x), int(y)), int(round(c.dice_clearance_mm * s)), 0, -1)
-        k = max(1, int(round(c.hand_smoothing_mm * s)))
         changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
         _, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         x, y, w, h, area = stats[1:].T

@@ -33,8 +33,8 @@ class ThrowConfig:
     settle_seconds: float = 0.5  # dice lying still this long count as resting
     still_mm: float = 4.0  # a die moved less than this on the table (a nudge) has not moved
     still_fraction: float = 0.25  # the same in box sizes, when the table's mm are not known
-    # while the dice lie still, a die read this many times that far from where one lay may be
-    # that die misread (a 1 read as a 2 with a pip of its side, centre 6-7 mm off): no movement
+    # while the dice lie still, a die read within this many times still_mm (still_fraction) of
+    # where one lay may be that die misread (a 1 read as 2 with a side's pip, 6-7 mm off)
     misread_reach: float = 2.0
     agree_share: float = 0.6  # share of the still frames that must read the same values
     dice_count: int = 0  # a rest shows this many dice (0: any number)

@@ -33,6 +33,9 @@ class ThrowConfig:
     settle_seconds: float = 0.5  # dice lying still this long count as resting
     still_mm: float = 4.0  # a die moved less than this on the table (a nudge) has not moved
     still_fraction: float = 0.25  # the same in box sizes, when the table's mm are not known
+    # while the dice lie still, a die read within this many times still_mm (still_fraction) of
+    # where one lay may be that die misread (a 1 read as 2 with a side's pip, 6-7 mm off)
+    misread_reach: float = 2.0
     agree_share: float = 0.6  # share of the still frames that must read the same values
     dice_count: int = 0  # a rest shows this many dice (0: any number)
     # ... or this many fewer, dice the reader cannot find or read in the whole rest, or this
@@ -147,16 +150,18 @@ class HandWatch:
     def _patch(self, now: tuple[np.ndarray, list[np.ndarray]],
                before: tuple[np.ndarray, list[np.ndarray]], lo: np.ndarray) -> float:
         """The largest patch (mm^2) changed between two views, away from the dice in both;
-        a change of the light over the whole area is no patch."""
+        a change of the light over the whole area is no patch. That change is the median
+        over pixels ``hand_smoothing_mm`` apart: the views are blurred over as much, so the
+        median of every pixel says no more and took 40 % of the watch's time."""
         c = self.config
         s = c.view_px_per_mm
+        k = max(1, int(round(c.hand_smoothing_mm * s)))
         diff = now[0] - before[0]
-        diff -= np.median(diff.reshape(-1, 3), axis=0)
+        diff -= np.median(diff[::k, ::k].reshape(-1, 3), axis=0)
         changed = (np.einsum("ijk,ijk->ij", diff, diff) > c.hand_change ** 2).astype(np.uint8)
         for p in now[1] + before[1]:
             x, y = np.round((p - lo) * s).astype(int)
             cv2.circle(changed, (int(x), int(y)), int(round(c.dice_clearance_mm * s)), 0, -1)
-        k = max(1, int(round(c.hand_smoothing_mm * s)))
         changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
         _, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         x, y, w, h, area = stats[1:].T
@@ -173,14 +178,19 @@ class ThrowTracker:
     than ``still_mm`` from every place a die lay within ``settle_seconds``; the dice move when
     new places show two frames running, or a die stays at a new place for a second frame. A
     die missed for a frame, a stray unread pattern, or a misread die whose centre flips
-    between two places is no motion. Once nothing has moved for ``settle_seconds``, the values
-    read in at least ``agree_share`` of those frames are the resting values, so a misread
-    frame now and then does not hold the count back.
+    between two places is no motion; nor, while the dice lie still, is a die read within
+    ``misread_reach`` times ``still_mm`` of where one lay (a misread shifts the centre of the
+    die it reads, a movement carries dice farther). Once nothing has moved for
+    ``settle_seconds``, the values read in at least ``agree_share`` of those frames are the
+    resting values, so a misread frame now and then does not hold the count back.
     Frames fed with ``region`` and ``region_mm`` (the dice area's corners in frame pixels and
     table mm; they may be changed between frames) are read here and watched for a hand: a
     frame with a hand over the dice area breaks no rest but never agrees with one, and the
     places the dice lay are kept through it; dice at new places once the hand is gone were
-    moved. ``seen`` holds the dice read in the last frame."""
+    moved. ``seen`` holds the dice read in the last frame.
+    Dice that lie as at the last rest, unmoved, but read otherwise (a misread die read right
+    once nudged, or the other way) are the same dice: a later rest showing only faces of
+    either reading is no throw."""
 
     def __init__(self, config: ThrowConfig | None = None, dice_config: DiceConfig | None = None,
                  region=None, region_mm=None) -> None:
@@ -190,6 +200,7 @@ class ThrowTracker:
         self.region_mm = region_mm
         self.throw_count = 0
         self.resting: tuple[int, ...] | None = None  # values of the last resting state
+        self._also_read: list[tuple[int, ...]] = []  # those dice read otherwise since, unmoved
         self._places: list[tuple[float, np.ndarray, float]] = []  # (last seen, place, reach)
         self._fresh: list[tuple[np.ndarray, float]] = []  # new places in the last frame
         self._previous_time = 0.0
@@ -255,7 +266,8 @@ class ThrowTracker:
         values = tuple(sorted((r.value for r in readings), key=lambda v: v or 0))
         if self.config.dice_count and len(read) == self.config.dice_count:
             values = tuple(sorted(r.value for r in read))  # an unread pattern besides is a stray
-        new = [(p, r) for p, r in places if self._new([(p, r)])]
+        reach = 1.0 if self._changed else self.config.misread_reach
+        new = [(p, r) for p, r in places if self._new([(p, r * reach)])]
         stayed = any(np.hypot(*(p - q)) <= r for q, r in self._fresh for p, _ in places)
         started = self._still_since is not None
         # dice at new places once a hand is gone were moved under it
@@ -372,9 +384,14 @@ class ThrowTracker:
         if not changed:
             if self.resting is None:
                 self.resting = values  # dice already lying there when we started
+            elif (len(values) == len(self.resting) and values != self.resting
+                  and values not in self._also_read and _lie_as(dice, before_dice,
+                                                                self.config.misread_reach)):
+                self._also_read.append(values)
             return None
         before = self.resting
-        if (before is not None and not self._turn_begun and _contained(values, before)
+        if (before is not None and not self._turn_begun
+                and any(_contained(values, r) for r in (before, *self._also_read))
                 and not _turned(dice, before_dice)
                 and (not self.config.dice_count or _kept(dice, before_dice))):
             return None  # same faces (nudged, dice put back) or some dice set aside
@@ -385,7 +402,7 @@ class ThrowTracker:
             return ThrowSettled(values, self.throw_count, self._still_since or 0.0,
                                 read_whole=True)
         self._turn_begun = False
-        self.resting = values
+        self.resting, self._also_read = values, []
         self.throw_count += 1
         return ThrowSettled(values, self.throw_count, self._still_since or 0.0, likely=likely)
 
@@ -414,6 +431,13 @@ def _stayed(before: list, now: list) -> bool:
     return bool(before) and all(
         any(v == value and np.hypot(*(p - q)) <= reach for p, _, v in now)
         for q, reach, value in before)
+
+
+def _lie_as(now: list, before: list, reach: float) -> bool:
+    """As many dice as at the last rest, each within ``reach`` times its still reach of where
+    one lay: the same dice, though some may read otherwise."""
+    return len(now) == len(before) and all(
+        any(np.hypot(*(p - q)) <= r * reach for q, _, _ in before) for p, r, _ in now)
 
 
 def _contained(values: tuple[int, ...], resting: tuple[int, ...]) -> bool:

@@ -200,6 +200,55 @@ def test_a_misread_die_flipping_between_two_places_is_no_movement() -> None:
     assert clock.events == [] and tracker.resting == (2, 3, 5)
 
 
+def test_a_die_read_as_another_face_a_few_mm_off_while_lying_still_is_no_movement() -> None:
+    """Bench seed 7003: once two dice beside it were set aside, a 1 was read as a 2 with its
+    centre 6 mm off for the rest of the rest; that was taken for the die moved, the dice set
+    aside for a throw of 2 2 5, and the dice put back for another."""
+    tracker = ThrowTracker(region=AREA_PX, region_mm=AREA_MM)
+    clock = Clock(tracker)
+    clock.hold(lying([3, 3, 4, 4, 6]), 1.0)
+    clock.roll(np.random.default_rng(21), [5, 1, 2, 1, 6])
+    rest = clock.last
+    clock.hold(rest, 1.0)
+    misread = die(2, rest[3].centre[0] + 12.0, rest[3].centre[1])  # 6 mm off on the table
+    clock.hold([rest[0], rest[2], misread], 1.2)  # two dice set aside
+    assert not tracker.moving
+    clock.hold(rest, 1.2)  # and put back
+    assert [e.values for e in clock.events] == [(1, 1, 2, 5, 6)]
+
+
+def test_dice_read_otherwise_on_the_second_frame_watched_are_no_throw() -> None:
+    """Bench seed 7009: two 1s 20 mm apart were read as a 1 and a 2 between them on the first
+    frame, as a 2 and a 1 a few mm from those from the second on; the dice lying there when
+    watching began were taken for a throw come to rest."""
+    tracker = ThrowTracker(region=AREA_PX, region_mm=AREA_MM)
+    clock = Clock(tracker)
+    start = lying([2, 1, 1, 2, 2])  # the 1s at x 140 and 180 px
+    clock.feed([start[0], die(1, 138, 200), die(2, 168, 200), *start[3:]])
+    clock.hold([start[0], die(2, 149, 200), die(1, 180, 200), *start[3:]], 1.0)
+    clock.roll(np.random.default_rng(22), [1, 1, 2, 2, 4])
+    assert [e.values for e in clock.events] == [(1, 1, 2, 2, 4)]
+
+
+def test_dice_read_right_once_nudged_and_put_back_are_no_throw() -> None:
+    """Bench seed 7040: a throw's 1 was read as a 2 all through its rest (2 2 3 3 6), and
+    right once nudged; the dice set aside and put back then read 1 2 3 3 6, not among the
+    faces at the last rest, and were counted as a throw."""
+    tracker = ThrowTracker(region=AREA_PX, region_mm=AREA_MM)
+    clock = Clock(tracker)
+    clock.hold(lying([3, 4, 5, 5, 6]), 1.0)
+    clock.tumble(np.random.default_rng(23), 5, 8)
+    rest = lying([1, 3, 2, 3, 6])
+    x, y = rest[0].centre
+    clock.hold([die(2, x + 4.0, y + 12.0), *rest[1:]], 1.0)  # the 1 read as 2, 6 mm off
+    assert [e.values for e in clock.events] == [(2, 2, 3, 3, 6)]
+    nudged = [die(1, x + 6.0, y + 16.0), *rest[1:]]  # nudged 3 mm: read right now
+    clock.hold(nudged, 1.2)
+    clock.hold([nudged[0], nudged[1], nudged[3]], 1.2)  # two dice set aside
+    clock.hold(nudged, 1.2)  # and put back
+    assert [e.values for e in clock.events] == [(2, 2, 3, 3, 6)]
+
+
 def test_a_misread_frame_now_and_then_does_not_hold_the_count_back() -> None:
     clock = Clock(ThrowTracker(ThrowConfig(agree_share=0.6)))
     clock.hold(lying([1, 1, 1]), 1.0)

@@ -586,3 +586,21 @@ def test_dice_rolling_beside_the_board_do_not_keep_it_from_holding_still(where, 
                           (250, 250, 250), -1)
         referee.step(Frame(moved, index / 10, index))
     assert referee.filter.steady is still
+
+
+def test_latency_pairs_each_stone_with_its_own_hand_when_a_throw_was_missed():
+    """Cuatro seed 2 with camera dice: one throw missed, and every later stone was paired
+    with the hand of the move after it, 1.7 s "late"."""
+    from types import SimpleNamespace
+
+    from companion.simtable import SimRun
+
+    t1, t2, t3 = Throw((1, 2, 3, 4, 5)), Throw((2, 2, 3, 4, 6)), Throw((1, 1, 4, 5, 6))
+    truth = [t1, Place("A1"), t2, Place("B1"), t3, Place("C1")]
+    ours = [t1, Place("A1"), Place("B1"), t3, Place("C1")]  # t2 never counted
+    table = SimpleNamespace(game=SimpleNamespace(moves=truth),
+                            hand_left_at={2: 1.0, 4: 3.0, 6: 5.0})
+    referee = SimpleNamespace(stats=SimpleNamespace(
+        accepted_at={1: 0.5, 2: 1.4, 3: 3.4, 4: 4.5, 5: 5.4}))
+    run = SimRun(table, SimpleNamespace(game=SimpleNamespace(moves=ours)), referee, set(), [])
+    assert run.latencies() == pytest.approx([0.4, 0.4, 0.4])

@@ -95,6 +95,7 @@ class Score:
     problems: int = 0
     with_hand: int = 0
     with_hand_flagged: int = 0
+    with_hand_unread: int = 0  # not flagged, but no state read: the board was not located
     without_hand: int = 0
     without_hand_flagged: int = 0
     hand_in_view_flagged: int = 0  # false flags where a hand was in view, hiding no field
@@ -116,6 +117,7 @@ class Score:
         if occluded_truth:
             self.with_hand += 1
             self.with_hand_flagged += reading.occluded
+            self.with_hand_unread += not reading.ok
         else:
             self.without_hand += 1
             self.without_hand_flagged += reading.occluded
@@ -188,7 +190,8 @@ class Score:
         print(f"  tower height exact      {pct(self.towers_right, self.towers)} "
               "(Just 4 Fun, Cuatro)")
         print(f"  frames entirely right   {pct(self.frames_right, self.frames)}")
-        print(f"  occluded frames flagged {pct(self.with_hand_flagged, self.with_hand)}")
+        print(f"  occluded frames flagged {pct(self.with_hand_flagged, self.with_hand)}; "
+              f"{self.with_hand_unread} more reported a problem, no fields")
         print(f"  false occlusion flags   {pct(self.without_hand_flagged, self.without_hand)}, "
               f"{self.hand_in_view_flagged} of them with a hand in view that hides no field")
         print(f"  hidden fields reported  {pct(self.leaked, self.truly_hidden)} (should be 0)")

@@ -277,6 +277,19 @@ def test_with_the_game_s_dice_count_a_stray_unread_pattern_is_ignored() -> None:
     assert clock.events == [ThrowSettled((3, 4, 6, 6), 1)]
 
 
+def test_a_stray_beside_a_side_face_read_as_a_die_keeps_no_rest_from_agreeing() -> None:
+    # cuatro seed 13 with camera dice: 1 2 3 4 6 lay 0.6 s with a side face read as a 2
+    # and, in three frames of five, an unread pattern besides; the rest never agreed
+    clock = Clock(ThrowTracker(ThrowConfig(dice_count=5)))
+    rng = np.random.default_rng(14)
+    clock.tumble(rng, 5, 4)
+    with_side = [*lying([1, 2, 3, 4, 6]), die(2, 300, 240)]
+    for frame in range(6):
+        clock.feed(with_side if frame < 2 else [*with_side, die(None, 500, 300)])
+    clock.tumble(rng, 5, 4)  # the next throw: the last one must have been counted
+    assert [e.values for e in clock.events] == [(1, 2, 2, 3, 4, 6)]
+
+
 def test_a_rest_with_one_die_never_read_is_still_a_throw() -> None:
     # cuatro seed 2 on the simulated table with camera dice: 1 1 4 4 6 lay still, the 6 was
     # never found, and the throw was never counted (the stone after it stayed flagged)

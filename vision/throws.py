@@ -204,8 +204,9 @@ class ThrowTracker:
         self._places: list[tuple[float, np.ndarray, float]] = []  # (last seen, place, reach)
         self._fresh: list[tuple[np.ndarray, float]] = []  # new places in the last frame
         self._previous_time = 0.0
-        # (time, values or None under a hand, dice read as (place, reach, value)) since still
-        self._still: list[tuple[float, tuple[int | None, ...] | None, list]] = []
+        # (time, values or None under a hand, dice read as (place, reach, value), the value
+        # read with the least confidence) since still
+        self._still: list[tuple[float, tuple[int | None, ...] | None, list, int | None]] = []
         self._still_since: float | None = None
         self._last_time: float | None = None
         self._changed = False
@@ -242,14 +243,16 @@ class ThrowTracker:
             # agrees); the dice's places are kept until they are seen again
             self._hidden += timestamp - (self._last_time or timestamp)
             self._fresh, self._after_hand = [], True
-            values, dice = None, []
+            values, dice, weakest = None, [], None
         else:
             values, dice = self._watch_motion(timestamp, readings)
+            read = [r for r in readings if r.value is not None]
+            weakest = min(read, key=lambda r: r.confidence).value if read else None
         self._last_time = timestamp
         if self._still_since is None:
             return None
         self._still = [s for s in self._still if s[0] >= timestamp - self.config.settle_seconds]
-        self._still.append((timestamp, values, dice))
+        self._still.append((timestamp, values, dice, weakest))
         if timestamp - self._still_since < self.config.settle_seconds:
             return None
         agreed = self._agreed()
@@ -257,7 +260,7 @@ class ThrowTracker:
             return None
         values, likely = agreed
         return self._rest(tuple(v for v in values if v is not None),
-                          next(d for _, v, d in reversed(self._still) if v == values), likely)
+                          next(d for _, v, d, _ in reversed(self._still) if v == values), likely)
 
     def _watch_motion(self, timestamp: float, readings: list[DieReading]):
         """Judge from a clear view whether the dice moved; the values and dice it shows."""
@@ -337,7 +340,10 @@ class ThrowTracker:
         agree and every die is read; with ``dice_count``, if as many dice as the game throws
         are read, or up to ``unread_dice`` fewer and no more dice seen (ones the reader never
         finds or cannot read all through the rest: the throw still counts), or up to
-        ``side_faces`` more; and then the likeliest throw. With ``dice_count``, frames reading
+        ``side_faces`` more, or fewer while every die is found but some stay unread (Cuatro
+        seed 16: white dice tilted to the lens, 1 2 3 3 5 read 1 5 and four patterns unread
+        all through its rest; the 5th throw was lost and the roof set aside refused); and
+        then the likeliest throw. With ``dice_count``, frames reading
         the same dice with some missed, unread or a side face more agree too: dice lying
         still do not come and go, a side face read now and then or a die missed in some
         frames does (Cuatro seed 3 with camera dice, 1 2 2 3 6 read with a side face's 1 in
@@ -345,8 +351,8 @@ class ThrowTracker:
         1 in three, were never counted). When the most frames read some dice missing or one
         too many, a reading of all the game's dice among the others is the likeliest throw,
         but no more: it may be a die misread (Cuatro seed 1, 1 2 6 6 6 read 1 2 6 6 in most
-        frames and 1 1 2 6 6 in one)."""
-        counts = Counter(v for _, v, _ in self._still if v is not None)  # None: under a hand
+        frames and 1 1 2 6 6 in one); with none, one too many without the least sure die."""
+        counts = Counter(v for _, v, _, _ in self._still if v is not None)  # None: under a hand
         if not counts:
             return None
         values, n = counts.most_common(1)[0]
@@ -357,17 +363,30 @@ class ThrowTracker:
             n += sum(alike.values())
             whole = [(m, w) for w, m in alike.items() if len(w) == count and None not in w]
             if len(values) != count or None in values:
-                likely = max(whole)[1] if whole else None
+                likely = max(whole)[1] if whole else self._without_weakest(values)
         if n < self.config.agree_share * len(self._still):
             return None
         if not count:
             return None if None in values else (values, None)
         read = sum(v is not None for v in values)
+        found = count <= len(values) <= count + self.config.side_faces
         if read == count or (count - self.config.unread_dice <= read < count
                              and len(values) <= count) or (
-                count < read <= count + self.config.side_faces and read == len(values)):
+                count < read <= count + self.config.side_faces and read == len(values)) or (
+                0 < read < count and found):
             return values, likely
         return None
+
+    def _without_weakest(self, values: tuple[int | None, ...]) -> tuple[int, ...] | None:
+        """All the dice read one too many: without the value most frames read with the least
+        confidence, a side face's (Cuatro seed 13: 1 2 2 3 4 6 with a side face's 2 at 0.76,
+        the dice at 0.83 or more, was 1 2 3 4 6 - not the lowest die dropped)."""
+        if None in values or len(values) != self.config.dice_count + 1:
+            return None
+        weakest = Counter(w for _, v, _, w in self._still if v == values)
+        rest = list(values)
+        rest.remove(weakest.most_common(1)[0][0])
+        return tuple(rest)
 
     def _same_dice(self, reading: tuple, values: tuple) -> bool:
         """Two readings may be of the same dice lying still: one's read dice are among the

@@ -444,6 +444,31 @@ def test_a_rest_read_with_a_die_too_many_all_through_is_still_a_throw() -> None:
     assert [e.values for e in clock.events] == [(1, 2, 4, 5, 6), (2, 3, 3, 5, 6, 6)]
 
 
+def test_one_die_too_many_all_through_is_likeliest_without_the_least_sure_die() -> None:
+    # cuatro seed 13 with camera dice: 1 2 3 4 6 and a side face read as a 2 at 0.76 (the
+    # dice at 0.83 or more) in every frame; the session dropped the lowest die, a 1
+    clock = Clock(ThrowTracker(ThrowConfig(dice_count=5)))
+    rng = np.random.default_rng(19)
+    clock.roll(rng, [3, 3, 4, 5, 6])
+    clock.tumble(rng, 5, 4)
+    dice = lying([4, 2, 3, 6, 1])
+    side = DieReading(2, 0.76, (140, 205, 20, 20), (150.0, 215.0))
+    clock.hold([*dice, side], 1.0)
+    assert [(e.values, e.likely) for e in clock.events] == [
+        ((3, 3, 4, 5, 6), None), ((1, 2, 2, 3, 4, 6), (1, 2, 3, 4, 6))]
+
+
+def test_a_rest_with_every_die_found_but_most_unread_is_still_a_throw() -> None:
+    # cuatro seed 16 with camera dice: 1 2 3 3 5 read 1 5 with four unread patterns (three
+    # tilted white dice and a side face) all through the rest; the 5th throw was lost
+    clock = Clock(ThrowTracker(ThrowConfig(dice_count=5)))
+    rng = np.random.default_rng(20)
+    clock.roll(rng, [1, 3, 4, 6, 6])
+    clock.roll(rng, [None, None, 5, 1, None, None])
+    clock.roll(rng, [None, 2, 2, None])  # one die not found: not counted
+    assert [e.values for e in clock.events] == [(1, 3, 4, 6, 6), (1, 5)]
+
+
 def test_a_rest_short_of_a_die_is_a_throw_when_every_die_moved() -> None:
     # cuatro seed 1 with camera dice: 1 3 4 6 6 after 3 4 6 6 6, the 1 never found; the four
     # faces read were all showing before, and the throw was taken for dice set aside

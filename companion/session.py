@@ -27,7 +27,7 @@ from companion.infer import (
     unexplained_doubt,
     unseen_placement,
 )
-from companion.moves import Move, SetAside, Throw, move_to_dict
+from companion.moves import Move, Place, SetAside, Throw, move_to_dict
 
 #: Faces the dice reader is known to read in place of others, by what it reads: a 1 whose
 #: pip and a side face's pip fit a 2, in throws with no 4-6 to compare pip sizes with
@@ -262,23 +262,77 @@ class Session:
                 options = [tuple(rest[:i] + rest[i + 1:]) for i in range(len(rest))]
                 trouble = f"one die too many was seen ({seen}: a side face?)"
             elif len(dice) == count and self.game.uses_dice:
-                if not self.play(Throw(tuple(dice))):
+                if not self._play_throw(tuple(dice)):
                     return False
                 misread = [tuple(sorted((*dice[:i], was, *dice[i + 1:])))
                            for i, value in enumerate(dice) for was in READ_FOR.get(value, ())]
                 self._misread = (len(self.game.moves), tuple(dict.fromkeys(misread)))
                 return True
             else:
-                return self.play(Throw(tuple(dice)))
+                return self._play_throw(tuple(dice))
             if likely is not None and tuple(sorted(likely)) in options:
                 options.insert(0, tuple(sorted(likely)))
             options = list(dict.fromkeys(options))
-            if not self.play(Throw(options[0])):
+            if not self._play_throw(options[0]):
                 return False
             self._doubtful = (len(self.game.moves), tuple(options))
             self._emit("waiting", {"message": f"{trouble}: the stone will tell which throw it "
                                    "was, or enter the throw on the page"})
             return True
+
+    def _play_throw(self, dice: tuple[int, ...]) -> bool:
+        """Play a settled throw. One the rules refuse because the turn's throws are used up
+        may be the next player's: a placement the camera missed came first (see
+        :meth:`_missed_placement`); it is put in, the throws after it given to the next
+        player."""
+        throw = Throw(dice)
+        found = self._missed_placement(throw) if self.game.check(throw) is not None else None
+        if found is not None:
+            placement, rewound = found
+            later = [self.game.undo() for _ in range(rewound)][::-1]
+            for move in reversed(later):
+                self._log(UNDO, {"move": move_to_dict(move)})
+            self._doubtful = self._misread = None
+            self._emit("correction", {"missed": move_to_dict(placement), "rewound": rewound})
+            for move in (placement, *later):
+                self.play(move)
+        return self.play(throw)
+
+    def _missed_placement(self, throw: Throw) -> tuple[Place, int] | None:
+        """The placement the current player made unseen, after which ``throw`` and the turn's
+        last throws are the next player's: the only one the rules allow after one of the
+        turn's throws, after which the last view shows its field as it then is, and the
+        later throws are legal. A stone on a tower the reader read one high already, unsure,
+        adds nothing to what it sees (Cuatro seed 17 with camera dice: blue's second roof on
+        D5, read 2 high before and after it; every throw of red's was blue's, until the
+        sixth was refused and stayed so). Returns it and how many throws came after it,
+        as many as may be (the earliest throw it fits)."""
+        obs = self.last_observation
+        if obs is None or obs.occluded or obs.hidden:
+            return None
+        throws = 0
+        while throws < len(self.game.moves) and isinstance(self.game.moves[-1 - throws], Throw):
+            throws += 1
+        fits: dict[Place, int] = {}
+        for rewound in range(throws - 1, -1, -1):
+            trial = self.game.copy()
+            later = [trial.undo() for _ in range(rewound)][::-1]
+            for move in trial.legal_moves():
+                view = obs.fields.get(move.field) if isinstance(move, Place) else None
+                if view is None or move.capture or move in fits:
+                    continue
+                after = trial.copy()
+                after.apply(move)
+                stack = after.stacks()[move.field]
+                if (view.top, view.height) != (stack[-1], len(stack)):
+                    continue
+                try:
+                    for later_move in (*later, throw):
+                        after.apply(later_move)
+                except IllegalMove:
+                    continue
+                fits[move] = rewound
+        return next(iter(fits.items())) if len(fits) == 1 else None
 
     def throw_read_whole(self, dice: tuple[int, ...]) -> bool:
         """The turn's last throw, counted with dice unread, read whole while its dice lie

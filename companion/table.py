@@ -100,6 +100,9 @@ class Table:
                 self.message = f"took back: {event.data['text']}"
             elif event.kind == "correction" and event.data.get("replaced") and self._moves:
                 self._moves.pop()  # the misread throw: its correction follows as a move
+            elif event.kind == "correction" and event.data.get("rewound"):
+                # throws taken back to put a missed placement before them: they follow it
+                del self._moves[max(0, len(self._moves) - event.data["rewound"]):]
             elif event.kind in ("confirm", "waiting"):
                 self.message = event.data["message"]
             elif event.kind == "cleared":

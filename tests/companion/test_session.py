@@ -221,6 +221,25 @@ def test_a_stone_on_ones_own_tower_shows_as_the_reader_losing_confidence_there()
     assert game.stacks()["C6"] == ("red", "red")
 
 
+def test_after_a_hand_a_smaller_loss_of_confidence_on_ones_own_tower_is_a_stone():
+    # Cuatro seed 16 with camera dice: blue's second roof on A4, read at the old height with
+    # confidence 0.78 -> 0.39 in the first view after the hand; without a hand, no stone
+    def watched(after_hand):
+        game = new_game("just4fun", ["red", "blue"])
+        game.apply(Place("C6"))
+        game.apply(Place("F1"))
+        session = Session(game)
+        session.observe(seen_after(game, changes={"C6": FieldView("red", 1, 0.78)}))
+        unsure = seen_after(game, changes={"C6": FieldView("red", 1, 0.39)})
+        return game, session.observe(replace(unsure, after_hand=after_hand))
+
+    played, result = watched(after_hand=True)
+    assert result.kind == "move" and result.move == Place("C6")
+    assert played.stacks()["C6"] == ("red", "red") and played.current_player == "blue"
+    played, result = watched(after_hand=False)
+    assert result.kind == "same" and played.stacks()["C6"] == ("red",)
+
+
 def test_a_stone_on_a_tower_read_one_low_shows_as_the_reading_growing_after_a_hand():
     # Cuatro seed 11 with scripted dice: red's two-roof D5 read one high, unsure, before
     # red's third roof and two high after it, at the game's old height, with no changed look
@@ -382,6 +401,42 @@ def test_cannot_play_refused_for_a_missed_fifth_throw_stands_once_the_dice_are_s
     assert session.throw_missed((1, 1, 2, 3, 4, 6))  # a side face's 1: only 1 2 3 4 6 fits
     assert game.moves[-2:] == [Throw((1, 2, 3, 4, 6)), SetAside()]
     assert session.flag is None and game.current_player == "blue"
+
+
+def test_a_throw_over_the_limit_after_a_placement_the_camera_missed_is_the_next_players():
+    # Cuatro seed 17 with camera dice: blue's second roof on D5 went unseen (the tower read
+    # 2 high before it, unsure); red's throws went to blue until the sixth was refused
+    def played(view_shows_the_roof: bool):
+        game = new_game("cuatro", ["red", "blue"])
+        yatzy = Throw((1, 1, 1, 1, 1))
+        for move in (yatzy, Place("B0"), yatzy):
+            game.apply(move)
+        session = Session(game)
+        session.observe(seen_after(game))
+        high = {"A0": FieldView("blue", 2, 0.2)}  # blue's first roof there, read one high
+        assert session.observe(seen_after(game, Place("A0"), changes=high)).kind == "move"
+        session.throw_settled(yatzy.dice)
+        assert session.observe(seen_after(game, Place("C0"), changes=high)).kind == "move"
+        session.throw_settled(yatzy.dice)
+        if view_shows_the_roof:  # blue's roof on A0, read as the tower was read before
+            assert session.observe(seen_after(game, changes={
+                "A0": FieldView("blue", 2, 0.4)})).kind == "same"
+        else:
+            session.observe(seen_after(game))
+        reds = [(2, 3, 4, 5, 6), (1, 2, 3, 4, 6), (2, 2, 3, 5, 6), (1, 3, 4, 4, 5)]
+        for dice in reds:
+            assert session.throw_settled(dice)  # counted as blue's 2nd to 5th throws
+        events = recorder(session)
+        return game, session.throw_settled((3, 3, 4, 5, 6)), events
+
+    game, taken, events = played(view_shows_the_roof=True)
+    assert taken and game.current_player == "red" and game.throw_count == 5
+    assert game.moves[7:9] == [Place("A0"), Throw((2, 3, 4, 5, 6))]
+    assert game.stacks()["A0"] == ("blue", "blue")
+    assert events[0].kind == "correction" and events[0].data["rewound"] == 4
+    game, taken, events = played(view_shows_the_roof=False)
+    assert not taken and "at most 5 times" in events[-1].data["rule"]
+    assert game.current_player == "blue" and len(game.moves) == 11
 
 
 def test_a_stone_set_without_throwing_is_not_excused_by_the_last_players_dice():

@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.dice import DiceConfig, read_dice  # noqa: E402
+from vision.dice import DiceConfig, StillReads, read_dice  # noqa: E402
 
 DATA = Path("/work/shared/data/dice")
 
@@ -173,8 +173,9 @@ def speed(config: DiceConfig, n: int) -> None:
     the close-up preset (learned face check). Wall time swings with the shared box's load;
     CPU time of this thread (``thread_time``) much less, so both are printed."""
     defaults, closeup = DiceConfig(), DiceConfig.preset("closeup")
+    still = StillReads()  # as the referee's throw tracker reads: each frame is new here
     jobs = {"dice area, table preset": lambda out, region, mm: read_dice(out.frame, region,
-                                                                          config, mm),
+                                                                          config, mm, still),
             "whole frame, defaults": lambda out, region, mm: read_dice(out.frame,
                                                                         config=defaults),
             "whole frame, close-up preset": lambda out, region, mm: read_dice(out.frame,

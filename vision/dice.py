@@ -194,15 +194,16 @@ class Pip:
 
 
 def read_dice(frame: np.ndarray, region=None, config: DiceConfig | None = None,
-              region_mm=None) -> list[DieReading]:
+              region_mm=None, still: StillReads | None = None) -> list[DieReading]:
     """All dice whose top face shows pips in ``frame`` (BGR or grey), optionally only inside
     ``region``: (x, y, w, h) or a polygon of (x, y) points. With ``region_mm`` (the polygon's
     corners on the table in mm, same order) the area is read in a rectified top view, where
-    every die has a known size whatever the camera's pose (`read_dice_rectified`)."""
+    every die has a known size whatever the camera's pose (`read_dice_rectified`; a reader
+    of a stream of frames passes its ``still`` reads)."""
     config = config or DiceConfig()
     _check_image(frame)
     if region_mm is not None:
-        return read_dice_rectified(frame, region, region_mm, config)
+        return read_dice_rectified(frame, region, region_mm, config, still)
     frame_shape = frame.shape[:2]
     mask = _region_mask(frame_shape, region)
     x0 = y0 = 0
@@ -656,14 +657,14 @@ class GridFace:
     cells: int = 0  # occupied lattice points, bit 3 * (row + 1) + column + 1
 
 
-def read_dice_rectified(frame: np.ndarray, region, region_mm,
-                        config: DiceConfig) -> list[DieReading]:
+def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig,
+                        still: StillReads | None = None) -> list[DieReading]:
     """Warp the dice area to a top view of the table at ``rectified_px_per_mm``, so pips and
     dice have known sizes and side faces (stretched or squashed there) are told apart by
     shape; fit each face as a 3x3 lattice and map the results back to frame pixels. With
-    ``still_change`` a frame in which nothing changed since the area was last read in full
-    (the referee's dice lying still) gets that frame's readings, once ``still_reads`` full
-    reads in a row agreed."""
+    ``still`` and ``still_change``, a frame in which nothing changed since the area was last
+    read in full (the referee's dice lying still) gets that frame's readings, once
+    ``still_reads`` full reads in a row agreed."""
     if region is None:
         raise DiceInputError("the dice region in pixels is needed with region_mm")
     px = np.asarray(region, dtype=np.float64)
@@ -672,10 +673,11 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
         raise DiceInputError("region and region_mm must be the same four or more corners, "
                              "in pixels and in table mm")
     s = config.rectified_px_per_mm
+    remember = still is not None and config.still_change > 0
     key = (mm.tobytes(), frame.shape[:2], config)
-    last = _last_reads.get(key) if config.still_change > 0 else None
-    still = last is not None and _still(last, frame, px, config)
-    if still and last.agreed >= config.still_reads:
+    last = still.last(key) if remember else None
+    unchanged = last is not None and _still(last, frame, px, config)
+    if unchanged and last.agreed >= config.still_reads:
         return list(last.readings)
     view = _top_view(px.tobytes(), mm.tobytes(), frame.shape[:2], config)
     lo, rect_to_frame, lens, tops = view.lo, view.rect_to_frame, view.lens, view.tops
@@ -713,13 +715,11 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm,
                 for (f, members), g in zip(faces, shown, strict=True)
                 if g is not None and _in_area(f, view.area, lens, config)]
     readings = _drop_duplicates(readings)
-    blocks = _blocks(grey, view.frame_box, config) if config.still_change > 0 else None
+    blocks = _blocks(grey, view.frame_box, config) if remember else None
     if blocks is not None:
-        agreed = last.agreed + 1 if still and _values(last.readings) == _values(readings) else 1
-        _last_reads.pop(key, None)
-        _last_reads[key] = _LastRead(px.copy(), view.frame_box, blocks, readings, agreed)
-        if len(_last_reads) > LAST_READS:
-            del _last_reads[next(iter(_last_reads))]
+        agreed = (last.agreed + 1 if unchanged and _values(last.readings) == _values(readings)
+                  else 1)
+        still.keep(key, _LastRead(px.copy(), view.frame_box, blocks, readings, agreed))
     return list(readings)
 
 
@@ -854,8 +854,27 @@ def _values(readings: list[DieReading]) -> list[int]:
     return sorted(r.value or 0 for r in readings)
 
 
-LAST_READS = 16  # dice areas remembered (one per camera and layout in use)
-_last_reads: dict[tuple[bytes, tuple[int, ...], DiceConfig], _LastRead] = {}
+class StillReads:
+    """The last frame of each dice area read in full, for a reader of a stream of frames
+    (the throw tracker keeps one): while nothing changes there but sensor noise, its
+    readings hold (``DiceConfig.still_change``). Keyed by the area, frame size and config;
+    the ``size`` areas used last are kept."""
+
+    def __init__(self, size: int = 4) -> None:
+        self.size = size
+        self._reads: dict[tuple[bytes, tuple[int, ...], DiceConfig], _LastRead] = {}
+
+    def __repr__(self) -> str:
+        return f"<StillReads {len(self._reads)} of {self.size} areas>"
+
+    def last(self, key: tuple[bytes, tuple[int, ...], DiceConfig]) -> _LastRead | None:
+        return self._reads.get(key)
+
+    def keep(self, key: tuple[bytes, tuple[int, ...], DiceConfig], read: _LastRead) -> None:
+        self._reads.pop(key, None)
+        self._reads[key] = read
+        if len(self._reads) > self.size:
+            del self._reads[next(iter(self._reads))]
 
 
 def _blocks(image: np.ndarray, box: tuple[int, int, int, int],

@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.dice import DiceConfig, DieReading, read_dice
+from vision.dice import DiceConfig, DieReading, StillReads, read_dice
 
 
 class ThrowInputError(ValueError):
@@ -215,6 +215,7 @@ class ThrowTracker:
         self._after_hand = False
         self._rest_dice: list[tuple[np.ndarray, float, int]] = []  # (place, reach, value)
         self.seen: list[DieReading] = []  # what the last frame showed
+        self._still_reads = StillReads()  # the dice lying still are not read anew each frame
         self._turn_begun = False  # new_turn() was called and no throw has come to rest since
 
     def __repr__(self) -> str:
@@ -300,7 +301,8 @@ class ThrowTracker:
 
     def _readings(self, observed) -> list[DieReading]:
         if isinstance(observed, np.ndarray):
-            return read_dice(observed, self.region, self.dice_config, self.region_mm)
+            return read_dice(observed, self.region, self.dice_config, self.region_mm,
+                             self._still_reads)
         try:
             readings = list(observed)
         except TypeError:

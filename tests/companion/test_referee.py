@@ -376,7 +376,7 @@ def test_camera_dice_count_a_throw_only_with_the_game_s_number_of_dice(monkeypat
     # may tell that die), then all five: the same throw, read whole
     views = [before] * 10 + [after[:2]] * 10 + [after[:4]] * 10 + [after] * 10
     monkeypatch.setattr("vision.throws.read_dice",
-                        lambda image, region, config, region_mm: views.pop(0))
+                        lambda image, region, config, region_mm, still: views.pop(0))
     layout = SimTable("cuatro", ["red", "blue"], 1).layout
     seam = CameraDice(layout, Camera.from_config(VisionConfig()), count=5)
     board = BoardReading(homography=np.eye(3))
@@ -407,7 +407,7 @@ def test_dice_show_what_lies_there_while_a_hand_hides_some(monkeypatch):
     views = ([rest] * 5 + [rest[3:]] * 3 + [rest] * 3 + [rolled] * 3 + [with_a_side] * 10
              + [unread_side] * 10)
     monkeypatch.setattr("vision.throws.read_dice",
-                        lambda image, region, config, region_mm: views.pop(0))
+                        lambda image, region, config, region_mm, still: views.pop(0))
     layout = SimTable("spexxx", ["black", "white"], 1).layout
     seam = CameraDice(layout, Camera.from_config(VisionConfig()), count=5)
     board = BoardReading(homography=np.eye(3))

@@ -13,7 +13,15 @@ import pytest
 
 from companion.layout import load_layout
 from tests.conftest import DICE_PHOTOS
-from vision.dice import DiceConfig, DiceInputError, GridFace, Pip, read_dice, throw_sizes
+from vision.dice import (
+    DiceConfig,
+    DiceInputError,
+    GridFace,
+    Pip,
+    StillReads,
+    read_dice,
+    throw_sizes,
+)
 from vision.sim import random_pose, random_scene, render
 from vision.sim.scene import Die
 
@@ -264,7 +272,8 @@ def test_still_frames_keep_the_last_reading_until_the_dice_change() -> None:
     """The referee reads every frame; while nothing in the area changes but sensor noise,
     the last frame read in full gives the readings (`still_change`), once three full reads
     in a row agreed (`still_reads`). A die turned to another face, or nudged by 3 mm, is read
-    anew at once."""
+    anew at once. Only a reader that keeps its `StillReads` remembers: a single read never
+    gets another caller's readings."""
     from companion.simtable import TABLE_LIGHT, table_pose
     from vision.sim.scene import Scene
 
@@ -280,21 +289,25 @@ def test_still_frames_keep_the_last_reading_until_the_dice_change() -> None:
                       blur_sigma=0.4, jpeg_quality=None, seed=1)
         return render(scene, pose, np.random.default_rng(noise)).frame
 
+    still = StillReads()
+
+    def read(image: np.ndarray, memory: StillReads | None = still) -> list:
+        return read_dice(image, area_px, TABLE, region_mm=area_mm, still=memory)
+
     lying = [Die(cx - 30, cy, 3, 10.0), Die(cx + 30, cy, 5, 40.0)]
-    first = read_dice(frame(lying, 1), area_px, TABLE, region_mm=area_mm)
+    first = read(frame(lying, 1))
     assert sorted(r.value for r in first) == [3, 5]
-    fresh = dataclasses.replace(TABLE, still_change=0.0)
     for noise in (2, 3):
-        third = read_dice(frame(lying, noise), area_px, TABLE, region_mm=area_mm)
-        assert third == read_dice(frame(lying, noise), area_px, fresh, region_mm=area_mm)
-    assert read_dice(frame(lying, 4), area_px, TABLE, region_mm=area_mm) == third
+        third = read(frame(lying, noise))
+        assert third == read(frame(lying, noise), None)  # read anew: the same
+    assert read(frame(lying, 4)) == third
+    assert repr(still).startswith("<StillReads 1 of")
     turned = [lying[0], dataclasses.replace(lying[1], value=6)]
-    assert sorted(r.value for r in read_dice(frame(turned, 5), area_px, TABLE,
-                                             region_mm=area_mm)) == [3, 6]
+    assert sorted(r.value for r in read(frame(turned, 5))) == [3, 6]
     nudged = [dataclasses.replace(lying[0], x_mm=cx - 27), turned[1]]
-    after = read_dice(frame(nudged, 6), area_px, TABLE, region_mm=area_mm)
+    after = read(frame(nudged, 6))
     assert sorted(r.value for r in after) == [3, 6]
-    assert after == read_dice(frame(nudged, 6), area_px, fresh, region_mm=area_mm)
+    assert after == read(frame(nudged, 6), None)
 
 
 def _bench_values(seed: int, hard: bool = False) -> tuple[list[int | None], list[int | None]]:
@@ -436,7 +449,6 @@ def test_located_pips_hold_every_die_and_read_as_the_whole_area(seed: int,
         found = sorted((p.x, p.y) for p in find_pips(b, located.search, config,
                                                      located.boxes)[0])
         assert np.array(found) == pytest.approx(np.array(pips), abs=0.1)
-    everywhere = dataclasses.replace(TABLE, locate_contrast=0.0, still_change=0.0)
-    assert read_dice(out.frame, area_px, dataclasses.replace(TABLE, still_change=0.0),
-                     region_mm=area_mm) == read_dice(out.frame, area_px, everywhere,
-                                                     region_mm=area_mm)
+    everywhere = dataclasses.replace(TABLE, locate_contrast=0.0)
+    assert read_dice(out.frame, area_px, TABLE, region_mm=area_mm) == read_dice(
+        out.frame, area_px, everywhere, region_mm=area_mm)

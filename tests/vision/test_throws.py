@@ -469,6 +469,30 @@ def test_a_rest_with_every_die_found_but_most_unread_is_still_a_throw() -> None:
     assert [e.values for e in clock.events] == [(1, 3, 4, 6, 6), (1, 5)]
 
 
+def test_a_side_face_read_beside_all_the_dice_for_two_frames_is_no_die_landing() -> None:
+    # cuatro seed 13 with camera dice: 3 4 4 5 6 lay seven frames; a side pip read as a 1 at
+    # a new place in frames 4 and 5 was taken for a die landing late, the rest began again
+    # and the next throw's hand came before it had lasted settle_seconds
+    clock = Clock(ThrowTracker(ThrowConfig(dice_count=5)))
+    rng = np.random.default_rng(21)
+    clock.roll(rng, [1, 3, 4, 6, 6])
+    clock.tumble(rng, 5, 3)
+    dice = lying([3, 4, 4, 5, 6], shift=15.0)
+    side = [*dice, die(1, dice[2].centre[0], 232)]
+    for view in (dice, dice, dice, side, side, dice, dice):
+        clock.feed(view)
+    clock.tumble(rng, 5, 3)  # the next throw
+    assert [e.values for e in clock.events] == [(1, 3, 4, 6, 6), (3, 4, 4, 5, 6)]
+    # a die landing late where none lay, with a die of the game still rolling, still restarts
+    clock = Clock(ThrowTracker(ThrowConfig(dice_count=5)))
+    clock.roll(rng, [1, 3, 4, 6, 6])
+    clock.tumble(rng, 5, 3)
+    for view in (dice[:4], dice[:4], dice[:4], dice, dice, dice, dice):
+        clock.feed(view)
+    clock.tumble(rng, 5, 3)
+    assert [e.values for e in clock.events] == [(1, 3, 4, 6, 6)]
+
+
 def test_a_rest_short_of_a_die_is_a_throw_when_every_die_moved() -> None:
     # cuatro seed 1 with camera dice: 1 3 4 6 6 after 3 4 6 6 6, the 1 never found; the four
     # faces read were all showing before, and the throw was taken for dice set aside

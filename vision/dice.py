@@ -119,6 +119,9 @@ class DiceConfig:
     side_overlap: float = 0.8  # die edges: two faces whose dice would stand closer are one die
     unread_beside: float = 1.2  # die edges: unread pips this near a read face are its sides
     side_match: float = 0.35  # die edges: a face this near where a die shows a side is that side
+    # die edges: a lone pip under side_pip_share of a read face's strength, this near where
+    # its die shows a pip on a side towards the lens (any turn, for a 1), is that pip; 0: off
+    side_pip_reach: float = 0.0
     default_fov_deg: float = 70.0  # lens field of view when the dice area's shape cannot tell
     fov_min_deg: float = 50.0  # an estimate outside this range is not trusted
     fov_max_deg: float = 90.0
@@ -708,9 +711,9 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     throw = throw_sizes(faces, tops)
     if throw is not None:
         faces = fit(throw)
-    lone = {f: members[0].diameter * members[0].contrast for f, members in faces
-            if len(members) == 1}
-    shown = drop_side_faces([f for f, _ in faces], lens, config, lone)
+    strength = {f: sum(p.diameter * p.contrast for p in members) / len(members)
+                for f, members in faces}
+    shown = drop_side_faces([f for f, _ in faces], lens, config, strength)
     readings = [_face_reading(g, members, rect_to_frame, lo, grey.shape, config)
                 for (f, members), g in zip(faces, shown, strict=True)
                 if g is not None and _in_area(f, view.area, lens, config)]
@@ -988,20 +991,25 @@ def footprint(face: GridFace, lens: tuple[np.ndarray, float],
 
 def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
                     config: DiceConfig,
-                    lone: dict[GridFace, float] | None = None) -> list[GridFace | None]:
+                    strength: dict[GridFace, float] | None = None) -> list[GridFace | None]:
     """A side face seen from above looks like a face of its own, beside the top face on the
     side towards the lens. A face is dropped as a side face when it lies within
     ``side_match`` die edges of where a read top face's die shows a side towards the lens
     (its sides are squashed too little in the top view to tell by shape, and a 1 or 2 has no
     shape to tell by), or when, lowered from the die's height to the table, its die would
     stand inside another die whose face lies farther from the point under the lens (dice
-    cannot stand inside each other). Pips left unread within ``unread_beside`` die edges of
-    a read face are taken for its sides; they never hide a read face. Returns each face as
+    cannot stand inside each other). First, with ``side_pip_reach``, a lone pip under
+    ``side_pip_share`` of a read face's strength (``strength``: mean diameter x contrast of
+    each face's pips) is dropped where that face's die shows a pip on a side
+    (`_side_pip_of`): under a steep view such a pip shows a die edge or more from its top
+    face, too far for the rest. Pips left unread within ``unread_beside`` die edges of a read
+    face are taken for its sides; they never hide a read face. Returns each face as
     reported, None where dropped; with ``one_over_one`` a 1 whose die would stand over
-    another lone pip read as a 1, of at least ``side_pip_share`` its pip's strength (``lone``:
-    diameter x contrast of each lone-pip face's pip), is unreadable: that pip is no side pip
-    of its die, and a die showing 1 shows no 1 on a side."""
+    another lone pip read as a 1, of at least ``side_pip_share`` its pip's strength, is
+    unreadable: that pip is no side pip of its die, and a die showing 1 shows no 1 on a
+    side."""
     nadir, height = lens
+    strength = strength or {}
 
     def sides(spot: np.ndarray, edge: float, angle: float) -> list[np.ndarray]:
         """Centres of the die's sides that face the lens, half a die up, in the top view."""
@@ -1010,28 +1018,66 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
         centres = spot + normals[normals @ (nadir - spot) > 0] * edge / 2
         return list(nadir + (centres - nadir) * height / (height - edge / 2))
 
+    def lone(face: GridFace) -> bool:
+        return len(face.members) == 1 and face in strength
+
     feet = [footprint(f, lens, config) for f in faces]
     read = [(f, spot, edge, sides(spot, edge, f.angle))
             for f, (spot, edge) in zip(faces, feet, strict=True) if f.value]
+    side_pips = {face for face in faces if face.value and lone(face) and config.side_pip_reach
+                 and any(f is not face and strength[face] < config.side_pip_share
+                         * strength.get(f, 0.0)
+                         and _side_pip_of(np.asarray(face.centre), f, spot, e, lens, config)
+                         for f, spot, e, _ in read)}
+    read = [r for r in read if r[0] not in side_pips]
     kept: list[GridFace | None] = []
     unsure: set[GridFace] = set()
     for face, (spot, edge) in zip(faces, feet, strict=True):
         outward = np.linalg.norm(spot - nadir)
-        if face.value:
+        if face in side_pips:
+            side = True
+        elif face.value:
             over = [f for f, other, e, _ in read if f is not face
                     and np.linalg.norm(spot - other) < config.side_overlap * max(edge, e)
                     and np.linalg.norm(other - nadir) > outward]
             side = bool(over) or any(
                 min((math.dist(face.centre, q) for q in shown), default=math.inf)
                 < config.side_match * e for f, _, e, shown in read if f is not face)
-            if config.one_over_one and lone and face in lone:
-                unsure.update(f for f in over if f in lone and f.value == 1
-                              and lone[face] >= config.side_pip_share * lone[f])
+            if config.one_over_one and lone(face):
+                unsure.update(f for f in over if lone(f) and f.value == 1
+                              and strength[face] >= config.side_pip_share * strength[f])
         else:
             side = any(math.dist(face.centre, f.centre) < config.unread_beside * e
                        for f, _, e, _ in read)
         kept.append(None if side else face)
     return [replace(f, value=None) if f in unsure else f for f in kept]
+
+
+#: Where a side's pips can lie: across the side and up it, in pitches from its centre.
+_SIDE_LATTICE = np.array([(u, v) for u in (-1, 0, 1) for v in (-1, 0, 1)], dtype=np.float64)
+
+
+def _side_pip_of(pip: np.ndarray, face: GridFace, spot: np.ndarray, edge: float,
+                 lens: tuple[np.ndarray, float], config: DiceConfig) -> bool:
+    """Whether a pip seen at ``pip`` (top view, mm) lies within ``side_pip_reach`` die edges
+    of a lattice point of a side towards the lens of ``face``'s die, standing at ``spot``;
+    a 1 tells no turn, so every turn of its die is tried."""
+    nadir, height = lens
+    pitch = config.pip_pitch_share * edge
+    turns = ([face.angle] if face.value != 1
+             else np.linspace(0.0, math.pi / 2, 10, endpoint=False))
+    for angle in turns:
+        c, s = math.cos(angle), math.sin(angle)
+        for normal in np.array([(c, s), (-s, c), (-c, -s), (s, -c)]):
+            if normal @ (nadir - spot) <= 0:
+                continue
+            across = np.array([-normal[1], normal[0]])
+            ground = spot + normal * edge / 2 + np.outer(_SIDE_LATTICE[:, 0] * pitch, across)
+            up = edge / 2 + _SIDE_LATTICE[:, 1] * pitch
+            shown = nadir + (ground - nadir) * (height / (height - up))[:, None]
+            if np.min(np.hypot(*(shown - pip).T)) < config.side_pip_reach * edge:
+                return True
+    return False
 
 
 @lru_cache(maxsize=16)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import math
 from collections import Counter
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from vision.dice import (
     GridFace,
     Pip,
     StillReads,
+    drop_side_faces,
     read_dice,
     throw_sizes,
 )
@@ -452,3 +454,29 @@ def test_located_pips_hold_every_die_and_read_as_the_whole_area(seed: int,
     everywhere = dataclasses.replace(TABLE, locate_contrast=0.0)
     assert read_dice(out.frame, area_px, TABLE, region_mm=area_mm) == read_dice(
         out.frame, area_px, everywhere, region_mm=area_mm)
+
+
+def test_weak_lone_pip_where_a_die_shows_a_side_is_no_die():
+    """Under a steep view a pip of a die's side shows a die edge or more from its top face,
+    beyond where `drop_side_faces` looks for side faces, and was read as a die of its own,
+    a 1 (simulated table, 350-510 mm from the point under the lens): a sixth die beside a
+    1 (Cuatro seed 18; a 1 tells no turn, so every turn of its die is tried), and a 1 for a
+    3 beside a 5 (Cuatro seed 17). Such a pip is at most ``side_pip_share`` as strong as
+    the top face's (``side_pip_reach``). As strong a pip there is a die of its own; a weak
+    pip away from the lens is no side of that die."""
+    lens = (np.array([251.7, 505.0]), 494.6)
+
+    def one(x: float, y: float, member: int) -> GridFace:
+        return GridFace(1, (x, y), 0.0, 4.3, (member,), 0.0, 1 << 4)
+
+    top, side, far = one(533.3, 276.5, 0), one(517.1, 285.8, 1), one(549.5, 267.2, 2)
+    strength = {top: 1488.0, side: 737.0, far: 737.0}
+    assert drop_side_faces([top, side, far], lens, TABLE, strength) == [top, None, far]
+    assert drop_side_faces([top, side], lens, TABLE, {top: 1488.0, side: 1200.0}) == [top, side]
+    off = dataclasses.replace(TABLE, side_pip_reach=0.0)
+    assert drop_side_faces([top, side], lens, off, strength) == [top, side]
+
+    five = GridFace(5, (534.8, 60.7), math.radians(-164), 4.51, (0, 1, 2, 3, 4), 0.1)
+    pip = one(521.1, 79.2, 5)
+    assert drop_side_faces([five, pip], lens, TABLE, {five: 1616.0, pip: 921.0}) == [five, None]
+    assert drop_side_faces([five, pip], lens, off, {five: 1616.0, pip: 921.0}) == [five, pip]

@@ -319,6 +319,8 @@ class Referee:
             self._clear_views.append((frame.timestamp, self._clear_run, seen))
         else:
             self._clear_run += 1
+            if seen is not None:
+                self.session.hand_over_board()
         if self.dice is not None and not self.session.game.is_over:
             values = self.dice.settled(frame, reading)
             if values is not None:

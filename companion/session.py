@@ -12,13 +12,14 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations_with_replacement
 from typing import Any
 
 from companion.core import Game, IllegalMove
 from companion.gamelog import FINISHED, MOVE, UNDO, GameLog
 from companion.infer import (
+    LOW_CONFIDENCE,
     FieldView,
     Inference,
     Observation,
@@ -78,6 +79,9 @@ class Session:
         #: only once the dice lying there are seen to show what was read
         #: (:meth:`throw_missed`): a throw the reader missed is likelier.
         self._misread: tuple[int, tuple[tuple[int, ...], ...]] | None = None
+        #: How many moves the game had when a hand was seen over the board: a placement
+        #: the camera missed needs a hand after its throw (:meth:`_missed_placement`).
+        self._hands: set[int] = set()
         self._seq = 0
         self._lock = threading.RLock()
 
@@ -155,17 +159,77 @@ class Session:
                 self._emit("waiting", {"message": result.reason})
             return result
 
+    def hand_over_board(self) -> None:
+        """The camera sees a hand over the board (setting or taking a piece, or passing)."""
+        with self._lock:
+            self._hands.add(len(self.game.moves))
+
     def _judge(self, seen: Observation) -> Inference:
         """:func:`infer_move`, but a stone the rules refuse against a throw read in doubt
         (dice unread or one too many) is judged against every throw it may have been: the
-        first that makes it legal is taken (when only one does, that is the throw)."""
+        first that makes it legal is taken (when only one does, that is the throw). The next
+        player's stone refused in the current player's turn may come after a placement the
+        camera missed, the turn's last throws being the next player's
+        (:meth:`_missed_placement`)."""
         result = infer_move(self.game, seen)
         if result.kind == "illegal":
             fits = self._doubtful_throw_fits(lambda trial: infer_move(trial, seen).kind == "move")
             if fits:
                 self._replace_last_throw(fits[0])
                 result = infer_move(self.game, seen)
+        if result.kind == "illegal" and self._next_players_pieces(result.changed):
+            found = self._missed_placement(self._stone_follows, least_rewound=1)
+            if found is not None:
+                self._put_in_missed(*found)
+                result = infer_move(self.game, self._trusted(self.last_observation))
         return result
+
+    def _stone_follows(self, trial: Game) -> bool:
+        """The last view shows one legal move of ``trial``'s current player."""
+        return infer_move(trial, self._trusted(self.last_observation, game=trial)).kind == "move"
+
+    def _missed_turn_end(self) -> bool:
+        """A throw settles while the next player's stone is flagged: play has gone on, so
+        the stone was no mistake but came after a placement the camera missed, on a tower
+        it reads as before (or one low), unsure (Cuatro seed 18 with camera dice: blue's
+        third roof on D5, read 2 high after it with confidence 0.2; red's throw went to
+        blue, red's stone was flagged and blue's next throws were taken for blue's in the
+        same turn). Such a placement is put in where it is the only one the rules allow,
+        and the flagged stone after it; pieces set since are judged as the next views come.
+        A wrong stone set and taken back before the next throw stays flagged as it was.
+        Returns whether the turn was so ended."""
+        if self.flag is None or self.flag.kind != "illegal" or \
+                not self._next_players_pieces(self.flag.changed):
+            return False
+        flagged = self.flag.changed
+        obs = self.last_observation
+
+        def stone(trial: Game) -> Inference:
+            fields = {**Observation.of_game(trial).fields,
+                      **{name: obs.fields[name] for name in flagged}}
+            return infer_move(trial, Observation(fields))
+
+        found = self._missed_placement(lambda trial: stone(trial).kind == "move",
+                                       least_rewound=1, loose=True)
+        if found is None:
+            return False
+        self._put_in_missed(*found)
+        self.flag = None
+        self._emit("cleared", {"message": "the board shows a legal move again"})
+        self.play(stone(self.game).move)
+        since = set(changed_fields(self.game, self._trusted(obs)))
+        expected = Observation.of_game(self.game).fields
+        self._baseline = self._agreed = replace(obs, fields={
+            name: expected[name] if name in since else view for name, view in obs.fields.items()})
+        return True
+
+    def _next_players_pieces(self, changed: tuple[str, ...]) -> bool:
+        """Every changed field shows a piece of the player after the current one."""
+        players = self.game.players
+        after = players[(players.index(self.game.current_player) + 1) % len(players)]
+        obs = self.last_observation
+        return bool(changed) and obs is not None and all(
+            f in obs.fields and obs.fields[f].top == after for f in changed)
 
     def _replace_last_throw(self, dice: tuple[int, ...]) -> None:
         """Put ``dice`` in place of the turn's last throw (logged and told, as a correction)."""
@@ -200,12 +264,14 @@ class Session:
         return bool(changed) and all(
             obs.fields[f].height < len(stacks.get(f, ())) for f in changed)
 
-    def _trusted(self, obs: Observation, base: Observation | None = None) -> Observation:
-        """``obs`` with the fields that look as in the baseline set to what the game expects."""
+    def _trusted(self, obs: Observation, base: Observation | None = None,
+                 game: Game | None = None) -> Observation:
+        """``obs`` with the fields that look as in the baseline set to what the game (or
+        ``game``, a trial of it) expects."""
         base = base or self._baseline
         if base is None:
             return obs
-        expected = Observation.of_game(self.game).fields
+        expected = Observation.of_game(game or self.game).fields
         fields = {}
         for name, view in obs.fields.items():
             before = base.fields.get(name)
@@ -247,8 +313,19 @@ class Session:
         die (side faces read as dice show 1 or 2 pips, see docs/dice.md), until a stone or
         "I cannot play" tells otherwise (:meth:`_judge`); the page is told. A throw read
         whole may still have a face the reader is known to misread (:data:`READ_FOR`):
-        :meth:`throw_missed` tries those throws once the dice lying there show it.
+        :meth:`throw_missed` tries those throws once the dice lying there show it. A throw
+        while the next player's stone is flagged may end a turn the camera missed
+        (:meth:`_missed_turn_end`); pieces set since are then judged after the throw.
         """
+        with self._lock:
+            resumed = self._missed_turn_end()
+            taken = self._count_throw(dice, likely)
+            if resumed and taken and self.last_observation is not None:
+                self.observe(self.last_observation)
+            return taken
+
+    def _count_throw(self, dice: tuple[int, ...], likely: tuple[int, ...] | None) -> bool:
+        """:meth:`throw_settled` once the turn is the throw's."""
         with self._lock:
             count = self.game.dice_count if self.game.uses_dice else len(dice)
             seen = ", ".join(map(str, dice))
@@ -286,26 +363,36 @@ class Session:
         :meth:`_missed_placement`); it is put in, the throws after it given to the next
         player."""
         throw = Throw(dice)
-        found = self._missed_placement(throw) if self.game.check(throw) is not None else None
-        if found is not None:
-            placement, rewound = found
-            later = [self.game.undo() for _ in range(rewound)][::-1]
-            for move in reversed(later):
-                self._log(UNDO, {"move": move_to_dict(move)})
-            self._doubtful = self._misread = None
-            self._emit("correction", {"missed": move_to_dict(placement), "rewound": rewound})
-            for move in (placement, *later):
-                self.play(move)
+        if self.game.check(throw) is not None:
+            found = self._missed_placement(lambda trial: trial.check(throw) is None)
+            if found is not None:
+                self._put_in_missed(*found)
         return self.play(throw)
 
-    def _missed_placement(self, throw: Throw) -> tuple[Place, int] | None:
-        """The placement the current player made unseen, after which ``throw`` and the turn's
-        last throws are the next player's: the only one the rules allow after one of the
-        turn's throws, after which the last view shows its field as it then is, and the
-        later throws are legal. A stone on a tower the reader read one high already, unsure,
-        adds nothing to what it sees (Cuatro seed 17 with camera dice: blue's second roof on
-        D5, read 2 high before and after it; every throw of red's was blue's, until the
-        sixth was refused and stayed so). Returns it and how many throws came after it,
+    def _put_in_missed(self, placement: Place, rewound: int) -> None:
+        """Put in a placement the camera missed before the turn's last ``rewound`` throws,
+        which are then the next player's (logged as undone and replayed)."""
+        later = [self.game.undo() for _ in range(rewound)][::-1]
+        for move in reversed(later):
+            self._log(UNDO, {"move": move_to_dict(move)})
+        self._doubtful = self._misread = None
+        self._hands.clear()
+        self._emit("correction", {"missed": move_to_dict(placement), "rewound": rewound})
+        for move in (placement, *later):
+            self.play(move)
+
+    def _missed_placement(self, then: Callable[[Game], bool], least_rewound: int = 0,
+                          loose: bool = False) -> tuple[Place, int] | None:
+        """The placement the current player made unseen, after which the turn's last throws
+        (at least ``least_rewound``) are the next player's: the only one the rules allow
+        after one of the turn's throws, after which the last view shows its field as it then
+        is, the later throws are legal and ``then`` holds of the game (the next player's
+        throw is allowed, or their stone). A stone on a tower the reader read one high
+        already, unsure, adds nothing to what it sees (Cuatro seed 17 with camera dice:
+        blue's second roof on D5, read 2 high before and after it; red's throws were taken
+        for blue's until a sixth was refused). ``loose``: the field may also read one lower,
+        unsure (a tower the reader reads one low since), if a hand came over the board after
+        that throw (:meth:`hand_over_board`). Returns it and how many throws came after it,
         as many as may be (the earliest throw it fits)."""
         obs = self.last_observation
         if obs is None or obs.occluded or obs.hidden:
@@ -314,7 +401,7 @@ class Session:
         while throws < len(self.game.moves) and isinstance(self.game.moves[-1 - throws], Throw):
             throws += 1
         fits: dict[Place, int] = {}
-        for rewound in range(throws - 1, -1, -1):
+        for rewound in range(throws - 1, least_rewound - 1, -1):
             trial = self.game.copy()
             later = [trial.undo() for _ in range(rewound)][::-1]
             for move in trial.legal_moves():
@@ -324,14 +411,18 @@ class Session:
                 after = trial.copy()
                 after.apply(move)
                 stack = after.stacks()[move.field]
-                if (view.top, view.height) != (stack[-1], len(stack)):
+                low = (loose and view.confidence < LOW_CONFIDENCE
+                       and view.height == len(stack) - 1
+                       and len(self.game.moves) - rewound in self._hands)
+                if view.top != stack[-1] or (view.height != len(stack) and not low):
                     continue
                 try:
-                    for later_move in (*later, throw):
+                    for later_move in later:
                         after.apply(later_move)
                 except IllegalMove:
                     continue
-                fits[move] = rewound
+                if then(after):
+                    fits[move] = rewound
         return next(iter(fits.items())) if len(fits) == 1 else None
 
     def throw_read_whole(self, dice: tuple[int, ...]) -> bool:

@@ -439,6 +439,87 @@ def test_a_throw_over_the_limit_after_a_placement_the_camera_missed_is_the_next_
     assert game.current_player == "blue" and len(game.moves) == 11
 
 
+def test_the_next_players_stone_after_a_placement_the_camera_missed_is_theirs():
+    # Cuatro seed 18 with camera dice: blue's second roof on D5 went unseen (the tower read
+    # 2 high before it, unsure); red's throw went to blue, and red's stone was flagged as a
+    # stone in blue's turn. An injected wrong stone, with no field showing a missed roof,
+    # stays flagged.
+    def played(view_shows_the_roof: bool):
+        game = new_game("cuatro", ["red", "blue"])
+        yatzy = Throw((1, 1, 1, 1, 1))
+        for move in (yatzy, Place("B0"), yatzy):
+            game.apply(move)
+        session = Session(game)
+        session.observe(seen_after(game))
+        high = {"A0": FieldView("blue", 2, 0.2)}  # blue's first roof there, read one high
+        assert session.observe(seen_after(game, Place("A0"), changes=high)).kind == "move"
+        session.throw_settled(yatzy.dice)
+        assert session.observe(seen_after(game, Place("C0"), changes=high)).kind == "move"
+        session.throw_settled(yatzy.dice)
+        roof = {"A0": FieldView("blue", 2, 0.4)} if view_shows_the_roof else {}
+        assert session.observe(seen_after(game, changes={**roof})).kind == "same"
+        assert session.throw_settled((2, 3, 4, 5, 6))  # red's, counted as blue's 2nd
+        events = recorder(session)
+        red = FieldView("red", 1, 0.9)
+        return game, session.observe(seen_after(game, changes={**roof, "D2": red})), events
+
+    game, result, events = played(view_shows_the_roof=True)
+    assert result.kind == "move" and result.move == Place("D2"), result.reason
+    assert game.moves[7:10] == [Place("A0"), Throw((2, 3, 4, 5, 6)), Place("D2")]
+    assert game.stacks()["A0"] == ("blue", "blue") and game.current_player == "blue"
+    assert events[0].kind == "correction" and events[0].data["rewound"] == 1
+    game, result, events = played(view_shows_the_roof=False)
+    assert result.kind == "illegal" and "blue's turn" in result.reason
+    assert game.current_player == "blue" and game.stacks()["A0"] == ("blue",)
+
+
+def test_a_throw_while_the_next_players_stone_is_flagged_ends_the_turn_the_camera_missed():
+    # Cuatro seed 18 with camera dice: blue's third roof on D5 went unseen (read one low
+    # after it, unsure as before); red's throw went to blue, red's stone was flagged, and
+    # blue's next throw came while it was, and blue's stone before the throw was seen
+    def played(hand: bool, stone_stays: bool, set_since: bool = False):
+        game = new_game("cuatro", ["red", "blue"])
+        yatzy = Throw((1, 1, 1, 1, 1))
+        for move in (yatzy, Place("B0"), yatzy):
+            game.apply(move)
+        session = Session(game)
+        unsure = {"A0": FieldView("blue", 1, 0.2)}
+        session.observe(seen_after(game))
+        assert session.observe(seen_after(game, Place("A0"), changes=unsure)).kind == "move"
+        session.throw_settled(yatzy.dice)
+        assert session.observe(seen_after(game, Place("C0"), changes=unsure)).kind == "move"
+        session.throw_settled(yatzy.dice)
+        if hand:
+            session.hand_over_board()  # blue's hand setting the roof the camera missed
+        assert session.observe(seen_after(game, changes=unsure)).kind == "same"
+        session.throw_settled((2, 3, 4, 5, 6))  # red's, counted as blue's 2nd
+        stone = seen_after(game, changes={**unsure, "D2": FieldView("red", 1, 0.9)})
+        assert session.observe(stone).kind == "illegal"
+        if not stone_stays:
+            session.observe(seen_after(game, changes=unsure))
+        if set_since:
+            session.observe(seen_after(game, changes={**unsure, "D2": FieldView("red", 1, 0.9),
+                                                      "B3": FieldView("blue", 1, 0.9)}))
+        session.throw_settled((1, 2, 3, 4, 5))
+        return game, session
+
+    game, session = played(hand=True, stone_stays=True)
+    assert game.moves[7:] == [Place("A0"), Throw((2, 3, 4, 5, 6)), Place("D2"),
+                              Throw((1, 2, 3, 4, 5))]
+    assert game.current_player == "blue" and session.flag is None
+    assert game.stacks()["A0"] == ("blue", "blue")
+    game, session = played(hand=True, stone_stays=True, set_since=True)
+    assert game.moves[10:] == [Throw((1, 2, 3, 4, 5)), Place("B3")]
+    assert game.current_player == "red" and session.flag is None
+    # no hand over the board after blue's throw: nothing was set there, the stone is not
+    # taken for red's
+    game, session = played(hand=False, stone_stays=True)
+    assert "D2" not in game.stacks() and game.throw_count == 3
+    # a wrong stone taken back before the throw is no sign of a turn the camera missed
+    game, session = played(hand=True, stone_stays=False)
+    assert game.stacks()["A0"] == ("blue",) and game.throw_count == 3
+
+
 def test_a_stone_set_without_throwing_is_not_excused_by_the_last_players_dice():
     game = new_game("cuatro", ["red", "blue"])
     session = Session(game)

@@ -403,21 +403,28 @@ def test_cannot_play_refused_for_a_missed_fifth_throw_stands_once_the_dice_are_s
     assert session.flag is None and game.current_player == "blue"
 
 
+def blue_after_a_throw(a0: FieldView):
+    """Cuatro, blue having thrown once in the second turn (Yatzy every time), blue's first
+    roof on A0 read as ``a0`` since it was set; the session has agreed with every view."""
+    game = new_game("cuatro", ["red", "blue"])
+    yatzy = Throw((1, 1, 1, 1, 1))
+    for move in (yatzy, Place("B0"), yatzy):
+        game.apply(move)
+    session = Session(game)
+    session.observe(seen_after(game))
+    assert session.observe(seen_after(game, Place("A0"), changes={"A0": a0})).kind == "move"
+    session.throw_settled(yatzy.dice)
+    assert session.observe(seen_after(game, Place("C0"), changes={"A0": a0})).kind == "move"
+    session.throw_settled(yatzy.dice)
+    return game, session
+
+
 def test_a_throw_over_the_limit_after_a_placement_the_camera_missed_is_the_next_players():
     # Cuatro seed 17 with camera dice: blue's second roof on D5 went unseen (the tower read
     # 2 high before it, unsure); red's throws went to blue until the sixth was refused
     def played(view_shows_the_roof: bool):
-        game = new_game("cuatro", ["red", "blue"])
-        yatzy = Throw((1, 1, 1, 1, 1))
-        for move in (yatzy, Place("B0"), yatzy):
-            game.apply(move)
-        session = Session(game)
-        session.observe(seen_after(game))
-        high = {"A0": FieldView("blue", 2, 0.2)}  # blue's first roof there, read one high
-        assert session.observe(seen_after(game, Place("A0"), changes=high)).kind == "move"
-        session.throw_settled(yatzy.dice)
-        assert session.observe(seen_after(game, Place("C0"), changes=high)).kind == "move"
-        session.throw_settled(yatzy.dice)
+        # blue's first roof on A0, read one high
+        game, session = blue_after_a_throw(FieldView("blue", 2, 0.2))
         if view_shows_the_roof:  # blue's roof on A0, read as the tower was read before
             assert session.observe(seen_after(game, changes={
                 "A0": FieldView("blue", 2, 0.4)})).kind == "same"
@@ -440,22 +447,13 @@ def test_a_throw_over_the_limit_after_a_placement_the_camera_missed_is_the_next_
 
 
 def test_the_next_players_stone_after_a_placement_the_camera_missed_is_theirs():
-    # Cuatro seed 18 with camera dice: blue's second roof on D5 went unseen (the tower read
-    # 2 high before it, unsure); red's throw went to blue, and red's stone was flagged as a
-    # stone in blue's turn. An injected wrong stone, with no field showing a missed roof,
-    # stays flagged.
+    # blue's second roof on a tower read 2 high before it, unsure, changes nothing the
+    # camera sees; red's throw goes to blue, and red's stone comes in what is blue's turn
+    # to the session. Where the view shows the roof, the stone is red's at once; an injected
+    # wrong stone, with no field showing a missed roof, stays flagged.
     def played(view_shows_the_roof: bool):
-        game = new_game("cuatro", ["red", "blue"])
-        yatzy = Throw((1, 1, 1, 1, 1))
-        for move in (yatzy, Place("B0"), yatzy):
-            game.apply(move)
-        session = Session(game)
-        session.observe(seen_after(game))
-        high = {"A0": FieldView("blue", 2, 0.2)}  # blue's first roof there, read one high
-        assert session.observe(seen_after(game, Place("A0"), changes=high)).kind == "move"
-        session.throw_settled(yatzy.dice)
-        assert session.observe(seen_after(game, Place("C0"), changes=high)).kind == "move"
-        session.throw_settled(yatzy.dice)
+        # blue's first roof on A0, read one high
+        game, session = blue_after_a_throw(FieldView("blue", 2, 0.2))
         roof = {"A0": FieldView("blue", 2, 0.4)} if view_shows_the_roof else {}
         assert session.observe(seen_after(game, changes={**roof})).kind == "same"
         assert session.throw_settled((2, 3, 4, 5, 6))  # red's, counted as blue's 2nd
@@ -478,17 +476,8 @@ def test_a_throw_while_the_next_players_stone_is_flagged_ends_the_turn_the_camer
     # after it, unsure as before); red's throw went to blue, red's stone was flagged, and
     # blue's next throw came while it was, and blue's stone before the throw was seen
     def played(hand: bool, stone_stays: bool, set_since: bool = False):
-        game = new_game("cuatro", ["red", "blue"])
-        yatzy = Throw((1, 1, 1, 1, 1))
-        for move in (yatzy, Place("B0"), yatzy):
-            game.apply(move)
-        session = Session(game)
         unsure = {"A0": FieldView("blue", 1, 0.2)}
-        session.observe(seen_after(game))
-        assert session.observe(seen_after(game, Place("A0"), changes=unsure)).kind == "move"
-        session.throw_settled(yatzy.dice)
-        assert session.observe(seen_after(game, Place("C0"), changes=unsure)).kind == "move"
-        session.throw_settled(yatzy.dice)
+        game, session = blue_after_a_throw(unsure["A0"])
         if hand:
             session.hand_over_board()  # blue's hand setting the roof the camera missed
         assert session.observe(seen_after(game, changes=unsure)).kind == "same"

@@ -31,16 +31,28 @@ def post(client, action, payload, pin=PIN, **headers):
 def serving_app(table, pin, threads=8):
     """``table``'s page served by waitress in a thread: yields its url. On the way out the
     event streams end first, then the server's threads, then the server: a stream thread
-    still writing to a closed server fails noisily."""
+    still writing to a closed server fails noisily. Closing the server's socket while its
+    loop waits on it in ``select`` raises EBADF there, which only says the server stopped
+    (as WebTest's StopableWSGIServer takes it)."""
     import threading
 
     from waitress.server import create_server
 
     server = create_server(create_app(table, pin), host="127.0.0.1", port=0, threads=threads)
-    threading.Thread(target=server.run, daemon=True).start()
+    stopping = threading.Event()
+
+    def run() -> None:
+        try:
+            server.run()
+        except OSError:
+            if not stopping.is_set():
+                raise
+
+    threading.Thread(target=run, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.effective_port}"
     finally:
+        stopping.set()
         table.broker.close()
         server.task_dispatcher.shutdown()
         server.close()

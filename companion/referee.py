@@ -406,11 +406,12 @@ class Referee:
 
     def _throw_settled(self) -> None:
         """Hand the settled throws to the session, at once when the board as seen when the
-        dice came to rest shows what the game expects (the reader reports a rest some frames
-        later, when the thrower's hand may already have set a stone: it came after the throw),
-        else once the board has held still and been judged: the rolling dice keep the board
-        from counting, so a piece set down just before the throw would otherwise be judged
-        after it, as a move of the next player's turn."""
+        dice came to rest shows what the game expects, or the flagged view the session waits
+        on (:meth:`Session.agrees`; the reader reports a rest some frames later, when the
+        thrower's hand may already have set a stone: it came after the throw), else once
+        the board has held still and been judged: the rolling dice keep the board from
+        counting, so a piece set down just before the throw would otherwise be judged after
+        it, as a move of the next player's turn."""
         throws, self._throws = self._throws, []
         for values, read_whole, likely in throws:
             if self.session.game.is_over:

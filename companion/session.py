@@ -293,11 +293,18 @@ class Session:
             return self.observe(obs)
 
     def agrees(self, obs: Observation) -> bool:
-        """Whether one view shows the board the game expects (no piece waiting to be judged);
-        fields that keep misreading the same way count as agreeing, as in :meth:`observe`."""
+        """Whether one view shows the board the game expects, or the flagged view it still
+        waits on (either way no piece waiting to be judged); fields that keep misreading the
+        same way count as agreeing, as in :meth:`observe`."""
         if obs.occluded or obs.hidden:
             return False
         with self._lock:
+            last = self.last_observation
+            if self.flag is not None and last is not None and obs.fields.keys() == \
+                    last.fields.keys() and all((view.top, view.height) == (
+                        last.fields[name].top, last.fields[name].height)
+                        for name, view in obs.fields.items()):
+                return True
             return not changed_fields(self.game, self._trusted(obs))
 
     def throw_settled(self, dice: tuple[int, ...],
@@ -360,11 +367,16 @@ class Session:
     def _play_throw(self, dice: tuple[int, ...]) -> bool:
         """Play a settled throw. One the rules refuse because the turn's throws are used up
         may be the next player's: a placement the camera missed came first (see
-        :meth:`_missed_placement`); it is put in, the throws after it given to the next
-        player."""
+        :meth:`_missed_placement`, where the view shows it, else on a tower read as before
+        or one low, unsure, after a hand); it is put in, the throws after it given to the
+        next player."""
         throw = Throw(dice)
         if self.game.check(throw) is not None:
-            found = self._missed_placement(lambda trial: trial.check(throw) is None)
+            def allowed(trial: Game) -> bool:
+                return trial.check(throw) is None
+
+            found = (self._missed_placement(allowed)
+                     or self._missed_placement(allowed, loose=True))
             if found is not None:
                 self._put_in_missed(*found)
         return self.play(throw)

@@ -446,6 +446,27 @@ def test_a_throw_over_the_limit_after_a_placement_the_camera_missed_is_the_next_
     assert game.current_player == "blue" and len(game.moves) == 11
 
 
+def test_a_throw_over_the_limit_after_a_roof_read_at_the_old_height_unsure_is_the_next_players():
+    # Cuatro seed 21 with camera dice: blue's roof on D5 read at the old height, unsure;
+    # red's throws went to blue until the fifth was refused. With a hand seen over the board
+    # after blue's throw, the roof is put in; without, nothing was set and the throw is refused
+    def played(hand: bool):
+        unsure = FieldView("blue", 1, 0.2)
+        game, session = blue_after_a_throw(unsure)
+        if hand:
+            session.hand_over_board()
+        assert session.observe(seen_after(game, changes={"A0": unsure})).kind == "same"
+        for dice in [(2, 3, 4, 5, 6), (1, 2, 3, 4, 6), (2, 2, 3, 5, 6), (1, 3, 4, 4, 5)]:
+            assert session.throw_settled(dice)
+        return game, session.throw_settled((3, 3, 4, 5, 6))
+
+    game, taken = played(hand=True)
+    assert taken and game.moves[7:9] == [Place("A0"), Throw((2, 3, 4, 5, 6))]
+    assert game.current_player == "red" and game.throw_count == 5
+    game, taken = played(hand=False)
+    assert not taken and game.current_player == "blue"
+
+
 def test_the_next_players_stone_after_a_placement_the_camera_missed_is_theirs():
     # blue's second roof on a tower read 2 high before it, unsure, changes nothing the
     # camera sees; red's throw goes to blue, and red's stone comes in what is blue's turn
@@ -507,6 +528,22 @@ def test_a_throw_while_the_next_players_stone_is_flagged_ends_the_turn_the_camer
     # a wrong stone taken back before the throw is no sign of a turn the camera missed
     game, session = played(hand=True, stone_stays=False)
     assert game.stacks()["A0"] == ("blue",) and game.throw_count == 3
+
+
+def test_a_view_as_the_flagged_one_has_nothing_waiting_to_be_judged():
+    # the referee hands a throw over at once when the board agreed as the dice came to
+    # rest; with a stone flagged that view is the flagged one (Cuatro seed 22: the throw
+    # after a flagged stone was held back until the next stone had been judged before it)
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.throw_settled((1, 1, 1, 1, 1))
+    flagged = seen_after(game, changes={"D2": FieldView("blue", 1, 0.9)})
+    assert session.observe(flagged).kind == "illegal"
+    assert session.agrees(flagged)
+    assert not session.agrees(replace(flagged, fields={**flagged.fields,
+                                                       "A0": FieldView("red", 1, 0.9)}))
+    assert session.agrees(seen_after(game))  # the stone taken back
+    assert not session.agrees(replace(flagged, occluded=True))
 
 
 def test_a_stone_set_without_throwing_is_not_excused_by_the_last_players_dice():

@@ -204,13 +204,20 @@ def test_two_stones_of_one_player_are_still_unexplained():
     assert game.moves == []
 
 
-def test_a_stone_on_ones_own_tower_shows_as_the_reader_losing_confidence_there():
+def red_to_play_beside_a_red_stone(confidence: float):
+    """Just 4 Fun, red to play with a red stone on C6 and a blue one on F1; the session has
+    seen the board, C6 read with ``confidence``."""
     game = new_game("just4fun", ["red", "blue"])
     game.apply(Place("C6"))
     game.apply(Place("F1"))
     session = Session(game)
-    sure = seen_after(game, changes={"C6": FieldView("red", 1, 0.84)})
-    assert session.observe(sure).kind == "same"
+    seen = seen_after(game, changes={"C6": FieldView("red", 1, confidence)})
+    assert session.observe(seen).kind == "same"
+    return game, session
+
+
+def test_a_stone_on_ones_own_tower_shows_as_the_reader_losing_confidence_there():
+    game, session = red_to_play_beside_a_red_stone(0.84)
     # red sets a stone on C6; the reader still says height 1, now with confidence 0.05
     unsure = seen_after(game, changes={"C6": FieldView("red", 1, 0.05)})
     result = session.observe(unsure)
@@ -225,11 +232,7 @@ def test_after_a_hand_a_smaller_loss_of_confidence_on_ones_own_tower_is_a_stone(
     # Cuatro seed 16 with camera dice: blue's second roof on A4, read at the old height with
     # confidence 0.78 -> 0.39 in the first view after the hand; without a hand, no stone
     def watched(after_hand):
-        game = new_game("just4fun", ["red", "blue"])
-        game.apply(Place("C6"))
-        game.apply(Place("F1"))
-        session = Session(game)
-        session.observe(seen_after(game, changes={"C6": FieldView("red", 1, 0.78)}))
+        game, session = red_to_play_beside_a_red_stone(0.78)
         unsure = seen_after(game, changes={"C6": FieldView("red", 1, 0.39)})
         return game, session.observe(replace(unsure, after_hand=after_hand))
 
@@ -244,11 +247,7 @@ def test_a_stone_on_a_tower_read_one_low_shows_as_the_reading_growing_after_a_ha
     # Cuatro seed 11 with scripted dice: red's two-roof D5 read one high, unsure, before
     # red's third roof and two high after it, at the game's old height, with no changed look
     def watched(after_hand):
-        game = new_game("just4fun", ["red", "blue"])
-        game.apply(Place("C6"))
-        game.apply(Place("F1"))
-        session = Session(game)
-        session.observe(seen_after(game, changes={"C6": FieldView("red", 1, 0.84)}))
+        game, session = red_to_play_beside_a_red_stone(0.84)
         low = {"C6": FieldView("red", 1, 0.05)}  # red's second stone, read at the old height
         assert session.observe(seen_after(game, changes=low)).move == Place("C6")
         assert session.observe(seen_after(game, Place("F2"), changes=low)).move == Place("F2")

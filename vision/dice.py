@@ -1013,9 +1013,7 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
 
     def sides(spot: np.ndarray, edge: float, angle: float) -> list[np.ndarray]:
         """Centres of the die's sides that face the lens, half a die up, in the top view."""
-        c, s = math.cos(angle), math.sin(angle)
-        normals = np.array([(c, s), (-s, c), (-c, -s), (s, -c)])
-        centres = spot + normals[normals @ (nadir - spot) > 0] * edge / 2
+        centres = spot + _sides_towards(nadir, spot, angle) * edge / 2
         return list(nadir + (centres - nadir) * height / (height - edge / 2))
 
     def lone(face: GridFace) -> bool:
@@ -1053,6 +1051,14 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     return [replace(f, value=None) if f in unsure else f for f in kept]
 
 
+def _sides_towards(nadir: np.ndarray, spot: np.ndarray, angle: float) -> np.ndarray:
+    """The outward normals of the sides of a die standing at ``spot``, turned by ``angle``,
+    that face the point under the lens."""
+    c, s = math.cos(angle), math.sin(angle)
+    normals = np.array([(c, s), (-s, c), (-c, -s), (s, -c)])
+    return normals[normals @ (nadir - spot) > 0]
+
+
 #: Where a side's pips can lie: across the side and up it, in pitches from its centre.
 _SIDE_LATTICE = np.array([(u, v) for u in (-1, 0, 1) for v in (-1, 0, 1)], dtype=np.float64)
 
@@ -1067,10 +1073,7 @@ def _side_pip_of(pip: np.ndarray, face: GridFace, spot: np.ndarray, edge: float,
     turns = ([face.angle] if face.value != 1
              else np.linspace(0.0, math.pi / 2, 10, endpoint=False))
     for angle in turns:
-        c, s = math.cos(angle), math.sin(angle)
-        for normal in np.array([(c, s), (-s, c), (-c, -s), (s, -c)]):
-            if normal @ (nadir - spot) <= 0:
-                continue
+        for normal in _sides_towards(nadir, spot, angle):
             across = np.array([-normal[1], normal[0]])
             ground = spot + normal * edge / 2 + np.outer(_SIDE_LATTICE[:, 0] * pitch, across)
             up = edge / 2 + _SIDE_LATTICE[:, 1] * pitch

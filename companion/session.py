@@ -332,37 +332,36 @@ class Session:
             return taken
 
     def _count_throw(self, dice: tuple[int, ...], likely: tuple[int, ...] | None) -> bool:
-        """:meth:`throw_settled` once the turn is the throw's."""
-        with self._lock:
-            count = self.game.dice_count if self.game.uses_dice else len(dice)
-            seen = ", ".join(map(str, dice))
-            if 0 < count - len(dice) < count:
-                options = [tuple(sorted((*dice, *more)))
-                           for more in combinations_with_replacement(range(1, 7),
-                                                                     count - len(dice))]
-                trouble = f"{_dice_words(count - len(dice))} could not be read ({seen} seen)"
-            elif len(dice) == count + 1:
-                rest = sorted(dice)
-                options = [tuple(rest[:i] + rest[i + 1:]) for i in range(len(rest))]
-                trouble = f"one die too many was seen ({seen}: a side face?)"
-            elif len(dice) == count and self.game.uses_dice:
-                if not self._play_throw(tuple(dice)):
-                    return False
-                misread = [tuple(sorted((*dice[:i], was, *dice[i + 1:])))
-                           for i, value in enumerate(dice) for was in READ_FOR.get(value, ())]
-                self._misread = (len(self.game.moves), tuple(dict.fromkeys(misread)))
-                return True
-            else:
-                return self._play_throw(tuple(dice))
-            if likely is not None and tuple(sorted(likely)) in options:
-                options.insert(0, tuple(sorted(likely)))
-            options = list(dict.fromkeys(options))
-            if not self._play_throw(options[0]):
+        """:meth:`throw_settled` once the turn is the throw's (under the session's lock)."""
+        count = self.game.dice_count if self.game.uses_dice else len(dice)
+        seen = ", ".join(map(str, dice))
+        if 0 < count - len(dice) < count:
+            options = [tuple(sorted((*dice, *more)))
+                       for more in combinations_with_replacement(range(1, 7),
+                                                                 count - len(dice))]
+            trouble = f"{_dice_words(count - len(dice))} could not be read ({seen} seen)"
+        elif len(dice) == count + 1:
+            rest = sorted(dice)
+            options = [tuple(rest[:i] + rest[i + 1:]) for i in range(len(rest))]
+            trouble = f"one die too many was seen ({seen}: a side face?)"
+        elif len(dice) == count and self.game.uses_dice:
+            if not self._play_throw(tuple(dice)):
                 return False
-            self._doubtful = (len(self.game.moves), tuple(options))
-            self._emit("waiting", {"message": f"{trouble}: the stone will tell which throw it "
-                                   "was, or enter the throw on the page"})
+            misread = [tuple(sorted((*dice[:i], was, *dice[i + 1:])))
+                       for i, value in enumerate(dice) for was in READ_FOR.get(value, ())]
+            self._misread = (len(self.game.moves), tuple(dict.fromkeys(misread)))
             return True
+        else:
+            return self._play_throw(tuple(dice))
+        if likely is not None and tuple(sorted(likely)) in options:
+            options.insert(0, tuple(sorted(likely)))
+        options = list(dict.fromkeys(options))
+        if not self._play_throw(options[0]):
+            return False
+        self._doubtful = (len(self.game.moves), tuple(options))
+        self._emit("waiting", {"message": f"{trouble}: the stone will tell which throw it "
+                               "was, or enter the throw on the page"})
+        return True
 
     def _play_throw(self, dice: tuple[int, ...]) -> bool:
         """Play a settled throw. One the rules refuse because the turn's throws are used up

@@ -167,12 +167,14 @@ class Session:
     def _judge(self, seen: Observation) -> Inference:
         """:func:`infer_move`, but a stone the rules refuse against a throw read in doubt
         (dice unread or one too many) is judged against every throw it may have been: the
-        first that makes it legal is taken (when only one does, that is the throw). The next
+        first that makes it legal is taken (when only one does, that is the throw). So is
+        a change no move explains, which may be a roof on a tower read one low where no
+        placement fits the throw as guessed (Cuatro seed 28 with camera dice). The next
         player's stone refused in the current player's turn may come after a placement the
         camera missed, the turn's last throws being the next player's
         (:meth:`_missed_placement`)."""
         result = infer_move(self.game, seen)
-        if result.kind == "illegal":
+        if result.kind in ("illegal", "unexplained"):
             fits = self._doubtful_throw_fits(lambda trial: infer_move(trial, seen).kind == "move")
             if fits:
                 self._replace_last_throw(fits[0])

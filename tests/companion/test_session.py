@@ -631,6 +631,22 @@ def test_a_stone_no_value_of_the_unread_die_allows_stays_flagged():
     assert game.moves == [Throw((1, 3, 3, 5, 6))]
 
 
+def test_a_roof_read_one_low_after_a_throw_with_a_die_unread_is_judged_against_every_value():
+    # cuatro seed 28 with camera dice: 3 4 4 5 6 read as 3 4 5 6, taken for 1 3 4 5 6; red's
+    # roof on the pair field D5 (a tower of 2), read one low, was a change no move explains
+    game = new_game("cuatro", ["red", "blue"])
+    game.apply(Throw((2, 2, 3, 4, 6)))
+    game.apply(Place("A4"))  # the pair-of-2s field
+    session = Session(game)
+    session.observe(Observation.of_game(game))
+    session.throw_settled((2, 3, 5, 6))
+    assert game.moves[-1] == Throw((1, 2, 3, 5, 6))  # allows no placement at all
+    result = session.observe(seen_after(game, changes={"A4": FieldView("blue", 1, 0.35)}))
+    assert result.kind == "move" and session.flag is None
+    assert game.moves[-2:] == [Throw((2, 2, 3, 5, 6)), Place("A4")]
+    assert game.stacks()["A4"] == ("red", "blue")
+
+
 def test_cannot_play_is_judged_against_every_value_of_the_unread_die():
     game = new_game("cuatro", ["red", "blue"])
     session = Session(game)

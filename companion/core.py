@@ -207,6 +207,12 @@ class Game:
         return self.players[self.current]
 
     @property
+    def next_player(self) -> str:
+        """Whose turn comes after the current one's (the referee's suspect for a stone set
+        out of turn)."""
+        return self.players[(self.current + 1) % len(self.players)]
+
+    @property
     def round(self) -> int:
         """The round in play (after the last turn of the last round it stays the last)."""
         current = (self.turn - 1) // len(self.players) + 1

@@ -227,11 +227,9 @@ class Session:
 
     def _next_players_pieces(self, changed: tuple[str, ...]) -> bool:
         """Every changed field shows a piece of the player after the current one."""
-        players = self.game.players
-        after = players[(players.index(self.game.current_player) + 1) % len(players)]
         obs = self.last_observation
         return bool(changed) and obs is not None and all(
-            f in obs.fields and obs.fields[f].top == after for f in changed)
+            f in obs.fields and obs.fields[f].top == self.game.next_player for f in changed)
 
     def _replace_last_throw(self, dice: tuple[int, ...]) -> None:
         """Put ``dice`` in place of the turn's last throw (logged and told, as a correction)."""

@@ -319,8 +319,7 @@ class SimTable:
 
     def _illegal_piece(self, stacks) -> Iterator[_Shot]:
         """A stone of a player whose turn it is not, on an empty field; taken back later."""
-        wrong = self.players[(self.players.index(self.game.current_player) + 1)
-                             % len(self.players)]
+        wrong = self.game.next_player
         empty = [n for n, f in self.layout.fields.items()
                  if n not in stacks and f.attrs.get("playable", True)]
         where = self._rng.choice(empty)

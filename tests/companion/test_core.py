@@ -36,6 +36,15 @@ def test_player_count_is_checked(name):
         cls(["a", "b", "c", "d", "e"])
 
 
+def test_the_next_player_is_whose_turn_comes_after_this_one():
+    game = new_game("just4fun", ["red", "blue", "green"])
+    seen = []
+    for field in ("A1", "B2", "C3"):
+        seen.append((game.current_player, game.next_player))
+        game.apply(Place(field))
+    assert seen == [("red", "blue"), ("blue", "green"), ("green", "red")]
+
+
 def test_players_must_be_distinct():
     with pytest.raises(GameSetupError, match="distinct"):
         new_game("cuatro", ["red", "red"])

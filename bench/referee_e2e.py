@@ -10,6 +10,7 @@ injected illegal moves flagged; the latency from the hand leaving the board to t
 being accepted (simulated time); and the loop's CPU per simulated second (rendering not
 counted). In the dice games the throws are read from the frames by the dice reader;
 ``--scripted-dice`` takes them from the script instead, to measure the board loop alone.
+Players who have played the last move and see no end on the page press confirm (counted).
 ``--players-answer``: the players enter on the page the dice they threw when a stone of theirs
 stays flagged against other dice (what the page asks of them); the answers are counted.
 
@@ -56,6 +57,7 @@ def play_one(game: str, seed: int, fps: float, scripted_dice: bool,
         "latencies": run.latencies(), "frames": frames,
         "loop_cpu": run.referee.stats.cpu_seconds, "sim_seconds": frames / fps,
         "total_cpu": total_cpu, "answers": run.answers, "differs": run.first_difference(),
+        "end_confirmed": table.end_confirmed,
     }
 
 
@@ -79,6 +81,8 @@ def main() -> int:
             r = play_one(game, seed, args.fps, args.scripted_dice, args.players_answer)
             results.append(r)
             answered = f"players answered {r['answers']}, " if r["answers"] else ""
+            if r["end_confirmed"]:
+                answered += "no end shown: confirm pressed, "
             end = "" if r["exact"] else f" ({'same' if r['same_end'] else 'other'} end)"
             print(f"{game:9} seed {seed:3}: {'exact' if r['exact'] else 'DIFFERS'}{end}, "
                   f"{r['accepted']}/{r['moves']} moves, illegal flagged {r['flagged']}/"
@@ -99,7 +103,8 @@ def main() -> int:
               f"{sum(r['flagged'] for r in rs)}/{sum(r['injected'] for r in rs)}, false flags "
               f"{sum(len(r['false_flags']) for r in rs)}, latency median "
               f"{statistics.median(lat) if lat else float('nan'):.2f} s p95 {p95:.2f} s "
-              f"(n={len(lat)}), loop CPU {cpu:.3f} s per simulated s at {args.fps:g} fps")
+              f"(n={len(lat)}), loop CPU {cpu:.3f} s per simulated s at {args.fps:g} fps, "
+              f"confirm pressed for the end {sum(r['end_confirmed'] for r in rs)}")
         if args.players_answer:
             unaided = sum(r["exact"] and not r["answers"] for r in rs)
             print(f"{'':9}  players answered {sum(len(r['answers']) for r in rs)} times; "

@@ -393,7 +393,8 @@ class Session:
             self.play(move)
 
     def _missed_placement(self, then: Callable[[Game], bool], least_rewound: int = 0,
-                          loose: bool = False) -> tuple[Place, int] | None:
+                          loose: bool = False, most_rewound: int | None = None,
+                          claimed: bool = False) -> tuple[Place, int] | None:
         """The placement the current player made unseen, after which the turn's last throws
         (at least ``least_rewound``) are the next player's: the only one the rules allow
         after one of the turn's throws, after which the last view shows its field as it then
@@ -403,16 +404,20 @@ class Session:
         blue's second roof on D5, read 2 high before and after it; red's throws were taken
         for blue's until a sixth was refused). ``loose``: the field may also read one lower,
         unsure (a tower the reader reads one low since), if a hand came over the board after
-        that throw (:meth:`hand_over_board`). Returns it and how many throws came after it,
-        as many as may be (the earliest throw it fits)."""
+        that throw (:meth:`hand_over_board`); ``claimed`` (the player says they placed): one
+        lower however sure the reader is. Returns it and how many throws came after it,
+        as many as may be (the earliest throw it fits), ``most_rewound`` at most."""
         obs = self.last_observation
         if obs is None or obs.occluded or obs.hidden:
             return None
         throws = 0
         while throws < len(self.game.moves) and isinstance(self.game.moves[-1 - throws], Throw):
             throws += 1
+        latest = throws - 1 if self.game.uses_dice else 0
+        if most_rewound is not None:
+            latest = min(latest, most_rewound)
         fits: dict[Place, int] = {}
-        for rewound in range(throws - 1, least_rewound - 1, -1):
+        for rewound in range(latest, least_rewound - 1, -1):
             trial = self.game.copy()
             later = [trial.undo() for _ in range(rewound)][::-1]
             for move in trial.legal_moves():
@@ -422,7 +427,7 @@ class Session:
                 after = trial.copy()
                 after.apply(move)
                 stack = after.stacks()[move.field]
-                low = (loose and view.confidence < LOW_CONFIDENCE
+                low = (loose and (claimed or view.confidence < LOW_CONFIDENCE)
                        and view.height == len(stack) - 1
                        and len(self.game.moves) - rewound in self._hands)
                 if view.top != stack[-1] or (view.height != len(stack) and not low):
@@ -570,12 +575,25 @@ class Session:
         return None
 
     def confirm(self) -> bool:
-        """The confirm button: accept the first of two equally good readings."""
+        """The confirm button: accept the first of two equally good readings, or else end the
+        turn with the placement the player says they made and the camera missed: the only
+        one the rules allow, on a field that reads as it would after it, or one low (even
+        sure of it) after a hand (a roof on one's own tower read as before; the last of a
+        game has no next throw to tell it: Cuatro seed 42 with camera dice)."""
         with self._lock:
-            if not self.pending_choice:
+            if self.pending_choice:
+                move, self.pending_choice = self.pending_choice[0], ()
+                return self.play(move)
+            found = None
+            if not self.game.is_over and self.flag is None:
+                found = self._missed_placement(lambda trial: True, loose=True,
+                                               most_rewound=0, claimed=True)
+            if found is None:
+                self._emit("waiting", {"message": "nothing to confirm: the camera sees no "
+                                       "move since the last one; correct the board on the page"})
                 return False
-            move, self.pending_choice = self.pending_choice[0], ()
-            return self.play(move)
+            self._put_in_missed(*found)
+            return True
 
     def cannot_play(self) -> bool:
         """Long press of confirm: the "I cannot play" turn (judged against every throw a

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -152,6 +152,11 @@ class SimTable:
         self.current: SimFrame | None = None
         self.injected = 0
         self.hand_left_at: dict[int, float] = {}
+        #: Whether the referee shows the game's end: the players look for the score when
+        #: they have played the last move, and press confirm if it is not there
+        #: (:attr:`end_confirmed`). None: nobody watches, nobody presses.
+        self.shows_end: Callable[[], bool] | None = None
+        self.end_confirmed = False
 
     def __repr__(self) -> str:
         return f"<SimTable {self.game.name} seed {self.seed}, {len(self._done)} moves played>"
@@ -227,6 +232,12 @@ class SimTable:
             self._pending = True
             yield from self._play(move, before, game.stacks(), seat, number)
         yield from self._still(game.stacks(), self.options.still_frames * 2)
+        if game.is_over and self.shows_end is not None and not self.shows_end():
+            self.end_confirmed = True
+            yield self._shot(game.stacks(), presses=(("confirm", True),),
+                             note="no end shown: confirm pressed")
+            yield self._shot(game.stacks(), presses=(("confirm", False),))
+            yield from self._still(game.stacks(), self.options.still_frames)
 
     def _shot(self, stacks: dict[str, tuple[str, ...]], dice: list[Die] | None = None,
               **marks) -> _Shot:
@@ -452,6 +463,8 @@ def referee_simulated(table: SimTable, session: Any = None, *, panel: Any = None
     if run.referee is not None:  # carry the timings over a restart
         referee.stats.accepted_at.update(run.referee.stats.accepted_at)
     run.referee = referee
+    if panel is not None:
+        table.shows_end = lambda: session.game.is_over
     frames = frames if frames is not None else table.frames()
     flagged_since = None
     for index, sim_frame in enumerate(frames):

@@ -144,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
                                "resume with the --seed it was started with")
     clock = time.monotonic
     if sim is not None:  # button presses on the simulated table happen in simulated time
+        sim.shows_end = lambda: game.is_over
         def clock() -> float:
             return sim.current.timestamp if sim.current else 0.0
     try:

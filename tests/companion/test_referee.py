@@ -604,3 +604,16 @@ def test_latency_pairs_each_stone_with_its_own_hand_when_a_throw_was_missed():
         accepted_at={1: 0.5, 2: 1.4, 3: 3.4, 4: 4.5, 5: 5.4}))
     run = SimRun(table, SimpleNamespace(game=SimpleNamespace(moves=ours)), referee, set(), [])
     assert run.latencies() == pytest.approx([0.4, 0.4, 0.4])
+
+
+@pytest.mark.parametrize("shown", [True, False])
+def test_players_press_confirm_when_the_page_shows_no_end_after_the_last_move(shown):
+    script = (Place("A1"), Place("B1"), Place("A2"), Place("B2"), Place("A3"), Place("B3"),
+              Place("A4"))  # red's four in a row ends the game
+    table = SimTable("just4fun", ["red", "blue"], 5, options=SimOptions(
+        script=script, still_frames=QUICK))
+    table.shows_end = lambda: shown
+    presses = [(f.truth.moves, f.truth.presses) for f in table.frames() if f.truth.presses]
+    assert table.game.is_over and table.end_confirmed is not shown
+    assert presses == ([] if shown else [(script, (("confirm", True),)),
+                                         (script, (("confirm", False),))])

@@ -466,6 +466,29 @@ def test_a_throw_over_the_limit_after_a_roof_read_at_the_old_height_unsure_is_th
     assert not taken and game.current_player == "blue"
 
 
+def test_confirm_ends_the_turn_with_the_roof_the_camera_missed_if_a_hand_set_one():
+    # Cuatro seed 42 with camera dice: blue's roof on E0, the game's last move, read at the
+    # tower's old height with confidence 0.95; no next throw came to tell it, and the game
+    # never ended
+    def confirmed(hand: bool, confidence: float = 0.2):
+        low = FieldView("blue", 1, confidence)
+        game, session = blue_after_a_throw(low)
+        if hand:
+            session.hand_over_board()
+        assert session.observe(seen_after(game, changes={"A0": low})).kind == "same"
+        events = recorder(session)
+        return game, session.confirm(), events
+
+    for confidence in (0.2, 0.95):
+        game, taken, events = confirmed(hand=True, confidence=confidence)
+        assert taken and game.moves[-1] == Place("A0") and game.current_player == "red"
+        assert game.stacks()["A0"] == ("blue", "blue")
+        assert [e.kind for e in events] == ["correction", "move"]
+    game, taken, events = confirmed(hand=False)
+    assert not taken and game.current_player == "blue" and game.throw_count == 1
+    assert "nothing to confirm" in events[-1].data["message"]
+
+
 def test_the_next_players_stone_after_a_placement_the_camera_missed_is_theirs():
     # blue's second roof on a tower read 2 high before it, unsure, changes nothing the
     # camera sees; red's throw goes to blue, and red's stone comes in what is blue's turn

@@ -343,22 +343,25 @@ class ThrowTracker:
         self._places = kept + [(timestamp, p, reach) for p, reach in places]
 
     def _agreed(self) -> tuple[tuple[int | None, ...], tuple[int, ...] | None] | None:
-        """The values most still frames read (None for a die seen but not read), if enough
-        agree and every die is read; with ``dice_count``, if as many dice as the game throws
-        are read, or up to ``unread_dice`` fewer and no more dice seen (ones the reader never
+        """The values most still frames read (None for a die seen but not read), if enough agree and
+        every die is read; with ``dice_count``, if as many dice as the game throws are
+        read, or up to ``unread_dice`` fewer and no more dice seen (ones the reader never
         finds or cannot read all through the rest: the throw still counts), or up to
         ``side_faces`` more, or fewer while every die is found but some stay unread (Cuatro
         seed 16: white dice tilted to the lens, 1 2 3 3 5 read 1 5 and four patterns unread
-        all through its rest; the 5th throw was lost and the roof set aside refused); and
-        then the likeliest throw. With ``dice_count``, frames reading
-        the same dice with some missed, unread or a side face more agree too: dice lying
-        still do not come and go, a side face read now and then or a die missed in some
-        frames does (Cuatro seed 3 with camera dice, 1 2 2 3 6 read with a side face's 1 in
-        three frames of four, and seed 4, 1 2 2 5 6 read whole in one frame and without its
-        1 in three, were never counted). When the most frames read some dice missing or one
-        too many, a reading of all the game's dice among the others is the likeliest throw,
-        but no more: it may be a die misread (Cuatro seed 1, 1 2 6 6 6 read 1 2 6 6 in most
-        frames and 1 1 2 6 6 in one); with none, one too many without the least sure die."""
+        all through its rest; the 5th throw was lost and the roof set aside refused), or
+        all but one read whatever unread patterns lie beside (Cuatro seed 50: 1 2 3 4 5
+        with the 1 and two side faces unread all through its rest, the throw lost and the
+        straight after it flagged); and then the likeliest throw. With ``dice_count``,
+        frames reading the same dice with some missed, unread or a side face more agree
+        too: dice lying still do not come and go, a side face read now and then or a die
+        missed in some frames does (Cuatro seed 3 with camera dice, 1 2 2 3 6 read with a
+        side face's 1 in three frames of four, and seed 4, 1 2 2 5 6 read whole in one
+        frame and without its 1 in three, were never counted). When the most frames read
+        some dice missing or one too many, a reading of all the game's dice among the
+        others is the likeliest throw, but no more: it may be a die misread (Cuatro seed 1,
+        1 2 6 6 6 read 1 2 6 6 in most frames and 1 1 2 6 6 in one); with none, one too
+        many without the least sure die."""
         counts = Counter(v for _, v, _, _ in self._still if v is not None)  # None: under a hand
         if not counts:
             return None
@@ -380,7 +383,7 @@ class ThrowTracker:
         if read == count or (count - self.config.unread_dice <= read < count
                              and len(values) <= count) or (
                 count < read <= count + self.config.side_faces and read == len(values)) or (
-                0 < read < count and found):
+                0 < read < count and (found or read == count - 1)):
             return values, likely
         return None
 

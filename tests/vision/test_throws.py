@@ -469,6 +469,18 @@ def test_a_rest_with_every_die_found_but_most_unread_is_still_a_throw() -> None:
     assert [e.values for e in clock.events] == [(1, 3, 4, 6, 6), (1, 5)]
 
 
+def test_a_rest_with_all_but_one_die_read_counts_whatever_unread_patterns_lie_beside() -> None:
+    # cuatro seed 50 with camera dice: 1 2 3 4 5 read 2 3 4 5 with three unread patterns
+    # (the 1 and two side faces) all through the rest; the throw was lost, the straight
+    # after it flagged
+    clock = Clock(ThrowTracker(ThrowConfig(dice_count=5)))
+    rng = np.random.default_rng(21)
+    clock.roll(rng, [1, 3, 4, 6, 6])
+    clock.roll(rng, [None, 3, None, 2, 5, None, 4])
+    clock.roll(rng, [None, 2, None, 5, None, None, 4])  # two dice unread: not with strays
+    assert [e.values for e in clock.events] == [(1, 3, 4, 6, 6), (2, 3, 4, 5)]
+
+
 def test_a_side_face_read_beside_all_the_dice_for_two_frames_is_no_die_landing() -> None:
     # cuatro seed 13 with camera dice: 3 4 4 5 6 lay seven frames; a side pip read as a 1 at
     # a new place in frames 4 and 5 was taken for a die landing late, the rest began again

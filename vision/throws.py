@@ -98,7 +98,8 @@ class HandWatch:
         self.config = config
         self._clear: tuple[np.ndarray, list[np.ndarray]] | None = None  # view, dice in mm
         self._last: tuple[np.ndarray, list[np.ndarray]] | None = None
-        self._held_since: float | None = None  # a changed view held steady since then
+        # a changed view held steady, and since when it has been seen (hands between)
+        self._held: tuple[tuple[np.ndarray, list[np.ndarray]], float] | None = None
 
     def view(self, frame: np.ndarray, region, region_mm) -> tuple[np.ndarray, np.ndarray]:
         """The dice area as a blurred Lab top view, and the mm of its top-left pixel."""
@@ -126,24 +127,32 @@ class HandWatch:
         may be a hand reaching in a little at a time (Spexxx seed 4 with camera dice, a hand
         at the edge changing 1927 then 862 mm^2 became the table, and the bare table after
         it read as a hand for 3 s). A change is adopted once it has held steady for
-        ``adopt_seconds`` counted from when it appeared, not from a quiet spell before."""
+        ``adopt_seconds`` counted from when it appeared, not from a quiet spell before; hands
+        passing in between do not start it again, the view coming back as it was after them
+        (Cuatro seed 44 with camera dice: fingertips crept into the clear view; with a hand
+        over the dice every second, the bare table after them never held 3 s, and a throw
+        resting beside that patch was taken for hidden by a hand and never counted)."""
         c = self.config
         now = (view, dice_mm)
         last, self._last = self._last, now
         if self._clear is None or self._clear[0].shape != view.shape:
-            self._clear, self._held_since = now, None
+            self._clear, self._held = now, None
             return False
         steady = last is not None and self._patch(now, last, lo) <= c.hand_area_mm2
         apart = self._patch(now, self._clear, lo)
         if apart <= c.renew_area_mm2:
-            self._held_since = None
+            self._held = None
             if steady:  # a frame amid tumbling dice is no view to measure later ones from
                 self._clear = now
             return False
-        if self._held_since is None or not steady:
-            self._held_since = timestamp
-        if timestamp - self._held_since >= c.adopt_seconds:
-            self._clear, self._held_since = now, None
+        if self._held is None or self._patch(now, self._held[0], lo) > c.renew_area_mm2:
+            # a new look once it holds still, else a hand over the one held
+            if self._held is None or last is not None and \
+                    self._patch(now, last, lo) <= c.renew_area_mm2:
+                self._held = (now, timestamp)
+            return apart > c.hand_area_mm2
+        if timestamp - self._held[1] >= c.adopt_seconds:
+            self._clear, self._held = now, None
             return False
         return apart > c.hand_area_mm2
 

@@ -527,3 +527,25 @@ def test_the_game_s_dice_thrown_again_showing_the_same_faces_are_a_throw() -> No
         clock.feed(tumbling(rng, 5))
     clock.hold(lying([1, 2, 3, 5, 6], shift=shift), 1.0)
     assert [e.values for e in clock.events] == [(1, 2, 3, 5, 6), (1, 2, 3, 5, 6)]
+
+
+def test_a_card_laid_at_the_edge_becomes_the_table_though_hands_pass_over_it_each_second():
+    # cuatro seed 44 with camera dice: a look the clear view lacked held between hands
+    # coming every second; each hand started its adopt_seconds again, and a throw resting
+    # beside it was taken for hidden by a hand
+    config = ThrowConfig()
+    watch = HandWatch(config)
+    lo = np.zeros(2)
+    table = np.full((200, 300, 3), (60.0, 10.0, 20.0), np.float32)  # Lab, 1 px per mm
+    card = table.copy()
+    card[:60, :90] = (95.0, 0.0, 0.0)
+    assert not watch.covered(0.0, table, lo, [])
+    covered = []
+    for k in range(int(5 * FPS)):
+        view = card.copy()
+        if k % 10 in (5, 6):  # a hand from the other edge, a little further in each frame
+            view[100:, 200 - 20 * (k % 10):] = (40.0, 20.0, 30.0)
+        covered.append(watch.covered((k + 1) / FPS, view, lo, []))
+    adopted = next(k for k in range(len(covered)) if k % 10 not in (5, 6) and not covered[k])
+    assert adopted / FPS == pytest.approx(config.adopt_seconds, abs=1.5 / FPS)
+    assert all(covered[k] for k in range(adopted, len(covered)) if k % 10 in (5, 6))

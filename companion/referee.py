@@ -11,6 +11,7 @@ annotated picture is kept for the web page's camera view.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
@@ -254,8 +255,9 @@ class Referee:
         self.filter = StabilityFilter(stability or REFEREE_STABILITY)
         self._corners: np.ndarray | None = None
         self._previous: np.ndarray | None = None
-        #: Settled throws not yet handed to the session: (values, read whole, likeliest).
-        self._throws: list[tuple[tuple[int, ...], bool, tuple[int, ...] | None]] = []
+        #: Settled throws not yet handed to the session: (values, read whole, likeliest,
+        #: when the dice came to rest).
+        self._throws: list[tuple[tuple[int, ...], bool, tuple[int, ...] | None, float]] = []
         self._last_sight: tuple | None = None  # (moves, dice showing, flag reason, fields)
         #: Recent views with no hand over the board, each with the number of the unbroken
         #: run of such views it belongs to: what a throw's order is judged by.
@@ -324,7 +326,8 @@ class Referee:
         if self.dice is not None and not self.session.game.is_over:
             values = self.dice.settled(frame, reading)
             if values is not None:
-                self._throws.append((values, self.dice.read_whole, self.dice.likely))
+                self._throws.append((values, self.dice.read_whole, self.dice.likely,
+                                     self.dice.rested_at))
                 if self._board_agreed_at(self.dice.rested_at):
                     self._throw_settled()
         moving = self._moving(frame.image, reading.homography)
@@ -411,15 +414,22 @@ class Referee:
         thrower's hand may already have set a stone: it came after the throw), else once
         the board has held still and been judged: the rolling dice keep the board from
         counting, so a piece set down just before the throw would otherwise be judged after
-        it, as a move of the next player's turn."""
+        it, as a move of the next player's turn. A stone flagged after the dice came to
+        rest is judged again once the throw is in (Cuatro seed 61 with camera dice: blue's
+        throw, held back by a tower misread as the dice settled, came after blue's stone,
+        which stayed flagged "throw the dice first")."""
         throws, self._throws = self._throws, []
-        for values, read_whole, likely in throws:
+        for values, read_whole, likely, rested_at in throws:
             if self.session.game.is_over:
                 continue
+            flagged_since = (self.stats.flags[-1][0] if self.session.flag is not None
+                             else math.inf)
             if read_whole:
                 self.session.throw_read_whole(values)
             else:
                 self.session.throw_settled(values, likely)
+            if rested_at < flagged_since:
+                self.session.rejudge()
 
     def _look_at_the_dice_again(self) -> None:
         """While the rules refuse a stone, look at the dice lying there: a throw the reader

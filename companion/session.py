@@ -159,6 +159,15 @@ class Session:
                 self._emit("waiting", {"message": result.reason})
             return result
 
+    def rejudge(self) -> Inference | None:
+        """Judge the last view again: a throw counted after a stone the rules refused
+        (which clears the flag, the stone still lying there), though its dice came to rest
+        before the stone was set, may make it legal."""
+        with self._lock:
+            if self.last_observation is None:
+                return None
+            return self.observe(self.last_observation)
+
     def hand_over_board(self) -> None:
         """The camera sees a hand over the board (setting or taking a piece, or passing)."""
         with self._lock:

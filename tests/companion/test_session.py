@@ -68,6 +68,19 @@ def test_placement_before_throwing_is_flagged_until_taken_back():
     assert game.moves == []
 
 
+def test_a_stone_flagged_before_a_late_counted_throw_is_judged_again():
+    # Cuatro seed 61 with camera dice: the throw came in after the stone set after it
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    session.observe(Observation.of_game(game))
+    roof = Observation({**Observation.of_game(game).fields, "A0": FieldView("red", 1)})
+    assert session.observe(roof).kind == "illegal"
+    assert session.throw_settled((1, 1, 1, 1, 1))
+    assert session.rejudge().kind == "move" and session.flag is None
+    assert game.moves == [Throw((1, 1, 1, 1, 1)), Place("A0")]
+    assert session.rejudge().kind == "same"
+
+
 def test_a_piece_of_the_wrong_player_is_flagged():
     game = new_game("just4fun", ["red", "blue"])
     view = Observation({**Observation.of_game(game).fields, "B2": FieldView("blue", 1)})

@@ -458,23 +458,25 @@ def test_a_throw_over_the_limit_after_a_placement_the_camera_missed_is_the_next_
     assert game.current_player == "blue" and len(game.moves) == 11
 
 
-def test_a_throw_over_the_limit_after_a_roof_read_at_the_old_height_unsure_is_the_next_players():
-    # Cuatro seed 21 with camera dice: blue's roof on D5 read at the old height, unsure;
-    # red's throws went to blue until the fifth was refused. With a hand seen over the board
-    # after blue's throw, the roof is put in; without, nothing was set and the throw is refused
-    def played(hand: bool):
-        unsure = FieldView("blue", 1, 0.2)
-        game, session = blue_after_a_throw(unsure)
+def test_a_throw_over_the_limit_after_a_roof_read_at_the_old_height_is_the_next_players():
+    # Cuatro seed 21 with camera dice: blue's roof on D5 read at the old height, unsure
+    # (seed 55: red's on A4, sure); the next player's throws went to the one before until
+    # the fifth was refused. With a hand seen over the board after the thrower's throw, the
+    # roof is put in; without, nothing was set and the throw is refused
+    def played(hand: bool, confidence: float = 0.2):
+        low = FieldView("blue", 1, confidence)
+        game, session = blue_after_a_throw(low)
         if hand:
             session.hand_over_board()
-        assert session.observe(seen_after(game, changes={"A0": unsure})).kind == "same"
+        assert session.observe(seen_after(game, changes={"A0": low})).kind == "same"
         for dice in [(2, 3, 4, 5, 6), (1, 2, 3, 4, 6), (2, 2, 3, 5, 6), (1, 3, 4, 4, 5)]:
             assert session.throw_settled(dice)
         return game, session.throw_settled((3, 3, 4, 5, 6))
 
-    game, taken = played(hand=True)
-    assert taken and game.moves[7:9] == [Place("A0"), Throw((2, 3, 4, 5, 6))]
-    assert game.current_player == "red" and game.throw_count == 5
+    for confidence in (0.2, 0.93):
+        game, taken = played(hand=True, confidence=confidence)
+        assert taken and game.moves[7:9] == [Place("A0"), Throw((2, 3, 4, 5, 6))]
+        assert game.current_player == "red" and game.throw_count == 5
     game, taken = played(hand=False)
     assert not taken and game.current_player == "blue"
 

@@ -103,7 +103,8 @@ class Table:
             elif event.kind == "correction" and event.data.get("rewound"):
                 # throws taken back to put a missed placement before them: they follow it
                 del self._moves[max(0, len(self._moves) - event.data["rewound"]):]
-            elif event.kind in ("confirm", "waiting"):
+            elif event.kind in ("confirm", "waiting") or (
+                    event.kind == "correction" and "message" in event.data):
                 self.message = event.data["message"]
             elif event.kind == "cleared":
                 self.message = None

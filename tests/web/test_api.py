@@ -3,6 +3,7 @@
 import json
 
 from companion import Place
+from companion.infer import Observation
 from tests.web.conftest import PIN, post
 
 
@@ -89,6 +90,19 @@ def test_dice_the_camera_misread_are_corrected_on_the_page(client, table):
     assert (state["dice"], state["throws"]) == ([3, 3, 3, 5, 6], 2)
     response = post(client, "dice", {"dice": [3, 3, 3, 5]})
     assert response.status_code == 400 and "5 dice" in response.get_json()["error"]
+
+
+def test_a_throw_the_camera_missed_and_counted_is_told_on_the_page(client, table):
+    post(client, "new_game", {"game": "cuatro", "players": ["red", "blue"]})
+    session = table.session
+    session.observe(Observation.of_game(session.game))
+    for dice in [(1, 2, 4, 5, 6), (1, 3, 4, 5, 6), (2, 3, 4, 5, 6), (1, 2, 3, 5, 6)]:
+        session.throw_settled(dice)
+    assert not session.cannot_play()  # refused as after the fourth throw
+    assert session.throw_missed((1, 2, 3, 5, 6))
+    state = client.get("/api/state").get_json()
+    assert state["status"]["current_player"] == "blue"
+    assert "a throw the camera missed was counted" in state["message"]
 
 
 def test_new_game_starts_over(client, table):

@@ -397,15 +397,23 @@ def test_dice_with_one_die_unread_are_a_missed_throw_when_one_value_fits_the_sto
     assert session.flag is None
 
 
+def cannot_play_after_four_throws(fourth: tuple[int, ...]):
+    """Cuatro, red having thrown four times (the camera counted so), the last ``fourth``,
+    and pressed "I cannot play", which is refused as too early."""
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    events = recorder(session)
+    session.observe(Observation.of_game(game))
+    for dice in [(1, 2, 4, 5, 6), (1, 3, 4, 5, 6), (2, 3, 4, 5, 6), fourth]:
+        session.throw_settled(dice)
+    assert not session.cannot_play()
+    return game, session, events
+
+
 def test_cannot_play_refused_for_a_missed_fifth_throw_stands_once_the_dice_are_seen():
     # cuatro seed 3 with camera dice: the fifth throw (1 1 2 6 6) was not counted, so the
     # long press was refused, and every later throw of the game went to the wrong turn
-    game = new_game("cuatro", ["red", "blue"])
-    session = Session(game)
-    session.observe(Observation.of_game(game))
-    for dice in [(1, 2, 4, 5, 6), (1, 3, 4, 5, 6), (2, 3, 4, 5, 6), (1, 2, 3, 5, 6)]:
-        session.throw_settled(dice)
-    assert not session.cannot_play()
+    game, session, _ = cannot_play_after_four_throws((1, 2, 3, 5, 6))
     assert "5th throw" in session.flag.reason
     assert not session.throw_missed((1, 1, 2, 2, 6))  # a fifth throw, but it fits a field
     assert not session.throw_missed((1, 2, 2, 3, 5, 6))  # the last throw and a side face
@@ -417,24 +425,13 @@ def test_cannot_play_refused_for_a_missed_fifth_throw_stands_once_the_dice_are_s
 def test_cannot_play_refused_while_the_dice_show_the_last_throw_counts_a_throw_missed_before():
     # cuatro seed 72 with camera dice: blue's third throw was lost (three dice unread), the
     # fifth was counted as the fourth, and the long press after it was refused
-    game = new_game("cuatro", ["red", "blue"])
-    session = Session(game)
-    events = recorder(session)
-    session.observe(Observation.of_game(game))
-    for dice in [(1, 2, 4, 5, 6), (1, 3, 4, 5, 6), (2, 3, 4, 5, 6), (1, 2, 3, 5, 6)]:
-        session.throw_settled(dice)
-    assert not session.cannot_play()
+    game, session, events = cannot_play_after_four_throws((1, 2, 3, 5, 6))
     assert session.throw_missed((1, 2, 3, 5, 6))  # the dice lie as the last throw counted
     assert game.moves[-3:] == [Throw((1, 2, 3, 5, 6)), Throw((1, 2, 3, 5, 6)), SetAside()]
     assert session.flag is None and game.current_player == "blue"
     assert "camera missed" in next(e for e in events if e.kind == "correction").data["message"]
     # a throw that fits a field is no reason to set aside, however many were missed
-    game = new_game("cuatro", ["red", "blue"])
-    session = Session(game)
-    session.observe(Observation.of_game(game))
-    for dice in [(1, 2, 4, 5, 6), (1, 3, 4, 5, 6), (2, 3, 4, 5, 6), (1, 1, 2, 2, 6)]:
-        session.throw_settled(dice)
-    assert not session.cannot_play()
+    game, session, _ = cannot_play_after_four_throws((1, 1, 2, 2, 6))
     assert not session.throw_missed((1, 1, 2, 2, 6)) and session.flag is not None
 
 
@@ -451,6 +448,17 @@ def blue_after_a_throw(a0: FieldView):
     session.throw_settled(yatzy.dice)
     assert session.observe(seen_after(game, Place("C0"), changes={"A0": a0})).kind == "move"
     session.throw_settled(yatzy.dice)
+    return game, session
+
+
+def blue_roof_read_at_the_old_height(hand: bool, confidence: float):
+    """:func:`blue_after_a_throw`, then blue's second roof on A0, which the camera reads at
+    the tower's old height with ``confidence`` (a hand seen over the board, if ``hand``)."""
+    low = FieldView("blue", 1, confidence)
+    game, session = blue_after_a_throw(low)
+    if hand:
+        session.hand_over_board()
+    assert session.observe(seen_after(game, changes={"A0": low})).kind == "same"
     return game, session
 
 
@@ -487,11 +495,7 @@ def test_a_throw_over_the_limit_after_a_roof_read_at_the_old_height_is_the_next_
     # the fifth was refused. With a hand seen over the board after the thrower's throw, the
     # roof is put in; without, nothing was set and the throw is refused
     def played(hand: bool, confidence: float = 0.2):
-        low = FieldView("blue", 1, confidence)
-        game, session = blue_after_a_throw(low)
-        if hand:
-            session.hand_over_board()
-        assert session.observe(seen_after(game, changes={"A0": low})).kind == "same"
+        game, session = blue_roof_read_at_the_old_height(hand, confidence)
         for dice in [(2, 3, 4, 5, 6), (1, 2, 3, 4, 6), (2, 2, 3, 5, 6), (1, 3, 4, 4, 5)]:
             assert session.throw_settled(dice)
         return game, session.throw_settled((3, 3, 4, 5, 6))
@@ -509,11 +513,7 @@ def test_confirm_ends_the_turn_with_the_roof_the_camera_missed_if_a_hand_set_one
     # tower's old height with confidence 0.95; no next throw came to tell it, and the game
     # never ended
     def confirmed(hand: bool, confidence: float = 0.2):
-        low = FieldView("blue", 1, confidence)
-        game, session = blue_after_a_throw(low)
-        if hand:
-            session.hand_over_board()
-        assert session.observe(seen_after(game, changes={"A0": low})).kind == "same"
+        game, session = blue_roof_read_at_the_old_height(hand, confidence)
         events = recorder(session)
         return game, session.confirm(), events
 

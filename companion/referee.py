@@ -423,7 +423,7 @@ class Referee:
             if self.session.game.is_over:
                 continue
             flagged_since = (self.stats.flags[-1][0] if self.session.flag is not None
-                             else math.inf)
+                             else -math.inf)
             if read_whole:
                 self.session.throw_read_whole(values)
             else:

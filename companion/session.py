@@ -188,8 +188,10 @@ class Session:
             if fits:
                 self._replace_last_throw(fits[0])
                 result = infer_move(self.game, seen)
-        if result.kind == "illegal" and self._next_players_pieces(result.changed):
-            found = self._missed_placement(self._stone_follows, least_rewound=1)
+        if result.kind in ("illegal", "unexplained") and \
+                self._next_players_pieces(result.changed):
+            found = self._missed_placement(self._stone_follows, least_rewound=1,
+                                           covered=True)
             if found is not None:
                 self._put_in_missed(*found)
                 result = infer_move(self.game, self._trusted(self.last_observation))
@@ -404,7 +406,8 @@ class Session:
 
     def _missed_placement(self, then: Callable[[Game], bool], least_rewound: int = 0,
                           loose: bool = False, most_rewound: int | None = None,
-                          even_sure: bool = False) -> tuple[Place, int] | None:
+                          even_sure: bool = False, covered: bool = False
+                          ) -> tuple[Place, int] | None:
         """The placement the current player made unseen, after which the turn's last throws
         (at least ``least_rewound``) are the next player's: the only one the rules allow
         after one of the turn's throws, after which the last view shows its field as it then
@@ -415,9 +418,11 @@ class Session:
         for blue's until a sixth was refused). ``loose``: the field may also read one lower,
         unsure (a tower the reader reads one low since), if a hand came over the board after
         that throw (:meth:`hand_over_board`); ``even_sure``: one lower however sure the
-        reader is (the player says they placed, or a throw past the limit says so). Returns
-        it and how many throws came after it, as many as may be (the earliest throw it
-        fits), ``most_rewound`` at most."""
+        reader is (the player says they placed, or a throw past the limit says so);
+        ``covered``: the field may show one piece more, the next player's stone set on it,
+        for ``then`` to judge (Cuatro seed 73 with camera dice: blue's roof on D5 unseen,
+        red's roof on it read right, five high). Returns it and how many throws came after
+        it, as many as may be (the earliest throw it fits), ``most_rewound`` at most."""
         obs = self.last_observation
         if obs is None or obs.occluded or obs.hidden:
             return None
@@ -441,7 +446,9 @@ class Session:
                 low = (loose and (even_sure or view.confidence < LOW_CONFIDENCE)
                        and view.height == len(stack) - 1
                        and len(self.game.moves) - rewound in self._hands)
-                if view.top != stack[-1] or (view.height != len(stack) and not low):
+                on_top = covered and view.height == len(stack) + 1
+                if not on_top and (view.top != stack[-1] or (view.height != len(stack)
+                                                             and not low)):
                     continue
                 try:
                     for later_move in later:

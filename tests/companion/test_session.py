@@ -527,6 +527,23 @@ def test_confirm_ends_the_turn_with_the_roof_the_camera_missed_if_a_hand_set_one
     assert "nothing to confirm" in events[-1].data["message"]
 
 
+def test_the_next_players_roof_on_a_roof_the_camera_missed_puts_both_in():
+    # Cuatro seed 73 with camera dice: blue's roof on D5 unseen, red's throw counted as
+    # blue's, then red's roof on the same tower, read right: two higher than the game had it
+    game, session = blue_after_a_throw(FieldView("blue", 1, 0.9))
+    assert session.observe(seen_after(game)).kind == "same"  # blue's second roof on A0
+    assert session.throw_settled((1, 1, 1, 1, 1))  # red's, counted as blue's 2nd
+    events = recorder(session)
+    result = session.observe(seen_after(game, changes={"A0": FieldView("red", 3, 0.3)}))
+    assert result.kind == "move" and result.move == Place("A0")
+    assert game.stacks()["A0"] == ("blue", "blue", "red") and game.current_player == "blue"
+    assert events[0].kind == "correction" and events[0].data["rewound"] == 1
+    # red's roof set out of turn on blue's tower, blue having set nothing, stays flagged
+    game, session = blue_after_a_throw(FieldView("blue", 1, 0.9))
+    result = session.observe(seen_after(game, changes={"A0": FieldView("red", 2, 0.8)}))
+    assert result.kind == "illegal" and game.stacks()["A0"] == ("blue",)
+
+
 def test_the_next_players_stone_after_a_placement_the_camera_missed_is_theirs():
     # blue's second roof on a tower read 2 high before it, unsure, changes nothing the
     # camera sees; red's throw goes to blue, and red's stone comes in what is blue's turn

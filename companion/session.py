@@ -204,12 +204,14 @@ class Session:
     def _missed_turn_end(self) -> bool:
         """A throw settles while the next player's stone is flagged: play has gone on, so
         the stone was no mistake but came after a placement the camera missed, on a tower
-        it reads as before (or one low), unsure (Cuatro seed 18 with camera dice: blue's
-        third roof on D5, read 2 high after it with confidence 0.2; red's throw went to
-        blue, red's stone was flagged and blue's next throws were taken for blue's in the
-        same turn). Such a placement is put in where it is the only one the rules allow,
-        and the flagged stone after it; pieces set since are judged as the next views come.
-        A wrong stone set and taken back before the next throw stays flagged as it was.
+        it reads as before (or one low, however sure) (Cuatro seed 18 with camera dice:
+        blue's third roof on D5, read 2 high after it with confidence 0.2; red's throw went
+        to blue, red's stone was flagged and blue's next throws were taken for blue's in
+        the same turn; seed 82: blue's second roof on C3 read one low at 0.80). Such a
+        placement is put in where it is the only one the rules allow, and the flagged stone
+        after it; pieces set since are judged as the next views come. A wrong stone set and
+        taken back before the next throw stays flagged as it was; one left lying while the
+        next player throws may so be taken for a turn the camera missed.
         Returns whether the turn was so ended."""
         if self.flag is None or self.flag.kind != "illegal" or \
                 not self._next_players_pieces(self.flag.changed):
@@ -223,7 +225,7 @@ class Session:
             return infer_move(trial, Observation(fields))
 
         found = self._missed_placement(lambda trial: stone(trial).kind == "move",
-                                       least_rewound=1, loose=True)
+                                       least_rewound=1, loose=True, even_sure=True)
         if found is None:
             return False
         self._put_in_missed(*found)

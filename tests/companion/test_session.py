@@ -573,8 +573,10 @@ def test_a_throw_while_the_next_players_stone_is_flagged_ends_the_turn_the_camer
     # Cuatro seed 18 with camera dice: blue's third roof on D5 went unseen (read one low
     # after it, unsure as before); red's throw went to blue, red's stone was flagged, and
     # blue's next throw came while it was, and blue's stone before the throw was seen
-    def played(hand: bool, stone_stays: bool, set_since: bool = False):
-        unsure = {"A0": FieldView("blue", 1, 0.2)}
+    # (seed 82: the same with blue's second roof on C3 read one low, sure at 0.80)
+    def played(hand: bool, stone_stays: bool, set_since: bool = False,
+               confidence: float = 0.2):
+        unsure = {"A0": FieldView("blue", 1, confidence)}
         game, session = blue_after_a_throw(unsure["A0"])
         if hand:
             session.hand_over_board()  # blue's hand setting the roof the camera missed
@@ -590,11 +592,12 @@ def test_a_throw_while_the_next_players_stone_is_flagged_ends_the_turn_the_camer
         session.throw_settled((1, 2, 3, 4, 5))
         return game, session
 
-    game, session = played(hand=True, stone_stays=True)
-    assert game.moves[7:] == [Place("A0"), Throw((2, 3, 4, 5, 6)), Place("D2"),
-                              Throw((1, 2, 3, 4, 5))]
-    assert game.current_player == "blue" and session.flag is None
-    assert game.stacks()["A0"] == ("blue", "blue")
+    for confidence in (0.2, 0.8):
+        game, session = played(hand=True, stone_stays=True, confidence=confidence)
+        assert game.moves[7:] == [Place("A0"), Throw((2, 3, 4, 5, 6)), Place("D2"),
+                                  Throw((1, 2, 3, 4, 5))]
+        assert game.current_player == "blue" and session.flag is None
+        assert game.stacks()["A0"] == ("blue", "blue")
     game, session = played(hand=True, stone_stays=True, set_since=True)
     assert game.moves[10:] == [Throw((1, 2, 3, 4, 5)), Place("B3")]
     assert game.current_player == "red" and session.flag is None

@@ -14,6 +14,7 @@ and pass for pips, so a hand held still over the dice used to read as a rest of 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -138,7 +139,8 @@ class HandWatch:
         if self._clear is None or self._clear[0].shape != view.shape:
             self._clear, self._held = now, None
             return False
-        steady = last is not None and self._patch(now, last, lo) <= c.hand_area_mm2
+        moved = self._patch(now, last, lo) if last is not None else math.inf
+        steady = moved <= c.hand_area_mm2
         apart = self._patch(now, self._clear, lo)
         if apart <= c.renew_area_mm2:
             self._held = None
@@ -147,8 +149,7 @@ class HandWatch:
             return False
         if self._held is None or self._patch(now, self._held[0], lo) > c.renew_area_mm2:
             # a new look once it holds still, else a hand over the one held
-            if self._held is None or last is not None and \
-                    self._patch(now, last, lo) <= c.renew_area_mm2:
+            if self._held is None or moved <= c.renew_area_mm2:
                 self._held = (now, timestamp)
             return apart > c.hand_area_mm2
         if timestamp - self._held[1] >= c.adopt_seconds:

@@ -353,9 +353,9 @@ class ThrowTracker:
         self._places = kept + [(timestamp, p, reach) for p, reach in places]
 
     def _agreed(self) -> tuple[tuple[int | None, ...], tuple[int, ...] | None] | None:
-        """The values most still frames read (None for a die seen but not read), if enough agree and
-        every die is read; with ``dice_count``, if as many dice as the game throws are
-        read, or up to ``unread_dice`` fewer and no more dice seen (ones the reader never
+        """The values most still frames read (None for a die seen but not read), if enough
+        agree and every die is read; with ``dice_count``, if as many dice as the game throws
+        are read, or up to ``unread_dice`` fewer and no more dice seen (ones the reader never
         finds or cannot read all through the rest: the throw still counts), or up to
         ``side_faces`` more, or fewer while every die is found but some stay unread (Cuatro
         seed 16: white dice tilted to the lens, 1 2 3 3 5 read 1 5 and four patterns unread

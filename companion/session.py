@@ -19,7 +19,6 @@ from typing import Any
 from companion.core import Game, IllegalMove
 from companion.gamelog import FINISHED, MOVE, UNDO, GameLog
 from companion.infer import (
-    LOW_CONFIDENCE,
     FieldView,
     Inference,
     Observation,
@@ -225,7 +224,7 @@ class Session:
             return infer_move(trial, Observation(fields))
 
         found = self._missed_placement(lambda trial: stone(trial).kind == "move",
-                                       least_rewound=1, loose=True, even_sure=True)
+                                       least_rewound=1, loose=True)
         if found is None:
             return False
         self._put_in_missed(*found)
@@ -389,7 +388,7 @@ class Session:
                 return trial.check(throw) is None
 
             found = (self._missed_placement(allowed)
-                     or self._missed_placement(allowed, loose=True, even_sure=True))
+                     or self._missed_placement(allowed, loose=True))
             if found is not None:
                 self._put_in_missed(*found)
         return self.play(throw)
@@ -408,8 +407,7 @@ class Session:
 
     def _missed_placement(self, then: Callable[[Game], bool], least_rewound: int = 0,
                           loose: bool = False, most_rewound: int | None = None,
-                          even_sure: bool = False, covered: bool = False
-                          ) -> tuple[Place, int] | None:
+                          covered: bool = False) -> tuple[Place, int] | None:
         """The placement the current player made unseen, after which the turn's last throws
         (at least ``least_rewound``) are the next player's: the only one the rules allow
         after one of the turn's throws, after which the last view shows its field as it then
@@ -418,9 +416,10 @@ class Session:
         already, unsure, adds nothing to what it sees (Cuatro seed 17 with camera dice:
         blue's second roof on D5, read 2 high before and after it; red's throws were taken
         for blue's until a sixth was refused). ``loose``: the field may also read one lower,
-        unsure (a tower the reader reads one low since), if a hand came over the board after
-        that throw (:meth:`hand_over_board`); ``even_sure``: one lower however sure the
-        reader is (the player says they placed, or a throw past the limit says so);
+        however sure the reader is of that (a tower it reads one low since), if a hand came
+        over the board after that throw (:meth:`hand_over_board`); every caller has other
+        evidence of the placement (the player says so, a throw past the limit, the next
+        player's stone still there when their throw comes);
         ``covered``: the field may show one piece more, the next player's stone set on it,
         for ``then`` to judge (Cuatro seed 73 with camera dice: blue's roof on D5 unseen,
         red's roof on it read right, five high). Returns it and how many throws came after
@@ -445,8 +444,7 @@ class Session:
                 after = trial.copy()
                 after.apply(move)
                 stack = after.stacks()[move.field]
-                low = (loose and (even_sure or view.confidence < LOW_CONFIDENCE)
-                       and view.height == len(stack) - 1
+                low = (loose and view.height == len(stack) - 1
                        and len(self.game.moves) - rewound in self._hands)
                 on_top = covered and view.height == len(stack) + 1
                 if not on_top and (view.top != stack[-1] or (view.height != len(stack)
@@ -607,7 +605,7 @@ class Session:
             found = None
             if not self.game.is_over and self.flag is None:
                 found = self._missed_placement(lambda trial: True, loose=True,
-                                               most_rewound=0, even_sure=True)
+                                               most_rewound=0)
             if found is None:
                 self._emit("waiting", {"message": "nothing to confirm: the camera sees no "
                                        "move since the last one; correct the board on the page"})

@@ -55,7 +55,8 @@ class Observation:
 class Inference:
     """What the referee makes of an observation.
 
-    ``kind`` is one of: ``same`` (nothing changed), ``move`` (one legal move explains it),
+    ``kind`` is one of: ``same`` (nothing changed, or only what reads better as a misreading
+    than as any legal move: ``changed`` names it), ``move`` (one legal move explains it),
     ``moves`` (two turns the camera saw as one: ``candidates`` holds both, in order),
     ``ambiguous`` (several explain it equally well: ask to confirm), ``pending`` (a mill
     was closed and the capture has not happened yet), ``illegal`` (a move was made that
@@ -73,6 +74,10 @@ class Inference:
 
 #: A tower height read with less confidence than this counts as only half a mismatch.
 LOW_CONFIDENCE = 0.6
+#: A tower read with less confidence than this and two or more stones off tells neither
+#: its height nor its top: a neighbour's stone taken for its upper layers (Just 4 Fun seed
+#: 21: a red-topped tower of 3 read as blue, 5 high, beside a new blue stone).
+NO_CONFIDENCE = 0.1
 #: A field whose reading stayed the same but whose confidence fell by this much (to below
 #: LOW_CONFIDENCE) may hide a piece the reader missed (see unseen_placement).
 CONFIDENCE_DROP = 0.4
@@ -109,8 +114,11 @@ def _touched(move: Move) -> set[str]:
 def _mismatch(view: FieldView, expected: tuple[str | None, int]) -> float:
     if (view.top, view.height) == expected:
         return 0.0
+    if view.confidence < NO_CONFIDENCE and view.height and expected[1] and \
+            abs(view.height - expected[1]) >= 2:
+        return 0.5
     if view.top != expected[0]:
-        return 1.0  # another colour on top, a piece appearing or vanishing: never excused
+        return 1.0  # a piece appearing or vanishing, another colour on top: not excused
     weight = 0.5 if view.confidence < LOW_CONFIDENCE else 1.0
     if abs(view.height - expected[1]) == 1:
         weight *= 0.5  # a tower height off by one: the likeliest misreading
@@ -143,6 +151,8 @@ def infer_move(game: Game, obs: Observation) -> Inference:
     scored.sort(key=lambda pair: pair[0])
     if scored and scored[0][0] < 1.0:
         best = scored[0][0]
+        if not _fits_better_than_none(game, obs, changed, best):
+            return Inference("same", changed=tuple(changed))
         ties = tuple(m for c, m in scored if c == best)
         if len(ties) == 1:
             return Inference("move", ties[0], ties, changed=tuple(changed))
@@ -155,6 +165,17 @@ def infer_move(game: Game, obs: Observation) -> Inference:
     if caught_up is not None:
         return caught_up
     return _explain_illegal(game, obs, changed)
+
+
+def _fits_better_than_none(game: Game, obs: Observation, changed: list[str],
+                           cost: float) -> bool:
+    """A move costing ``cost`` explains the view better than a misreading of it does (Just 4
+    Fun seed 33: a tower of 3 read one low, unsure, beside a stone set out of the reader's
+    sight, was taken for a stone on it, read two low), or as well in the first view after
+    a hand, which may have set it."""
+    stacks = game.stacks()
+    unchanged = sum(_mismatch(obs.fields[f], _view_of(stacks, f)) for f in changed)
+    return cost < unchanged or (obs.after_hand and cost == unchanged)
 
 
 def unseen_placement(game: Game, obs: Observation, before: Observation) -> Move | None:

@@ -53,6 +53,41 @@ def test_tower_height_off_by_one_takes_the_legal_reading():
     assert result.kind == "move" and result.move == Place("A1")
 
 
+def just4fun_after(*fields):
+    """Just 4 Fun, red and blue, with stones placed on ``fields`` in turn."""
+    game = new_game("just4fun", ["red", "blue"])
+    for name in fields:
+        game.apply(Place(name))
+    return game
+
+
+def test_a_tower_read_with_no_confidence_far_off_its_height_does_not_hide_a_move():
+    # Just 4 Fun seed 21: blue's stone on E1 made the reader take red-topped E2 for blue, 5 high
+    game = just4fun_after("E2", "E2", "E2")
+    view = seen_after(game, Place("E1"), changes={"E1": FieldView("blue", 1, 0.0),
+                                                  "E2": FieldView("blue", 5, 0.0)})
+    result = infer_move(game, view)
+    assert result.kind == "move" and result.move == Place("E1")
+    sure = replace(view, fields={**view.fields, "E2": FieldView("blue", 5, 0.3)})
+    assert infer_move(game, sure).kind == "unexplained"
+
+
+def test_a_tower_read_with_no_confidence_is_the_stone_a_hand_just_set_there():
+    # Just 4 Fun seed 25: red's stone on blue's tower of 3 on B1, read blue, 1 high
+    game = just4fun_after("B1", "B1", "A6", "B1")
+    view = seen_after(game, changes={"B1": FieldView("blue", 1, 0.0)})
+    assert infer_move(game, replace(view, after_hand=True)).move == Place("B1")
+    assert infer_move(game, view).kind == "same"  # no hand came: it is only read wrong
+
+
+def test_a_move_fitting_worse_than_a_misreading_is_no_move():
+    # Just 4 Fun seed 33: blue's tower of 3 on D5 read one low, unsure, after blue's hand
+    game = just4fun_after("D5", "D5", "A6", "D5", "A5")
+    view = seen_after(game, changes={"D5": FieldView("blue", 2, 0.0)})
+    result = infer_move(game, replace(view, after_hand=True))
+    assert result.kind == "same" and result.changed == ("D5",)
+
+
 def test_placement_before_throwing_is_flagged_until_taken_back():
     game = new_game("cuatro", ["red", "blue"])
     session = Session(game)

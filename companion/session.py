@@ -96,8 +96,10 @@ class Session:
         Fields that read exactly as in the last view the game agreed with count as
         unchanged, so a field the camera keeps misreading the same way is not taken for a
         move again and again. While a flag is up, the board going back to the last legal
-        state clears it, and so does a view that one legal move explains (the flag was a
-        passing misreading). A flag for pieces that only vanished (what a camera losing
+        state (or to what reads better as a misreading of it than as any move) clears it,
+        and so does a view that one legal move explains (the flag was a passing
+        misreading); a wrong change on fields the flag does not name is flagged too
+        (:meth:`_flag_again`). A flag for pieces that only vanished (what a camera losing
         sight of a stone reports) is raised once; after it the same reading counts as
         unchanged, so the game can go on. A view that reads as expected but where the reader
         lost its confidence on one empty field or one of the current player's own towers is
@@ -109,18 +111,20 @@ class Session:
             self.last_observation = obs
             if self.flag is not None:
                 doubted = self.flag.kind == "doubt" and set(self.flag.changed) & obs.looks_changed
-                if not changed_fields(self.game, seen) and not doubted:
+                result = self._judge(seen) if changed_fields(self.game, seen) else None
+                if (result is None or result.kind == "same") and not doubted:
                     self.flag = None
                     self._baseline = self._agreed = obs
                     self._emit("cleared", {"message": "the board is back to the last legal state"})
                     return Inference("same")
-                result = self._judge(seen)
+                result = result or self._judge(seen)
                 if result.kind not in ("move", "moves") and self._agreed is not self._baseline:
                     # what vanished may just have been lifted for this move: judge the view
                     # against the last view the game agreed with
                     seen = self._trusted(obs, self._agreed)
                     result = self._judge(seen)
                 if result.kind not in ("move", "moves"):
+                    self._flag_again(result)
                     return self.flag
                 self.flag = None
                 self._emit("cleared", {"message": "the board shows a legal move again"})
@@ -151,12 +155,26 @@ class Session:
                     # Most often a stone the camera stopped seeing: flag it once, and let
                     # the same reading count as unchanged from now on.
                     self._baseline = obs
-                self.flag = result
-                self._emit("illegal", {"rule": result.reason, "fields": list(result.changed),
-                                       "player": self.game.current_player})
+                self._raise_flag(result)
             elif result.kind == "pending":
                 self._emit("waiting", {"message": result.reason})
             return result
+
+    def _flag_again(self, result: Inference) -> None:
+        """While a flag is up, a wrong change on fields it does not name is told too: the
+        flag of a misreading would hide a wrong stone set meanwhile (Just 4 Fun seed 21).
+        A piece refused by a rule keeps its flag while it lies there: that says what to
+        do, and a throw may yet show it legal (:meth:`_missed_turn_end`)."""
+        told, fields = set(self.flag.changed), set(result.changed)
+        if result.kind not in ("illegal", "unexplained", "doubt") or fields <= told or \
+                self.flag.kind == "illegal" and told <= fields:
+            return
+        self._raise_flag(result)
+
+    def _raise_flag(self, result: Inference) -> None:
+        self.flag = result
+        self._emit("illegal", {"rule": result.reason, "fields": list(result.changed),
+                               "player": self.game.current_player})
 
     def rejudge(self) -> Inference | None:
         """Judge the last view again: a throw counted after a stone the rules refused

@@ -132,6 +132,35 @@ def test_two_stones_at_once_are_unexplained_not_guessed():
     assert game.moves == []
 
 
+def test_a_wrong_stone_set_while_a_flag_is_up_is_flagged_too():
+    # Just 4 Fun seed 21: a flag for a misreading hid the third wrong stone of the game
+    game = new_game("just4fun", ["red", "blue"])
+    session = Session(game)
+    events = recorder(session)
+    two = {**Observation.of_game(game).fields, "B2": FieldView("red", 1),
+           "C5": FieldView("red", 1)}
+    assert session.observe(Observation(two)).kind == "unexplained"
+    three = Observation({**two, "D4": FieldView("blue", 1)})
+    session.observe(three)
+    session.observe(three)
+    session.observe(Observation(two))
+    flags = [sorted(e.data["fields"]) for e in events if e.kind == "illegal"]
+    assert flags == [["B2", "C5"], ["B2", "C5", "D4"]]
+    assert "D4" in session.flag.reason
+
+
+def test_a_flag_clears_when_what_is_left_reads_better_as_a_misreading():
+    game = just4fun_after("D5", "D5", "A6", "D5", "A5")
+    session = Session(game)
+    events = recorder(session)
+    wrong = seen_after(game, changes={"C1": FieldView("red", 1)})
+    assert session.observe(wrong).kind == "illegal"
+    misread = seen_after(game, changes={"D5": FieldView("blue", 2, 0.0)})
+    assert session.observe(replace(misread, after_hand=True)).kind == "same"
+    assert session.flag is None and events[-1].kind == "cleared"
+    assert len(game.moves) == 5
+
+
 def test_a_shrinking_tower_is_unexplained():
     game = new_game("just4fun", ["red", "blue"])
     game.apply(Place("A1"))

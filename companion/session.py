@@ -19,6 +19,7 @@ from typing import Any
 from companion.core import Game, IllegalMove
 from companion.gamelog import FINISHED, MOVE, UNDO, GameLog
 from companion.infer import (
+    LOW_CONFIDENCE,
     FieldView,
     Inference,
     Observation,
@@ -440,8 +441,10 @@ class Session:
         player's stone still there when their throw comes);
         ``covered``: the field may show one piece more, the next player's stone set on it,
         for ``then`` to judge (Cuatro seed 73 with camera dice: blue's roof on D5 unseen,
-        red's roof on it read right, five high). Returns it and how many throws came after
-        it, as many as may be (the earliest throw it fits), ``most_rewound`` at most."""
+        red's roof on it read right, five high). Where several fit, the only one on a field
+        the reader is unsure of is taken (seed 87: red's roof on A4, read at 0.05, and one
+        on D5, read sure, fitted). Returns it and how many throws came after it, as many
+        as may be (the earliest throw it fits), ``most_rewound`` at most."""
         obs = self.last_observation
         if obs is None or obs.occluded or obs.hidden:
             return None
@@ -475,6 +478,9 @@ class Session:
                     continue
                 if then(after):
                     fits[move] = rewound
+        if len(fits) > 1:  # a stone the reader missed lies likelier where it is unsure
+            fits = {m: r for m, r in fits.items()
+                    if obs.fields[m.field].confidence < LOW_CONFIDENCE}
         return next(iter(fits.items())) if len(fits) == 1 else None
 
     def throw_read_whole(self, dice: tuple[int, ...]) -> bool:

@@ -57,6 +57,24 @@ class Event:
 Listener = Callable[[Event], None]
 
 
+@dataclass(frozen=True)
+class MissedPlacement:
+    """A placement the camera missed, made before the turn's last ``rewound`` throws, after
+    the throw before it, read in doubt, showed ``dice`` (None: as counted)."""
+
+    placement: Place
+    rewound: int
+    dice: tuple[int, ...] | None = None
+
+
+def _only_fit(fits: dict[Place, MissedPlacement], obs: Observation) -> MissedPlacement | None:
+    """The one placement in ``fits``, or of several the one on a field the reader is unsure
+    of: a stone the reader missed lies likelier there."""
+    if len(fits) > 1:
+        fits = {m: f for m, f in fits.items() if obs.fields[m.field].confidence < LOW_CONFIDENCE}
+    return next(iter(fits.values())) if len(fits) == 1 else None
+
+
 class Session:
     """One game in progress, with its log and its listeners."""
 
@@ -211,7 +229,7 @@ class Session:
             found = self._missed_placement(self._stone_follows, least_rewound=1,
                                            covered=True)
             if found is not None:
-                self._put_in_missed(*found)
+                self._put_in_missed(found)
                 result = infer_move(self.game, self._trusted(self.last_observation))
         return result
 
@@ -246,7 +264,7 @@ class Session:
                                        least_rewound=1, loose=True)
         if found is None:
             return False
-        self._put_in_missed(*found)
+        self._put_in_missed(found)
         self.flag = None
         self._emit("cleared", {"message": "the board shows a legal move again"})
         self.play(stone(self.game).move)
@@ -409,24 +427,27 @@ class Session:
             found = (self._missed_placement(allowed)
                      or self._missed_placement(allowed, loose=True))
             if found is not None:
-                self._put_in_missed(*found)
+                self._put_in_missed(found)
         return self.play(throw)
 
-    def _put_in_missed(self, placement: Place, rewound: int) -> None:
-        """Put in a placement the camera missed before the turn's last ``rewound`` throws,
-        which are then the next player's (logged as undone and replayed)."""
-        later = [self.game.undo() for _ in range(rewound)][::-1]
+    def _put_in_missed(self, missed: MissedPlacement) -> None:
+        """Put in a placement the camera missed; the throws after it are then the next
+        player's (logged as undone and replayed)."""
+        later = [self.game.undo() for _ in range(missed.rewound)][::-1]
         for move in reversed(later):
             self._log(UNDO, {"move": move_to_dict(move)})
+        if missed.dice is not None:
+            self._replace_last_throw(missed.dice)
         self._doubtful = self._misread = None
         self._hands.clear()
-        self._emit("correction", {"missed": move_to_dict(placement), "rewound": rewound})
-        for move in (placement, *later):
+        self._emit("correction", {"missed": move_to_dict(missed.placement),
+                                  "rewound": missed.rewound})
+        for move in (missed.placement, *later):
             self.play(move)
 
     def _missed_placement(self, then: Callable[[Game], bool], least_rewound: int = 0,
                           loose: bool = False, most_rewound: int | None = None,
-                          covered: bool = False) -> tuple[Place, int] | None:
+                          covered: bool = False) -> MissedPlacement | None:
         """The placement the current player made unseen, after which the turn's last throws
         (at least ``least_rewound``) are the next player's: the only one the rules allow
         after one of the turn's throws, after which the last view shows its field as it then
@@ -443,8 +464,10 @@ class Session:
         for ``then`` to judge (Cuatro seed 73 with camera dice: blue's roof on D5 unseen,
         red's roof on it read right, five high). Where several fit, the only one on a field
         the reader is unsure of is taken (seed 87: red's roof on A4, read at 0.05, and one
-        on D5, read sure, fitted). Returns it and how many throws came after it, as many
-        as may be (the earliest throw it fits), ``most_rewound`` at most."""
+        on D5, read sure, fitted). Where none or several fit the throws as counted, a throw
+        counted with dice unread may have been another (seed 110: blue's second roof on D4,
+        after a full house read with a die unread). Returns it with how many throws came
+        after it, as many as may be (the earliest throw it fits), ``most_rewound`` at most."""
         obs = self.last_observation
         if obs is None or obs.occluded or obs.hidden:
             return None
@@ -454,34 +477,65 @@ class Session:
         latest = throws - 1 if self.game.uses_dice else 0
         if most_rewound is not None:
             latest = min(latest, most_rewound)
-        fits: dict[Place, int] = {}
+        as_read: dict[Place, MissedPlacement] = {}
+        in_doubt: dict[Place, MissedPlacement] = {}
         for rewound in range(latest, least_rewound - 1, -1):
             trial = self.game.copy()
             later = [trial.undo() for _ in range(rewound)][::-1]
-            for move in trial.legal_moves():
-                view = obs.fields.get(move.field) if isinstance(move, Place) else None
-                if view is None or move.capture or move in fits:
-                    continue
-                after = trial.copy()
-                after.apply(move)
-                stack = after.stacks()[move.field]
-                low = (loose and view.height == len(stack) - 1
-                       and len(self.game.moves) - rewound in self._hands)
-                on_top = covered and view.height == len(stack) + 1
-                if not on_top and (view.top != stack[-1] or (view.height != len(stack)
-                                                             and not low)):
-                    continue
-                try:
-                    for later_move in later:
-                        after.apply(later_move)
-                except IllegalMove:
-                    continue
-                if then(after):
-                    fits[move] = rewound
-        if len(fits) > 1:  # a stone the reader missed lies likelier where it is unsure
-            fits = {m: r for m, r in fits.items()
-                    if obs.fields[m.field].confidence < LOW_CONFIDENCE}
-        return next(iter(fits.items())) if len(fits) == 1 else None
+            low = loose and len(self.game.moves) - rewound in self._hands
+            for dice, before in [(None, trial), *self._doubtful_trials(trial)]:
+                found = as_read if dice is None else in_doubt
+                for move in self._placements_shown(before, obs, low, covered):
+                    if move in found:
+                        continue
+                    after = before.copy()
+                    after.apply(move)
+                    try:
+                        for later_move in later:
+                            after.apply(later_move)
+                    except IllegalMove:
+                        continue
+                    if then(after):
+                        found[move] = MissedPlacement(move, rewound, dice)
+        return _only_fit(as_read, obs) or _only_fit({**in_doubt, **as_read}, obs)
+
+    @staticmethod
+    def _placements_shown(trial: Game, obs: Observation, low: bool,
+                          covered: bool) -> list[Place]:
+        """The placements of ``trial``'s player whose field the view shows as after them
+        (``low``: or one lower; ``covered``: or one higher)."""
+        shown = []
+        for move in trial.legal_moves():
+            view = obs.fields.get(move.field) if isinstance(move, Place) else None
+            if view is None or move.capture:
+                continue
+            after = trial.copy()
+            after.apply(move)
+            stack = after.stacks()[move.field]
+            if covered and view.height == len(stack) + 1 or view.top == stack[-1] and (
+                    view.height == len(stack) or low and view.height == len(stack) - 1):
+                shown.append(move)
+        return shown
+
+    def _doubtful_trials(self, trial: Game) -> list[tuple[tuple[int, ...], Game]]:
+        """``trial`` with its last throw, counted with dice unread, replaced by each other
+        throw it may have been."""
+        doubt = self._doubtful
+        if doubt is None or doubt[0] != len(trial.moves):
+            return []
+        trials = []
+        for dice in doubt[1]:
+            if dice == trial.dice:
+                continue
+            other = trial.copy()
+            other.undo()
+            try:
+                other.apply(Throw(dice))
+            except IllegalMove:
+                continue
+            trials.append((dice, other))
+        return trials
+
 
     def throw_read_whole(self, dice: tuple[int, ...]) -> bool:
         """The turn's last throw, counted with dice unread, read whole while its dice lie
@@ -634,7 +688,7 @@ class Session:
                 self._emit("waiting", {"message": "nothing to confirm: the camera sees no "
                                        "move since the last one; correct the board on the page"})
                 return False
-            self._put_in_missed(*found)
+            self._put_in_missed(found)
             return True
 
     def cannot_play(self) -> bool:

@@ -593,6 +593,27 @@ def test_a_roof_the_camera_missed_is_the_one_on_the_tower_it_is_unsure_of():
     assert game.current_player == "red" and game.throw_count == 5
 
 
+def test_a_roof_the_camera_missed_after_a_throw_with_a_die_unread_fits_the_die():
+    # Cuatro seed 110 with camera dice: blue's roof on D4, a full-house field, after a full
+    # house read with one die unread; the die taken as a 1 allowed no roof there
+    game = new_game("cuatro", ["red", "blue"])
+    yatzy = Throw((1, 1, 1, 1, 1))
+    for move in (yatzy, Place("B0"), yatzy, Place("A0"), yatzy, Place("C0")):
+        game.apply(move)
+    session = Session(game)
+    unsure = {"A0": FieldView("blue", 1, 0.48)}
+    session.observe(seen_after(game, changes=unsure))
+    session.throw_settled((2, 2, 2, 6))
+    assert game.dice == (1, 2, 2, 2, 6)
+    session.hand_over_board()  # blue's roof on A0
+    assert session.observe(seen_after(game, changes=unsure)).kind == "same"
+    for dice in [(2, 3, 4, 5, 6), (1, 2, 3, 4, 6), (2, 2, 3, 5, 6), (1, 3, 4, 4, 5)]:
+        assert session.throw_settled(dice)  # red's, counted as blue's 2nd to 5th
+    assert session.throw_settled((3, 3, 4, 5, 6))
+    assert game.moves[6:8] == [Throw((2, 2, 2, 6, 6)), Place("A0")]
+    assert game.current_player == "red" and game.throw_count == 5
+
+
 def test_confirm_ends_the_turn_with_the_roof_the_camera_missed_if_a_hand_set_one():
     # Cuatro seed 42 with camera dice: blue's roof on E0, the game's last move, read at the
     # tower's old height with confidence 0.95; no next throw came to tell it, and the game

@@ -362,7 +362,10 @@ class ThrowTracker:
         all through its rest; the 5th throw was lost and the roof set aside refused), or
         all but one read whatever unread patterns lie beside (Cuatro seed 50: 1 2 3 4 5
         with the 1 and two side faces unread all through its rest, the throw lost and the
-        straight after it flagged); and then the likeliest throw. With ``dice_count``,
+        straight after it flagged), or all but one found with at most ``unread_dice`` of
+        them unread (seed 51: 2 2 3 3 6 read 3 6 and two patterns, a 2 never found; the
+        throw lost, red's roof on the pair-of-3s field flagged and the turn's later throws
+        taken for red's); and then the likeliest throw. With ``dice_count``,
         frames reading the same dice with some missed, unread or a side face more agree
         too: dice lying still do not come and go, a side face read now and then or a die
         missed in some frames does (Cuatro seed 3 with camera dice, 1 2 2 3 6 read with a
@@ -393,7 +396,8 @@ class ThrowTracker:
         if read == count or (count - self.config.unread_dice <= read < count
                              and len(values) <= count) or (
                 count < read <= count + self.config.side_faces and read == len(values)) or (
-                0 < read < count and (found or read == count - 1)):
+                0 < read < count and (found or read == count - 1 or (
+                    len(values) == count - 1 and read >= count - 1 - self.config.unread_dice))):
             return values, likely
         return None
 

@@ -75,6 +75,26 @@ def _only_fit(fits: dict[Place, MissedPlacement], obs: Observation) -> MissedPla
     return next(iter(fits.values())) if len(fits) == 1 else None
 
 
+def _other_throws(game: Game, doubt: tuple[int, tuple[tuple[int, ...], ...]] | None
+                  ) -> list[tuple[tuple[int, ...], Game]]:
+    """``game`` with its last throw, read in ``doubt`` (the move count it holds for and the
+    throws it may have been), replaced by each of those the rules allow."""
+    if doubt is None or doubt[0] != len(game.moves):
+        return []
+    trials = []
+    for dice in doubt[1]:
+        if dice == game.dice:
+            continue
+        trial = game.copy()
+        trial.undo()
+        try:
+            trial.apply(Throw(dice))
+        except IllegalMove:
+            continue
+        trials.append((dice, trial))
+    return trials
+
+
 class Session:
     """One game in progress, with its log and its listeners."""
 
@@ -293,19 +313,7 @@ class Session:
         face the reader is known to misread), may have been that make ``legal`` true of the
         game (empty if nothing was in doubt)."""
         doubt = self._misread if misread else self._doubtful
-        if doubt is None or doubt[0] != len(self.game.moves):
-            return []
-        fits = []
-        for dice in doubt[1]:
-            trial = self.game.copy()
-            trial.undo()
-            try:
-                trial.apply(Throw(dice))
-            except IllegalMove:
-                continue
-            if legal(trial):
-                fits.append(dice)
-        return fits
+        return [dice for dice, trial in _other_throws(self.game, doubt) if legal(trial)]
 
     def _only_vanished(self, obs: Observation, changed: tuple[str, ...]) -> bool:
         """Every changed field shows less than the game has there (a lower tower, no stone)."""
@@ -483,7 +491,7 @@ class Session:
             trial = self.game.copy()
             later = [trial.undo() for _ in range(rewound)][::-1]
             low = loose and len(self.game.moves) - rewound in self._hands
-            for dice, before in [(None, trial), *self._doubtful_trials(trial)]:
+            for dice, before in [(None, trial), *_other_throws(trial, self._doubtful)]:
                 found = as_read if dice is None else in_doubt
                 for move in self._placements_shown(before, obs, low, covered):
                     if move in found:
@@ -516,26 +524,6 @@ class Session:
                     view.height == len(stack) or low and view.height == len(stack) - 1):
                 shown.append(move)
         return shown
-
-    def _doubtful_trials(self, trial: Game) -> list[tuple[tuple[int, ...], Game]]:
-        """``trial`` with its last throw, counted with dice unread, replaced by each other
-        throw it may have been."""
-        doubt = self._doubtful
-        if doubt is None or doubt[0] != len(trial.moves):
-            return []
-        trials = []
-        for dice in doubt[1]:
-            if dice == trial.dice:
-                continue
-            other = trial.copy()
-            other.undo()
-            try:
-                other.apply(Throw(dice))
-            except IllegalMove:
-                continue
-            trials.append((dice, other))
-        return trials
-
 
     def throw_read_whole(self, dice: tuple[int, ...]) -> bool:
         """The turn's last throw, counted with dice unread, read whole while its dice lie

@@ -493,11 +493,9 @@ class Session:
             low = loose and len(self.game.moves) - rewound in self._hands
             for dice, before in [(None, trial), *_other_throws(trial, self._doubtful)]:
                 found = as_read if dice is None else in_doubt
-                for move in self._placements_shown(before, obs, low, covered):
+                for move, after in self._placements_shown(before, obs, low, covered):
                     if move in found:
                         continue
-                    after = before.copy()
-                    after.apply(move)
                     try:
                         for later_move in later:
                             after.apply(later_move)
@@ -509,9 +507,9 @@ class Session:
 
     @staticmethod
     def _placements_shown(trial: Game, obs: Observation, low: bool,
-                          covered: bool) -> list[Place]:
+                          covered: bool) -> list[tuple[Place, Game]]:
         """The placements of ``trial``'s player whose field the view shows as after them
-        (``low``: or one lower; ``covered``: or one higher)."""
+        (``low``: or one lower; ``covered``: or one higher), each with the game after it."""
         shown = []
         for move in trial.legal_moves():
             view = obs.fields.get(move.field) if isinstance(move, Place) else None
@@ -522,7 +520,7 @@ class Session:
             stack = after.stacks()[move.field]
             if covered and view.height == len(stack) + 1 or view.top == stack[-1] and (
                     view.height == len(stack) or low and view.height == len(stack) - 1):
-                shown.append(move)
+                shown.append((move, after))
         return shown
 
     def throw_read_whole(self, dice: tuple[int, ...]) -> bool:

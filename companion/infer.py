@@ -128,7 +128,12 @@ def _mismatch(view: FieldView, expected: tuple[str | None, int]) -> float:
 def _cost(game: Game, move: Move, obs: Observation, fields: Iterable[str]) -> float:
     after = game.copy()
     after.apply(move)
-    stacks = after.stacks()
+    return _misfit(after, obs, fields)
+
+
+def _misfit(game: Game, obs: Observation, fields: Iterable[str]) -> float:
+    """How far the view of ``fields`` is from what ``game`` has there."""
+    stacks = game.stacks()
     return sum(_mismatch(obs.fields[f], _view_of(stacks, f)) for f in fields if f in obs.fields)
 
 
@@ -173,8 +178,7 @@ def _fits_better_than_none(game: Game, obs: Observation, changed: list[str],
     Fun seed 33: a tower of 3 read one low, unsure, beside a stone set out of the reader's
     sight, was taken for a stone on it, read two low), or as well in the first view after
     a hand, which may have set it."""
-    stacks = game.stacks()
-    unchanged = sum(_mismatch(obs.fields[f], _view_of(stacks, f)) for f in changed)
+    unchanged = _misfit(game, obs, changed)
     return cost < unchanged or (obs.after_hand and cost == unchanged)
 
 

@@ -417,7 +417,8 @@ class Referee:
         it, as a move of the next player's turn. A stone flagged after the dice came to
         rest is judged again once the throw is in (Cuatro seed 61 with camera dice: blue's
         throw, held back by a tower misread as the dice settled, came after blue's stone,
-        which stayed flagged "throw the dice first")."""
+        which stayed flagged "throw the dice first"). One that came to rest after a stone
+        was flagged may show that play went on past it (:meth:`Session.throw_settled`)."""
         throws, self._throws = self._throws, []
         for values, read_whole, likely, rested_at in throws:
             if self.session.game.is_over:
@@ -427,7 +428,7 @@ class Referee:
             if read_whole:
                 self.session.throw_read_whole(values)
             else:
-                self.session.throw_settled(values, likely)
+                self.session.throw_settled(values, likely, since_flag=rested_at > flagged_since)
             if rested_at < flagged_since:
                 self.session.rejudge()
 

@@ -245,7 +245,7 @@ class Session:
                 self._replace_last_throw(fits[0])
                 result = infer_move(self.game, seen)
         if result.kind in ("illegal", "unexplained") and \
-                self._next_players_pieces(result.changed):
+                self._pieces_of(result.changed, self.game.next_player):
             found = self._missed_placement(self._stone_follows, least_rewound=1,
                                            covered=True)
             if found is not None:
@@ -270,7 +270,7 @@ class Session:
         next player throws may so be taken for a turn the camera missed.
         Returns whether the turn was so ended."""
         if self.flag is None or self.flag.kind != "illegal" or \
-                not self._next_players_pieces(self.flag.changed):
+                not self._pieces_of(self.flag.changed, self.game.next_player):
             return False
         flagged = self.flag.changed
         obs = self.last_observation
@@ -294,11 +294,40 @@ class Session:
             name: expected[name] if name in since else view for name, view in obs.fields.items()})
         return True
 
-    def _next_players_pieces(self, changed: tuple[str, ...]) -> bool:
-        """Every changed field shows a piece of the player after the current one."""
+    def _pieces_of(self, changed: tuple[str, ...], player: str) -> bool:
+        """Every changed field shows a piece of ``player``."""
         obs = self.last_observation
         return bool(changed) and obs is not None and all(
-            f in obs.fields and obs.fields[f].top == self.game.next_player for f in changed)
+            f in obs.fields and obs.fields[f].top == player for f in changed)
+
+    def _stone_stood(self) -> bool:
+        """A throw came to rest after the current player's stone was refused against the
+        dice counted, the stone still lying there: play went on, so the players took it for
+        legal, and the dice were misread in every frame (Cuatro seed 126 with camera dice:
+        the straight 1 2 3 4 5 read 1 3 3 4 5; seed 165: 1 1 2 3 3 read 1 1 2 4 and a die
+        unread). The first throw with one die more changed than read in doubt that makes
+        the stone legal replaces the turn's last throw, and the stone is played; the page
+        is told, so a person can enter the dice. Returns whether it was."""
+        flag, dice = self.flag, self.game.dice
+        if flag is None or flag.kind != "illegal" or dice is None or \
+                not self._pieces_of(flag.changed, self.game.current_player):
+            return False
+        doubt = self._doubtful if self._doubtful and self._doubtful[0] == len(self.game.moves) \
+            else (len(self.game.moves), (dice,))
+        read = [Counter(option) for option in doubt[1]]
+        near = tuple(throw for throw in combinations_with_replacement(range(1, 7), len(dice))
+                     if min(len(dice) - sum((Counter(throw) & r).values()) for r in read) == 1)
+        seen = self._trusted(self.last_observation)
+        fits = [throw for throw, trial in _other_throws(self.game, (doubt[0], near))
+                if infer_move(trial, seen).kind == "move"]
+        if not fits:
+            return False
+        if len(fits) > 1:
+            self._emit("waiting", {"message": "the dice were read wrong; they may have been "
+                                   + " or ".join(" ".join(map(str, t)) for t in fits)
+                                   + ": enter the throw on the page if not the first"})
+        self.correct_throw(fits[0])
+        return self.flag is None
 
     def _replace_last_throw(self, dice: tuple[int, ...]) -> None:
         """Put ``dice`` in place of the turn's last throw (logged and told, as a correction)."""
@@ -364,8 +393,8 @@ class Session:
                 return True
             return not changed_fields(self.game, self._trusted(obs))
 
-    def throw_settled(self, dice: tuple[int, ...],
-                      likely: tuple[int, ...] | None = None) -> bool:
+    def throw_settled(self, dice: tuple[int, ...], likely: tuple[int, ...] | None = None,
+                      since_flag: bool = False) -> bool:
         """A throw the dice reader saw settle; False if the rules refuse it.
 
         With dice fewer than the game throws (ones the reader could not find or read in
@@ -379,10 +408,15 @@ class Session:
         whole may still have a face the reader is known to misread (:data:`READ_FOR`):
         :meth:`throw_missed` tries those throws once the dice lying there show it. A throw
         while the next player's stone is flagged may end a turn the camera missed
-        (:meth:`_missed_turn_end`); pieces set since are then judged after the throw.
+        (:meth:`_missed_turn_end`); pieces set since are then judged after the throw. One
+        that came to rest after (``since_flag``) the current player's stone was flagged
+        against the dice, the stone still lying there, makes it stand as legal with the
+        nearest throw that allows it (:meth:`_stone_stood`).
         """
         with self._lock:
             resumed = self._missed_turn_end()
+            if since_flag and not resumed:
+                self._stone_stood()
             taken = self._count_throw(dice, likely)
             if resumed and taken and self.last_observation is not None:
                 self.observe(self.last_observation)

@@ -716,6 +716,38 @@ def test_a_throw_while_the_next_players_stone_is_flagged_ends_the_turn_the_camer
     assert game.stacks()["A0"] == ("blue",) and game.throw_count == 3
 
 
+def test_a_throw_after_a_stone_flagged_against_misread_dice_makes_it_stand():
+    # Cuatro seed 126 with camera dice: blue's straight 1 2 3 4 5, read 1 3 3 4 5 in every
+    # frame, the stone on the straight field D2 flagged; red's next throw came to rest with
+    # the stone still there: play went on, the dice were misread
+    def flagged(read, field, since_flag=True):
+        game = new_game("cuatro", ["red", "blue"])
+        session = Session(game)
+        events = recorder(session)
+        session.throw_settled(read)
+        assert session.observe(seen_after(game, changes={field: FieldView("red", 1)})).kind \
+            == "illegal"
+        session.throw_settled((2, 2, 4, 5, 6), since_flag=since_flag)
+        return game, session, events
+
+    game, session, events = flagged((1, 3, 3, 4, 5), "D2")
+    assert game.moves == [Throw((1, 2, 3, 4, 5)), Place("D2"), Throw((2, 2, 4, 5, 6))]
+    assert session.flag is None and game.current_player == "blue"
+    assert {"dice": [1, 2, 3, 4, 5], "replaced": [1, 3, 3, 4, 5]} in [e.data for e in events]
+    # seed 165: 1 1 2 3 3 read 1 1 2 4 and a die unread, the stone on the pair-of-3s field:
+    # three throws are as near; the first is taken and the page names the others
+    game, session, events = flagged((1, 1, 2, 4), "F2")
+    assert game.moves[:2] == [Throw((1, 1, 2, 3, 3)), Place("F2")]
+    assert any("1 1 2 3 3 or 1 1 3 3 4 or 1 2 3 3 4" in e.data.get("message", "")
+               for e in events)
+    # two dice off is no misreading: the stone is not taken, the throw is red's
+    game, session, _ = flagged((1, 1, 1, 4, 6), "D2")
+    assert game.moves == [Throw((1, 1, 1, 4, 6)), Throw((2, 2, 4, 5, 6))]
+    # dice that came to rest before the stone was flagged were thrown before it
+    game, session, _ = flagged((1, 3, 3, 4, 5), "D2", since_flag=False)
+    assert game.moves == [Throw((1, 3, 3, 4, 5)), Throw((2, 2, 4, 5, 6))]
+
+
 def test_a_view_as_the_flagged_one_has_nothing_waiting_to_be_judged():
     # the referee hands a throw over at once when the board agreed as the dice came to
     # rest; with a stone flagged that view is the flagged one (Cuatro seed 22: the throw

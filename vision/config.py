@@ -114,6 +114,24 @@ class VisionConfig:
     #: The share of the top face sampled (radius ratio), avoiding the rim and the
     #: anti-aliased edge of the printed field.
     top_face_inner_ratio: float = 0.6
+    #: A player colour that matches a printed board colour but for its brightness (a
+    #: white stone on Spexxx's silver cells: same grey, 1.3x as bright) is told from it
+    #: by the piece's inner top face against the uncovered corners of the field's
+    #: square, where the two brightnesses differ by at least this ratio ...
+    look_alike_min_ratio: float = 1.25
+    #: ... the piece lying there when the measured ratio is past this share of the
+    #: two colours' ratio (on a log scale: 0 the empty field, 1 the piece), and sure of
+    #: it (or of the empty field) this share further on.
+    look_alike_piece_share: float = 0.7
+    look_alike_sure_share: float = 0.35
+    #: The face's brightness is this percentile of its pixels, the corners' this one of
+    #: theirs (chosen on 400 rendered Spexxx frames of bench seed 1, see docs/vision.md).
+    look_alike_face_percentile: float = 25.0
+    look_alike_rim_percentile: float = 90.0
+    #: Fewest uncovered corner pixels of a field's square to compare with, beyond a
+    #: centred piece's silhouette grown by this much (mm: pieces lie a little off centre).
+    look_alike_min_rim_px: int = 12
+    look_alike_margin_mm: float = 0.5
     #: Width of the printed lines of a Mühle board, so line pixels are expected there.
     line_width_mm: float = 3.0
     #: Tower heights are measured along this many parallel lines through the field

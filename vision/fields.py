@@ -15,7 +15,7 @@ very spot (from the layout), as well as with the players' colours.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -70,6 +70,25 @@ class ColourClasses:
         self.board_distance = np.concatenate([distances, unknown]).ravel()
         self.threshold = config.colour_match_distance
         self.margin = config.board_preference
+        self.look_alikes = self._look_alikes(player_labs, config)
+
+    def _look_alikes(self, player_labs: np.ndarray, config: VisionConfig
+                     ) -> dict[int, list[tuple[int, float]]]:
+        """Board colour -> the players whose colour it matches (within
+        ``colour_match_distance`` at some light level) but for a brightness ratio of at
+        least ``look_alike_min_ratio``, with the log of that ratio (piece over board)."""
+        rows = self.board_distance.reshape(len(self.board) + 1, -1)
+        bins = self.bins(np.uint8(np.clip(player_labs, 0, 255)))
+        found: dict[int, list[tuple[int, float]]] = {}
+        for p, lab in enumerate(player_labs):
+            bgr = cv2.cvtColor(np.uint8(np.clip(lab, 0, 255)).reshape(1, 1, 3),
+                               cv2.COLOR_Lab2BGR).reshape(3).astype(np.float64)
+            for b, printed in enumerate(self.board_bgr):
+                ratio = math.log(max(bgr.mean(), 1.0) / max(float(printed.mean()), 1.0))
+                if rows[b, bins[p]] <= self.threshold and \
+                        abs(ratio) >= math.log(config.look_alike_min_ratio):
+                    found.setdefault(b, []).append((p, ratio))
+        return found
 
     def board_index(self, name: str) -> int:
         return self.board.index(name)
@@ -167,6 +186,10 @@ class BoardGeometry:
     predicted_far: np.ndarray | None = None  # (F, H) far edge from the field centre, mm
     board_size_mm: tuple[float, float] = (0.0, 0.0)
     silhouette_bias_mm: float = 0.0  # see VisionConfig.silhouette_bias_mm
+    #: Fields printed in a colour a player's piece matches but for brightness: (field,
+    #: board class, flat px of a one-piece top face, flat px of the square's corners
+    #: no centred piece covers), see :func:`look_alike_pieces`.
+    look_alike: list[tuple[int, int, np.ndarray, np.ndarray]] = field(default_factory=list)
 
     def to_px(self, points_mm: np.ndarray) -> np.ndarray:
         return (np.asarray(points_mm, dtype=np.float64) - self.origin_mm) * self.px_per_mm
@@ -243,6 +266,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.expected_offsets = classes.offsets(geometry.expected)
 
     sliver_idx, sliver_seg, top_idx, top_seg, field_idx, field_seg = [], [], [], [], [], []
+    footprints, footprint_at = [], []  # each field's one-piece silhouette (cropped), where
     width_px, height_px = size
     for f, name in enumerate(names):
         base = geometry.to_px(centres[f])
@@ -257,6 +281,9 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
             hi_px = np.minimum(hi_px, [width_px, height_px])
             mask = np.zeros((height_px, width_px), np.uint8)
             cv2.fillConvexPoly(mask, np.rint(hull).astype(np.int32), 1)
+            if previous is None:
+                footprints.append(mask[lo_px[1]:hi_px[1], lo_px[0]:hi_px[0]])
+                footprint_at.append(lo_px)
             sliver = mask if previous is None else mask & (1 - previous)
             ys, xs = np.nonzero(sliver[lo_px[1]:hi_px[1], lo_px[0]:hi_px[0]])
             flat = (ys + lo_px[1]) * width_px + xs + lo_px[0]
@@ -298,7 +325,41 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.field_seg = np.concatenate(field_seg)
     geometry.field_area = np.bincount(geometry.field_seg, minlength=len(names))
     geometry.home = _homes(geometry)
+    geometry.look_alike = _look_alike_fields(layout, geometry, classes, footprints,
+                                             footprint_at, config)
     return geometry
+
+
+def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourClasses,
+                       footprints: list[np.ndarray], footprint_at: list[np.ndarray],
+                       config: VisionConfig) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
+    """:attr:`BoardGeometry.look_alike`: for each field whose square is printed in a
+    look-alike colour (:attr:`ColourClasses.look_alikes`; not Mühle's points, a dark dot
+    on the board), its one-piece top face and the pixels of its square beyond a piece's
+    silhouette grown by ``look_alike_margin_mm``."""
+    if not classes.look_alikes or geometry.max_height > 1:
+        return []  # tall towers shade the squares around them: a ratio would lie there
+    width, height = geometry.size
+    grow = max(1, int(round(config.look_alike_margin_mm * geometry.px_per_mm)))
+    kernel = np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)
+    found = []
+    for f, name in enumerate(geometry.names):
+        attrs = layout.fields[name].attrs
+        colour = attrs.get("colour") or attrs.get("zone")
+        board = classes.board_index(colour) if colour in classes.board else -1
+        if board not in classes.look_alikes:
+            continue
+        square = geometry.field_idx[geometry.field_seg == f]
+        printed = geometry.expected.ravel()[square]
+        covered = np.zeros((height, width), np.uint8)
+        (x0, y0), crop = footprint_at[f], footprints[f]
+        covered[y0:y0 + crop.shape[0], x0:x0 + crop.shape[1]] = crop
+        covered = cv2.dilate(covered, kernel).ravel()
+        rim = square[(covered[square] == 0) & (printed == board)]
+        if len(rim) >= config.look_alike_min_rim_px:
+            top = geometry.top_idx[geometry.top_seg == f * geometry.max_height]
+            found.append((f, board, top, rim))
+    return found
 
 
 def _homes(geometry: BoardGeometry) -> np.ndarray:
@@ -581,6 +642,38 @@ def expected_board(layout: Layout, geometry: BoardGeometry, classes: ColourClass
             cv2.line(expected, tuple(np.rint(ends[0]).astype(int)),
                      tuple(np.rint(ends[1]).astype(int)), index, thickness)
     return expected
+
+
+def look_alike_pieces(normalised: np.ndarray, states: list[FieldState],
+                      geometry: BoardGeometry, classes: ColourClasses,
+                      config: VisionConfig) -> list[FieldState]:
+    """``states`` with the fields read empty that are printed in a look-alike colour
+    judged by brightness: the inner top face against the square's uncovered corners
+    (same paint and light for an empty field; a white stone on Spexxx's silver is 1.3x
+    as bright; low and high percentiles, as the corners take in the square's dark printed
+    edge and a piece's shadow, and a face its shaded rim). Colour alone cannot tell them
+    apart once the lamp is dimmer there than at the markers. A piece so found is one
+    high; an empty field in between loses its confidence."""
+    if not geometry.look_alike:
+        return states
+    flat = normalised.reshape(-1, normalised.shape[-1])
+    out = list(states)
+    for f, board, top, rim in geometry.look_alike:
+        state = out[f]
+        if state.height:
+            continue
+        face = np.percentile(flat[top].mean(axis=1), config.look_alike_face_percentile)
+        corners = np.percentile(flat[rim].mean(axis=1), config.look_alike_rim_percentile)
+        seen = math.log(max(float(face), 1.0) / max(float(corners), 1.0))
+        player, ratio = max(classes.look_alikes[board], key=lambda pr: seen / pr[1])
+        share = seen / ratio
+        margin = (share - config.look_alike_piece_share) / config.look_alike_sure_share
+        if margin > 0:
+            out[f] = FieldState(state.name, classes.players[player], 1, float(min(1.0, margin)))
+        else:
+            out[f] = FieldState(state.name, None, 0,
+                                float(min(state.confidence, 1.0, -margin)))
+    return out
 
 
 def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,

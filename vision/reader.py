@@ -33,6 +33,7 @@ from vision.fields import (
     FieldState,
     board_cast,
     build_geometry,
+    look_alike_pieces,
     read_fields,
     sample_profiles,
     tower_mask,
@@ -317,6 +318,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
         matrix = levels.matrix() / cast[:, None].astype(np.float32)
         profiles = sample_profiles(frame, geometry, tracker.classes, matrix)
     states = read_fields(labels, geometry, tracker.classes, config, profiles)
+    states = look_alike_pieces(normalised, states, geometry, tracker.classes, config)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
     towers = tower_mask(states, geometry, config.tower_margin_mm)
     occlusion = occlusion_of(normalised, lab, geometry, tracker, states, towers, missing,

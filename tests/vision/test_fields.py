@@ -158,6 +158,22 @@ def test_spexxx_small_stones_on_coloured_zones():
     assert read_states(reading) == field_states(rendered.truth)
 
 
+@pytest.mark.parametrize("light_from", [90, 180, 270])
+def test_white_stones_on_silver_cells_under_uneven_light(light_from):
+    """A white stone on Spexxx's silver (the same grey, 1.3x as bright) where the lamp is
+    dimmer than at the markers matches silver by colour; its face against the cell's
+    corners tells it. The silver cells left empty stay empty."""
+    layout = load_layout("spexxx")
+    silver = [n for n, f in layout.fields.items() if f.attrs.get("zone") == "silver"]
+    stacks = {name: ["white"] for name in silver[::2]}
+    stacks.update({"2x3+1x3": ["black"], "1x2+1x1": ["white"]})
+    light = Lighting(gradient=0.5, gradient_angle_deg=light_from)
+    layout, rendered = frame("spexxx", stacks, lighting=light)
+    calibration = ColourCalibration.default(layout, ["black", "white"])
+    reading = read_board(rendered.frame, layout, calibration)
+    assert read_states(reading) == field_states(rendered.truth)
+
+
 def test_reading_survives_exposure_and_white_balance():
     stacks = {"a1": ["white"], "d2": ["black"], "g7": ["white"], "c4": ["black"]}
     dim_warm = Lighting(exposure=0.6, white_balance=(0.8, 1.0, 1.2), vignetting=0.3)

@@ -67,12 +67,24 @@ class MissedPlacement:
     dice: tuple[int, ...] | None = None
 
 
-def _only_fit(fits: dict[Place, MissedPlacement], obs: Observation) -> MissedPlacement | None:
+def _only_fit(fits: dict[Place, MissedPlacement], obs: Observation,
+              before: Callable[[MissedPlacement], FieldView | None]) -> MissedPlacement | None:
     """The one placement in ``fits``, or of several the one on a field the reader is unsure
-    of: a stone the reader missed lies likelier there."""
+    of: a stone the reader missed lies likelier there; of several such, the one whose
+    field read otherwise ``before`` the throw the placement follows (its reading, or its
+    confidence fallen under LOW_CONFIDENCE: Cuatro seed 121 with camera dice, blue's roof
+    on D5 read at 0.57 before and 0.12 after it, where C3 read 0.0 all along)."""
     if len(fits) > 1:
         fits = {m: f for m, f in fits.items() if obs.fields[m.field].confidence < LOW_CONFIDENCE}
+    if len(fits) > 1:
+        fell = {m: f for m, f in fits.items() if _read_otherwise(before(f), obs.fields[m.field])}
+        fits = fell if len(fell) == 1 else fits
     return next(iter(fits.values())) if len(fits) == 1 else None
+
+
+def _read_otherwise(then: FieldView | None, now: FieldView) -> bool:
+    return then is not None and ((then.top, then.height) != (now.top, now.height)
+                                 or then.confidence >= LOW_CONFIDENCE > now.confidence)
 
 
 def _other_throws(game: Game, doubt: tuple[int, tuple[tuple[int, ...], ...]] | None
@@ -120,6 +132,8 @@ class Session:
         #: How many moves the game had when a hand was seen over the board: a placement
         #: the camera missed needs a hand after its throw (:meth:`_missed_placement`).
         self._hands: set[int] = set()
+        #: The last view seen while the game held so many moves (see :func:`_only_fit`).
+        self._views_at: dict[int, Observation] = {}
         self._seq = 0
         self._lock = threading.RLock()
 
@@ -148,6 +162,7 @@ class Session:
         with self._lock:
             seen = self._trusted(obs)
             self.last_observation = obs
+            self._views_at[len(self.game.moves)] = obs
             if self.flag is not None:
                 doubted = self.flag.kind == "doubt" and set(self.flag.changed) & obs.looks_changed
                 result = self._judge(seen) if changed_fields(self.game, seen) else None
@@ -293,6 +308,10 @@ class Session:
         self._baseline = self._agreed = replace(obs, fields={
             name: expected[name] if name in since else view for name, view in obs.fields.items()})
         return True
+
+    def _forget_views_from(self, moves: int) -> None:
+        """Views seen with ``moves`` or more moves no longer belong to those moves."""
+        self._views_at = {n: view for n, view in self._views_at.items() if n < moves}
 
     def _pieces_of(self, changed: tuple[str, ...], player: str) -> bool:
         """Every changed field shows a piece of ``player``."""
@@ -476,6 +495,7 @@ class Session:
         """Put in a placement the camera missed; the throws after it are then the next
         player's (logged as undone and replayed)."""
         later = [self.game.undo() for _ in range(missed.rewound)][::-1]
+        self._forget_views_from(len(self.game.moves))
         for move in reversed(later):
             self._log(UNDO, {"move": move_to_dict(move)})
         if missed.dice is not None:
@@ -537,7 +557,11 @@ class Session:
                         continue
                     if then(after):
                         found[move] = MissedPlacement(move, rewound, dice)
-        return _only_fit(as_read, obs) or _only_fit({**in_doubt, **as_read}, obs)
+        def before(fit: MissedPlacement) -> FieldView | None:
+            view = self._views_at.get(len(self.game.moves) - fit.rewound - 1)
+            return view.fields.get(fit.placement.field) if view is not None else None
+
+        return _only_fit(as_read, obs, before) or _only_fit({**in_doubt, **as_read}, obs, before)
 
     @staticmethod
     def _placements_shown(trial: Game, obs: Observation, low: bool,
@@ -773,6 +797,7 @@ class Session:
             if not self.game.moves:
                 return None
             move = self.game.undo()
+            self._forget_views_from(len(self.game.moves) + 1)
             self.flag = None
             self._baseline = self._agreed = None  # the board shows the move until set back
             self._log(UNDO, {"move": move_to_dict(move)})

@@ -593,6 +593,35 @@ def test_a_roof_the_camera_missed_is_the_one_on_the_tower_it_is_unsure_of():
     assert game.current_player == "red" and game.throw_count == 5
 
 
+def test_of_two_unsure_towers_the_missed_roof_is_on_the_one_read_otherwise_after_it():
+    # Cuatro seed 121 with camera dice: blue's roof on D5 (read at 0.57 before it, 0.12
+    # after) went unseen; C3, read at 0.0 all along, fitted the throws as well
+    def played(e0_before: float):
+        game = new_game("cuatro", ["red", "blue"])
+        yatzy = Throw((1, 1, 1, 1, 1))
+        for move in (yatzy, Place("B0"), yatzy, Place("A0"), yatzy, Place("C0"), yatzy,
+                     Place("E0"), yatzy, Place("F0")):
+            game.apply(move)
+        session = Session(game)
+        session.observe(seen_after(game, changes={"A0": FieldView("blue", 1, 0.05),
+                                                  "E0": FieldView("blue", 1, e0_before)}))
+        session.throw_settled(yatzy.dice)
+        session.hand_over_board()  # blue's roof on E0, its reading growing unsure by steps
+        for e0 in (0.7, 0.45, 0.1):
+            unsure = {"A0": FieldView("blue", 1, 0.05), "E0": FieldView("blue", 1, e0)}
+            assert session.observe(seen_after(game, changes=unsure)).kind == "same"
+        for dice in [(2, 3, 4, 5, 6), (1, 2, 3, 4, 6), (2, 2, 3, 5, 6), (1, 3, 4, 4, 5)]:
+            assert session.throw_settled(dice)  # red's, counted as blue's 2nd to 5th
+        return game, session.throw_settled((3, 3, 4, 5, 6))
+
+    game, taken = played(e0_before=0.9)
+    assert taken and game.moves[10:12] == [Throw((1, 1, 1, 1, 1)), Place("E0")]
+    assert game.current_player == "red" and game.throw_count == 5
+    # both read unsure before as after: nothing tells which, the throw is refused
+    game, taken = played(e0_before=0.1)
+    assert not taken and game.current_player == "blue"
+
+
 def test_a_roof_the_camera_missed_after_a_throw_with_a_die_unread_fits_the_die():
     # Cuatro seed 110 with camera dice: blue's roof on D4, a full-house field, after a full
     # house read with one die unread; the die taken as a 1 allowed no roof there

@@ -19,6 +19,7 @@ from typing import Any
 from companion.core import Game, IllegalMove
 from companion.gamelog import FINISHED, MOVE, UNDO, GameLog
 from companion.infer import (
+    CONFIDENCE_DROP_AFTER_HAND,
     LOW_CONFIDENCE,
     FieldView,
     Inference,
@@ -72,8 +73,9 @@ def _only_fit(fits: dict[Place, MissedPlacement], obs: Observation,
     """The one placement in ``fits``, or of several the one on a field the reader is unsure
     of: a stone the reader missed lies likelier there; of several such, the one whose
     field read otherwise ``before`` the throw the placement follows (its reading, or its
-    confidence fallen under LOW_CONFIDENCE: Cuatro seed 121 with camera dice, blue's roof
-    on D5 read at 0.57 before and 0.12 after it, where C3 read 0.0 all along)."""
+    confidence higher by CONFIDENCE_DROP_AFTER_HAND: Cuatro seed 121 with camera dice,
+    blue's roof on D5 read at 0.57 before and 0.12 after it, where C3 read 0.0 all
+    along)."""
     if len(fits) > 1:
         fits = {m: f for m, f in fits.items() if obs.fields[m.field].confidence < LOW_CONFIDENCE}
     if len(fits) > 1:
@@ -84,7 +86,8 @@ def _only_fit(fits: dict[Place, MissedPlacement], obs: Observation,
 
 def _read_otherwise(then: FieldView | None, now: FieldView) -> bool:
     return then is not None and ((then.top, then.height) != (now.top, now.height)
-                                 or then.confidence >= LOW_CONFIDENCE > now.confidence)
+                                 or then.confidence - now.confidence
+                                 >= CONFIDENCE_DROP_AFTER_HAND)
 
 
 def _other_throws(game: Game, doubt: tuple[int, tuple[tuple[int, ...], ...]] | None
@@ -132,7 +135,8 @@ class Session:
         #: How many moves the game had when a hand was seen over the board: a placement
         #: the camera missed needs a hand after its throw (:meth:`_missed_placement`).
         self._hands: set[int] = set()
-        #: The last view seen while the game held so many moves (see :func:`_only_fit`).
+        #: The last view seen while the game held so many moves (see :func:`_only_fit`);
+        #: the referee hands a view over when the board changes, not at every move.
         self._views_at: dict[int, Observation] = {}
         self._seq = 0
         self._lock = threading.RLock()
@@ -558,8 +562,11 @@ class Session:
                     if then(after):
                         found[move] = MissedPlacement(move, rewound, dice)
         def before(fit: MissedPlacement) -> FieldView | None:
-            view = self._views_at.get(len(self.game.moves) - fit.rewound - 1)
-            return view.fields.get(fit.placement.field) if view is not None else None
+            """The field in the last view seen before the throw the placement follows
+            (views are seen when the board changes, so it may be one from moves before)."""
+            counts = [n for n in self._views_at if n < len(self.game.moves) - fit.rewound]
+            return self._views_at[max(counts)].fields.get(fit.placement.field) if counts \
+                else None
 
         return _only_fit(as_read, obs, before) or _only_fit({**in_doubt, **as_read}, obs, before)
 

@@ -499,6 +499,22 @@ def test_cannot_play_refused_while_the_dice_show_the_last_throw_counts_a_throw_m
     assert not session.throw_missed((1, 1, 2, 2, 6)) and session.flag is not None
 
 
+def cuatro_after_five_yatzy_turns():
+    """Cuatro, red and blue, a Yatzy and a roof on B0, A0, C0, E0, F0 in turn: blue to play."""
+    game = new_game("cuatro", ["red", "blue"])
+    for name in ("B0", "A0", "C0", "E0", "F0"):
+        game.apply(Throw((1, 1, 1, 1, 1)))
+        game.apply(Place(name))
+    return game, Session(game)
+
+
+def reds_throws_after_blues_missed_roof(session):
+    """Red's throws, counted as blue's 2nd to 5th, then the sixth, which is red's."""
+    for dice in [(2, 3, 4, 5, 6), (1, 2, 3, 4, 6), (2, 2, 3, 5, 6), (1, 3, 4, 4, 5)]:
+        assert session.throw_settled(dice)
+    return session.throw_settled((3, 3, 4, 5, 6))
+
+
 def blue_after_a_throw(a0: FieldView):
     """Cuatro, blue having thrown once in the second turn (Yatzy every time), blue's first
     roof on A0 read as ``a0`` since it was set; the session has agreed with every view."""
@@ -560,9 +576,7 @@ def test_a_throw_over_the_limit_after_a_roof_read_at_the_old_height_is_the_next_
     # roof is put in; without, nothing was set and the throw is refused
     def played(hand: bool, confidence: float = 0.2):
         game, session = blue_roof_read_at_the_old_height(hand, confidence)
-        for dice in [(2, 3, 4, 5, 6), (1, 2, 3, 4, 6), (2, 2, 3, 5, 6), (1, 3, 4, 4, 5)]:
-            assert session.throw_settled(dice)
-        return game, session.throw_settled((3, 3, 4, 5, 6))
+        return game, reds_throws_after_blues_missed_roof(session)
 
     for confidence in (0.2, 0.93):
         game, taken = played(hand=True, confidence=confidence)
@@ -575,21 +589,14 @@ def test_a_throw_over_the_limit_after_a_roof_read_at_the_old_height_is_the_next_
 def test_a_roof_the_camera_missed_is_the_one_on_the_tower_it_is_unsure_of():
     # Cuatro seed 87 with camera dice: red's roof on A4 (read at 0.05 before and after)
     # went unseen; a roof on D5 (read sure) fitted the throws as well
-    game = new_game("cuatro", ["red", "blue"])
-    yatzy = Throw((1, 1, 1, 1, 1))
-    for move in (yatzy, Place("B0"), yatzy, Place("A0"), yatzy, Place("C0"), yatzy,
-                 Place("E0"), yatzy, Place("F0")):
-        game.apply(move)
-    session = Session(game)
+    game, session = cuatro_after_five_yatzy_turns()
     unsure = {"A0": FieldView("blue", 1, 0.05)}
     session.observe(seen_after(game, changes=unsure))
-    session.throw_settled(yatzy.dice)
+    session.throw_settled((1, 1, 1, 1, 1))
     session.hand_over_board()  # blue's roof on A0
     assert session.observe(seen_after(game, changes=unsure)).kind == "same"
-    for dice in [(2, 3, 4, 5, 6), (1, 2, 3, 4, 6), (2, 2, 3, 5, 6), (1, 3, 4, 4, 5)]:
-        assert session.throw_settled(dice)  # red's, counted as blue's 2nd to 5th
-    assert session.throw_settled((3, 3, 4, 5, 6))
-    assert game.moves[10:12] == [yatzy, Place("A0")]
+    assert reds_throws_after_blues_missed_roof(session)
+    assert game.moves[10:12] == [Throw((1, 1, 1, 1, 1)), Place("A0")]
     assert game.current_player == "red" and game.throw_count == 5
 
 
@@ -597,22 +604,15 @@ def test_of_two_unsure_towers_the_missed_roof_is_on_the_one_read_otherwise_after
     # Cuatro seed 121 with camera dice: blue's roof on D5 (read at 0.57 before it, 0.12
     # after) went unseen; C3, read at 0.0 all along, fitted the throws as well
     def played(e0_before: float):
-        game = new_game("cuatro", ["red", "blue"])
-        yatzy = Throw((1, 1, 1, 1, 1))
-        for move in (yatzy, Place("B0"), yatzy, Place("A0"), yatzy, Place("C0"), yatzy,
-                     Place("E0"), yatzy, Place("F0")):
-            game.apply(move)
-        session = Session(game)
+        game, session = cuatro_after_five_yatzy_turns()
         session.observe(seen_after(game, changes={"A0": FieldView("blue", 1, 0.05),
                                                   "E0": FieldView("blue", 1, e0_before)}))
-        session.throw_settled(yatzy.dice)
+        session.throw_settled((1, 1, 1, 1, 1))
         session.hand_over_board()  # blue's roof on E0, its reading growing unsure by steps
         for e0 in (0.45, 0.25, 0.1):
             unsure = {"A0": FieldView("blue", 1, 0.05), "E0": FieldView("blue", 1, e0)}
             assert session.observe(seen_after(game, changes=unsure)).kind == "same"
-        for dice in [(2, 3, 4, 5, 6), (1, 2, 3, 4, 6), (2, 2, 3, 5, 6), (1, 3, 4, 4, 5)]:
-            assert session.throw_settled(dice)  # red's, counted as blue's 2nd to 5th
-        return game, session.throw_settled((3, 3, 4, 5, 6))
+        return game, reds_throws_after_blues_missed_roof(session)
 
     game, taken = played(e0_before=0.57)
     assert taken and game.moves[10:12] == [Throw((1, 1, 1, 1, 1)), Place("E0")]
@@ -636,9 +636,7 @@ def test_a_roof_the_camera_missed_after_a_throw_with_a_die_unread_fits_the_die()
     assert game.dice == (1, 2, 2, 2, 6)
     session.hand_over_board()  # blue's roof on A0
     assert session.observe(seen_after(game, changes=unsure)).kind == "same"
-    for dice in [(2, 3, 4, 5, 6), (1, 2, 3, 4, 6), (2, 2, 3, 5, 6), (1, 3, 4, 4, 5)]:
-        assert session.throw_settled(dice)  # red's, counted as blue's 2nd to 5th
-    assert session.throw_settled((3, 3, 4, 5, 6))
+    assert reds_throws_after_blues_missed_roof(session)
     assert game.moves[6:8] == [Throw((2, 2, 2, 6, 6)), Place("A0")]
     assert game.current_player == "red" and game.throw_count == 5
 

@@ -264,6 +264,8 @@ class Referee:
         self._clear_views: deque[tuple[float, int, Observation]] = deque(
             maxlen=CLEAR_VIEWS_KEPT)
         self._clear_run = 0
+        #: When the run of clear views last broke (a hand, an unreadable frame).
+        self._broken_at: deque[float] = deque(maxlen=CLEAR_VIEWS_KEPT)
         self.annotate_every = annotate_every
         self.stats = RefereeStats()
         self.problem: str | None = None
@@ -321,6 +323,7 @@ class Referee:
             self._clear_views.append((frame.timestamp, self._clear_run, seen))
         else:
             self._clear_run += 1
+            self._broken_at.append(frame.timestamp)
             if seen is not None:
                 self.session.hand_over_board()
         if self.dice is not None and not self.session.game.is_over:
@@ -396,10 +399,17 @@ class Referee:
         last unbroken run of views with no hand over the board up to then (pieces move only
         under a hand), or of the oldest run kept. Not one view alone: a field misread in the
         frame the dice came to rest in held a Cuatro throw back until the thrower's stone
-        was judged, and the throw went to the next player (scripted seed 11)."""
+        was judged, and the throw went to the next player (scripted seed 11). A run that
+        broke before ``moment`` tells nothing of it: a hand came over the board since
+        (Spexxx seed 53 with camera dice: white's stone at the far rim left the board read
+        as changed for 4 s; black's first throw, judged by the views before white's hand,
+        was refused as white's fifth and lost)."""
         if not self._clear_views:
             return False
-        before = [(run, view) for t, run, view in self._clear_views if t <= moment]
+        before = [(t, run, view) for t, run, view in self._clear_views if t <= moment]
+        if before and any(before[-1][0] < t <= moment for t in self._broken_at):
+            return False
+        before = [(run, view) for _, run, view in before]
         if not before:
             oldest = self._clear_views[0][1]
             before = [(run, view) for _, run, view in self._clear_views if run == oldest]

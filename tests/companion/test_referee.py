@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -560,6 +561,35 @@ def test_a_field_misread_as_the_dice_come_to_rest_does_not_hold_the_throw_back(m
     run = referee_simulated(table, scripted_dice=True)
     assert run.session.game.moves == list(script)
     assert run.false_flags == []
+
+
+def test_a_throw_at_rest_while_the_board_reads_occluded_waits_for_the_board(monkeypatch):
+    # Spexxx seed 53 with camera dice: white's stone at the far rim left the board read as
+    # changed (occluded) for 4 s; black's first throw came to rest meanwhile, was judged by
+    # the views before white's hand, refused as white's fifth and lost. Here red's stone on
+    # D0 reads occluded until just after blue's first throw has come to rest
+    import companion.referee as referee_module
+
+    read = referee_module.read_board
+    since_rest = []
+
+    def occluded_after_the_stone(image, layout, **kwargs):
+        reading = read(image, layout, **kwargs)
+        truth = table.current.truth
+        if "D0" in truth.stacks:
+            if truth.throw is not None or since_rest:
+                since_rest.append(truth.throw)
+            if len(since_rest) <= 1:
+                return replace(reading, occluded=True, hidden_fields=frozenset({"D0"}))
+        return reading
+
+    monkeypatch.setattr(referee_module, "read_board", occluded_after_the_stone)
+    script = (Throw((1, 2, 3, 4, 5)), Place("D0"), Throw((2, 2, 3, 3, 3)),
+              Throw((1, 1, 2, 2, 2)), Place("A0"))
+    table = SimTable("cuatro", ["red", "blue"], 1, options=SimOptions(
+        script=script, still_frames=QUICK))
+    run = referee_simulated(table, scripted_dice=True)
+    assert run.session.game.moves == list(script)
 
 
 @pytest.mark.parametrize(("where", "still"), [("dice area", True), ("board", False)])

@@ -8,6 +8,7 @@ committed them, so what the players were told is never lost.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import Counter
@@ -19,7 +20,6 @@ from typing import Any
 from companion.core import Game, IllegalMove
 from companion.gamelog import FINISHED, MOVE, UNDO, GameLog
 from companion.infer import (
-    CONFIDENCE_DROP_AFTER_HAND,
     LOW_CONFIDENCE,
     FieldView,
     Inference,
@@ -68,26 +68,38 @@ class MissedPlacement:
     dice: tuple[int, ...] | None = None
 
 
+#: A missed stone's field is told from others the rules allow as well by its confidence
+#: falling across the placement by this much more than theirs (see :func:`_only_fit`).
+CONFIDENCE_FALL_MARGIN = 0.1
+
+
 def _only_fit(fits: dict[Place, MissedPlacement], obs: Observation,
               before: Callable[[MissedPlacement], FieldView | None]) -> MissedPlacement | None:
     """The one placement in ``fits``, or of several the one on a field the reader is unsure
     of: a stone the reader missed lies likelier there; of several such, the one whose
-    field read otherwise ``before`` the throw the placement follows (its reading, or its
-    confidence higher by CONFIDENCE_DROP_AFTER_HAND: Cuatro seed 121 with camera dice,
-    blue's roof on D5 read at 0.57 before and 0.12 after it, where C3 read 0.0 all
-    along)."""
+    field changed most since ``before`` the throw the placement follows - read otherwise,
+    or its confidence fallen by CONFIDENCE_FALL_MARGIN more than any other's (Cuatro seed
+    121 with camera dice: blue's roof on D5 read at 0.57 before and 0.12 after it, C3 at
+    0.0 all along; seed 200: blue's roof on D5 read one low at 0.16, then 0.02, F2 at 0.56
+    both times)."""
     if len(fits) > 1:
         fits = {m: f for m, f in fits.items() if obs.fields[m.field].confidence < LOW_CONFIDENCE}
     if len(fits) > 1:
-        fell = {m: f for m, f in fits.items() if _read_otherwise(before(f), obs.fields[m.field])}
-        fits = fell if len(fell) == 1 else fits
+        falls = sorted(((_fall(before(f), obs.fields[m.field]), m) for m, f in fits.items()),
+                       key=lambda pair: pair[0], reverse=True)
+        if falls[0][0] >= CONFIDENCE_FALL_MARGIN + max(falls[1][0], 0.0):
+            fits = {falls[0][1]: fits[falls[0][1]]}
     return next(iter(fits.values())) if len(fits) == 1 else None
 
 
-def _read_otherwise(then: FieldView | None, now: FieldView) -> bool:
-    return then is not None and ((then.top, then.height) != (now.top, now.height)
-                                 or then.confidence - now.confidence
-                                 >= CONFIDENCE_DROP_AFTER_HAND)
+def _fall(then: FieldView | None, now: FieldView) -> float:
+    """How much the reader's view of a field changed: its confidence's fall, or without
+    end for another reading; nothing without a view before."""
+    if then is None:
+        return 0.0
+    if (then.top, then.height) != (now.top, now.height):
+        return math.inf
+    return then.confidence - now.confidence
 
 
 def _other_throws(game: Game, doubt: tuple[int, tuple[tuple[int, ...], ...]] | None

@@ -600,26 +600,29 @@ def test_a_roof_the_camera_missed_is_the_one_on_the_tower_it_is_unsure_of():
     assert game.current_player == "red" and game.throw_count == 5
 
 
-def test_of_two_unsure_towers_the_missed_roof_is_on_the_one_read_otherwise_after_it():
+def test_of_two_unsure_towers_the_missed_roof_is_on_the_one_whose_reading_fell_across_it():
     # Cuatro seed 121 with camera dice: blue's roof on D5 (read at 0.57 before it, 0.12
-    # after) went unseen; C3, read at 0.0 all along, fitted the throws as well
-    def played(e0_before: float):
+    # after, by steps too small to be a move) went unseen; C3, read at 0.0 all along,
+    # fitted the throws as well. Seed 200: D5 read one low at 0.16, then 0.02; F2 at 0.56
+    def played(a0: float, e0_before: float, e0_after: tuple[float, ...]):
         game, session = cuatro_after_five_yatzy_turns()
-        session.observe(seen_after(game, changes={"A0": FieldView("blue", 1, 0.05),
+        session.observe(seen_after(game, changes={"A0": FieldView("blue", 1, a0),
                                                   "E0": FieldView("blue", 1, e0_before)}))
         session.throw_settled((1, 1, 1, 1, 1))
-        session.hand_over_board()  # blue's roof on E0, its reading growing unsure by steps
-        for e0 in (0.45, 0.25, 0.1):
-            unsure = {"A0": FieldView("blue", 1, 0.05), "E0": FieldView("blue", 1, e0)}
+        session.hand_over_board()  # blue's roof on E0
+        for e0 in e0_after:
+            unsure = {"A0": FieldView("blue", 1, a0), "E0": FieldView("blue", 1, e0)}
             assert session.observe(seen_after(game, changes=unsure)).kind == "same"
         return game, reds_throws_after_blues_missed_roof(session)
 
-    game, taken = played(e0_before=0.57)
-    assert taken and game.moves[10:12] == [Throw((1, 1, 1, 1, 1)), Place("E0")]
-    assert game.current_player == "red" and game.throw_count == 5
-    # both read unsure before as after: nothing tells which, the throw is refused
-    game, taken = played(e0_before=0.1)
-    assert not taken and game.current_player == "blue"
+    for a0, e0_before, e0_after in [(0.05, 0.57, (0.45, 0.25, 0.1)), (0.56, 0.16, (0.02,))]:
+        game, taken = played(a0, e0_before, e0_after)
+        assert taken and game.moves[10:12] == [Throw((1, 1, 1, 1, 1)), Place("E0")]
+        assert game.current_player == "red" and game.throw_count == 5
+    # both read as unsure before as after: nothing tells which, the throw is refused
+    for a0, e0_before, e0_after in [(0.05, 0.1, (0.1,)), (0.3, 0.16, (0.1,))]:
+        game, taken = played(a0, e0_before, e0_after)
+        assert not taken and game.current_player == "blue"
 
 
 def test_a_roof_the_camera_missed_after_a_throw_with_a_die_unread_fits_the_die():

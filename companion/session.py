@@ -449,9 +449,7 @@ class Session:
         nearest throw that allows it (:meth:`_stone_stood`).
         """
         with self._lock:
-            resumed = self._missed_turn_end()
-            if since_flag and not resumed:
-                self._stone_stood()
+            resumed = self._missed_turn_end() or since_flag and self._stone_stood()
             taken = self._count_throw(dice, likely)
             if resumed and taken and self.last_observation is not None:
                 self.observe(self.last_observation)

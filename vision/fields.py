@@ -282,7 +282,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
             mask = np.zeros((height_px, width_px), np.uint8)
             cv2.fillConvexPoly(mask, np.rint(hull).astype(np.int32), 1)
             if previous is None:
-                footprints.append(mask[lo_px[1]:hi_px[1], lo_px[0]:hi_px[0]])
+                footprints.append(mask[lo_px[1]:hi_px[1], lo_px[0]:hi_px[0]].copy())
                 footprint_at.append(lo_px)
             sliver = mask if previous is None else mask & (1 - previous)
             ys, xs = np.nonzero(sliver[lo_px[1]:hi_px[1], lo_px[0]:hi_px[0]])

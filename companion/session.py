@@ -736,11 +736,16 @@ class Session:
         turn with the placement the player says they made and the camera missed: the only
         one the rules allow, on a field that reads as it would after it, or one low (even
         sure of it) after a hand (a roof on one's own tower read as before; the last of a
-        game has no next throw to tell it: Cuatro seed 42 with camera dice)."""
+        game has no next throw to tell it: Cuatro seed 42 with camera dice). While the next
+        player's stone is flagged, it says play went on, as their next throw would
+        (:meth:`_missed_turn_end`; seed 224: red's roof on D5 went unseen, and blue's on
+        E0, the game's last move, stayed flagged)."""
         with self._lock:
             if self.pending_choice:
                 move, self.pending_choice = self.pending_choice[0], ()
                 return self.play(move)
+            if self._missed_turn_end():
+                return True
             found = None
             if not self.game.is_over and self.flag is None:
                 found = self._missed_placement(lambda trial: True, loose=True,

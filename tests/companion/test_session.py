@@ -746,6 +746,29 @@ def test_a_throw_while_the_next_players_stone_is_flagged_ends_the_turn_the_camer
     assert game.stacks()["A0"] == ("blue",) and game.throw_count == 3
 
 
+def test_confirm_while_the_next_players_stone_is_flagged_ends_the_turn_the_camera_missed():
+    # Cuatro seed 224 with camera dice: red's last roof on D5 went unseen (read as before),
+    # blue's roof on E0 after it, the game's last move, stayed flagged; no throw came to
+    # tell that play went on, and the confirm button said nothing to confirm
+    def pressed(hand: bool):
+        unsure = {"A0": FieldView("blue", 1, 0.2)}
+        game, session = blue_after_a_throw(unsure["A0"])
+        if hand:
+            session.hand_over_board()  # blue's hand setting the roof the camera missed
+        assert session.observe(seen_after(game, changes=unsure)).kind == "same"
+        session.throw_settled((2, 3, 4, 5, 6))  # red's, counted as blue's 2nd
+        stone = seen_after(game, changes={**unsure, "D2": FieldView("red", 1, 0.9)})
+        assert session.observe(stone).kind == "illegal"
+        return game, session, session.confirm()
+
+    game, session, confirmed = pressed(hand=True)
+    assert confirmed and session.flag is None
+    assert game.moves[7:] == [Place("A0"), Throw((2, 3, 4, 5, 6)), Place("D2")]
+    # no hand over the board after blue's throw: nothing was set, the stone stays flagged
+    game, session, confirmed = pressed(hand=False)
+    assert not confirmed and session.flag is not None and "D2" not in game.stacks()
+
+
 def test_a_throw_after_a_stone_flagged_against_misread_dice_makes_it_stand():
     # Cuatro seed 126 with camera dice: blue's straight 1 2 3 4 5, read 1 3 3 4 5 in every
     # frame, the stone on the straight field D2 flagged; red's next throw came to rest with

@@ -705,6 +705,20 @@ def test_the_next_players_stone_after_a_placement_the_camera_missed_is_theirs():
     assert game.current_player == "blue" and game.stacks()["A0"] == ("blue",)
 
 
+def reds_stone_after_blues_unseen_roof(hand: bool, confidence: float = 0.2):
+    """:func:`blue_after_a_throw`, blue's roof on A0 read as before (a hand seen over the
+    board, if ``hand``), red's throw counted as blue's 2nd and red's stone on D2 flagged."""
+    unsure = {"A0": FieldView("blue", 1, confidence)}
+    game, session = blue_after_a_throw(unsure["A0"])
+    if hand:
+        session.hand_over_board()  # blue's hand setting the roof the camera missed
+    assert session.observe(seen_after(game, changes=unsure)).kind == "same"
+    session.throw_settled((2, 3, 4, 5, 6))
+    stone = seen_after(game, changes={**unsure, "D2": FieldView("red", 1, 0.9)})
+    assert session.observe(stone).kind == "illegal"
+    return game, session, unsure
+
+
 def test_a_throw_while_the_next_players_stone_is_flagged_ends_the_turn_the_camera_missed():
     # Cuatro seed 18 with camera dice: blue's third roof on D5 went unseen (read one low
     # after it, unsure as before); red's throw went to blue, red's stone was flagged, and
@@ -712,14 +726,7 @@ def test_a_throw_while_the_next_players_stone_is_flagged_ends_the_turn_the_camer
     # (seed 82: the same with blue's second roof on C3 read one low, sure at 0.80)
     def played(hand: bool, stone_stays: bool, set_since: bool = False,
                confidence: float = 0.2):
-        unsure = {"A0": FieldView("blue", 1, confidence)}
-        game, session = blue_after_a_throw(unsure["A0"])
-        if hand:
-            session.hand_over_board()  # blue's hand setting the roof the camera missed
-        assert session.observe(seen_after(game, changes=unsure)).kind == "same"
-        session.throw_settled((2, 3, 4, 5, 6))  # red's, counted as blue's 2nd
-        stone = seen_after(game, changes={**unsure, "D2": FieldView("red", 1, 0.9)})
-        assert session.observe(stone).kind == "illegal"
+        game, session, unsure = reds_stone_after_blues_unseen_roof(hand, confidence)
         if not stone_stays:
             session.observe(seen_after(game, changes=unsure))
         if set_since:
@@ -751,14 +758,7 @@ def test_confirm_while_the_next_players_stone_is_flagged_ends_the_turn_the_camer
     # blue's roof on E0 after it, the game's last move, stayed flagged; no throw came to
     # tell that play went on, and the confirm button said nothing to confirm
     def pressed(hand: bool):
-        unsure = {"A0": FieldView("blue", 1, 0.2)}
-        game, session = blue_after_a_throw(unsure["A0"])
-        if hand:
-            session.hand_over_board()  # blue's hand setting the roof the camera missed
-        assert session.observe(seen_after(game, changes=unsure)).kind == "same"
-        session.throw_settled((2, 3, 4, 5, 6))  # red's, counted as blue's 2nd
-        stone = seen_after(game, changes={**unsure, "D2": FieldView("red", 1, 0.9)})
-        assert session.observe(stone).kind == "illegal"
+        game, session, _ = reds_stone_after_blues_unseen_roof(hand)
         return game, session, session.confirm()
 
     game, session, confirmed = pressed(hand=True)

@@ -41,6 +41,12 @@ def bgr_to_lab(bgr: tuple[int, int, int] | np.ndarray) -> np.ndarray:
     return cv2.cvtColor(pixel, cv2.COLOR_BGR2Lab).reshape(3).astype(np.float64)
 
 
+def lab_to_bgr(lab: np.ndarray) -> np.ndarray:
+    """One OpenCV 8-bit Lab colour -> BGR (0-255, float), the inverse of :func:`bgr_to_lab`."""
+    pixel = np.uint8(np.clip(lab, 0, 255)).reshape(1, 1, 3)
+    return cv2.cvtColor(pixel, cv2.COLOR_Lab2BGR).reshape(3).astype(np.float64)
+
+
 @dataclass
 class ColourCalibration:
     """Player colour name -> its colour in normalised 8-bit Lab."""

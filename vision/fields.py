@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from companion.layout import Layout
-from vision.calibration import ColourCalibration, bgr_to_lab, hex_to_bgr
+from vision.calibration import ColourCalibration, bgr_to_lab, hex_to_bgr, lab_to_bgr
 from vision.config import VisionConfig
 from vision.errors import VisionError
 from vision.pose import Camera, Pose
@@ -81,8 +81,7 @@ class ColourClasses:
         bins = self.bins(np.uint8(np.clip(player_labs, 0, 255)))
         found: dict[int, list[tuple[int, float]]] = {}
         for p, lab in enumerate(player_labs):
-            bgr = cv2.cvtColor(np.uint8(np.clip(lab, 0, 255)).reshape(1, 1, 3),
-                               cv2.COLOR_Lab2BGR).reshape(3).astype(np.float64)
+            bgr = lab_to_bgr(lab)
             for b, printed in enumerate(self.board_bgr):
                 ratio = math.log(max(bgr.mean(), 1.0) / max(float(printed.mean()), 1.0))
                 if rows[b, bins[p]] <= self.threshold and \
@@ -105,8 +104,7 @@ class ColourClasses:
         weights = np.array([config.lightness_weight, 1.0, 1.0])
         out = np.empty((len(labs), len(grid)), np.float32)
         for index, lab in enumerate(labs):
-            bgr = cv2.cvtColor(np.uint8(np.clip(lab, 0, 255)).reshape(1, 1, 3),
-                               cv2.COLOR_Lab2BGR).reshape(3).astype(np.float64)
+            bgr = lab_to_bgr(lab)
             shaded = [bgr * level for level in config.shade_levels]
             glared = [bgr + (255 - bgr) * g for g in glare_levels]
             variants = np.array([bgr_to_lab(np.clip(v, 0, 255)) for v in shaded + glared])
@@ -266,7 +264,6 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.expected_offsets = classes.offsets(geometry.expected)
 
     sliver_idx, sliver_seg, top_idx, top_seg, field_idx, field_seg = [], [], [], [], [], []
-    footprints, footprint_at = [], []  # each field's one-piece silhouette (cropped), where
     width_px, height_px = size
     for f, name in enumerate(names):
         base = geometry.to_px(centres[f])
@@ -281,9 +278,6 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
             hi_px = np.minimum(hi_px, [width_px, height_px])
             mask = np.zeros((height_px, width_px), np.uint8)
             cv2.fillConvexPoly(mask, np.rint(hull).astype(np.int32), 1)
-            if previous is None:
-                footprints.append(mask[lo_px[1]:hi_px[1], lo_px[0]:hi_px[0]].copy())
-                footprint_at.append(lo_px)
             sliver = mask if previous is None else mask & (1 - previous)
             ys, xs = np.nonzero(sliver[lo_px[1]:hi_px[1], lo_px[0]:hi_px[0]])
             flat = (ys + lo_px[1]) * width_px + xs + lo_px[0]
@@ -325,18 +319,16 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.field_seg = np.concatenate(field_seg)
     geometry.field_area = np.bincount(geometry.field_seg, minlength=len(names))
     geometry.home = _homes(geometry)
-    geometry.look_alike = _look_alike_fields(layout, geometry, classes, footprints,
-                                             footprint_at, config)
+    geometry.look_alike = _look_alike_fields(layout, geometry, classes, config)
     return geometry
 
 
 def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourClasses,
-                       footprints: list[np.ndarray], footprint_at: list[np.ndarray],
                        config: VisionConfig) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
     """:attr:`BoardGeometry.look_alike`: for each field whose square is printed in a
     look-alike colour (:attr:`ColourClasses.look_alikes`; not Mühle's points, a dark dot
     on the board), its one-piece top face and the pixels of its square beyond a piece's
-    silhouette grown by ``look_alike_margin_mm``."""
+    silhouette (its first sliver) grown by ``look_alike_margin_mm``."""
     if not classes.look_alikes or geometry.max_height > 1:
         return []  # tall towers shade the squares around them: a ratio would lie there
     width, height = geometry.size
@@ -351,10 +343,9 @@ def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourC
             continue
         square = geometry.field_idx[geometry.field_seg == f]
         printed = geometry.expected.ravel()[square]
-        covered = np.zeros((height, width), np.uint8)
-        (x0, y0), crop = footprint_at[f], footprints[f]
-        covered[y0:y0 + crop.shape[0], x0:x0 + crop.shape[1]] = crop
-        covered = cv2.dilate(covered, kernel).ravel()
+        covered = np.zeros(height * width, np.uint8)
+        covered[geometry.sliver_idx[geometry.sliver_seg == f * geometry.max_height]] = 1
+        covered = cv2.dilate(covered.reshape(height, width), kernel).ravel()
         rim = square[(covered[square] == 0) & (printed == board)]
         if len(rim) >= config.look_alike_min_rim_px:
             top = geometry.top_idx[geometry.top_seg == f * geometry.max_height]

@@ -182,7 +182,8 @@ def _fits_better_than_none(game: Game, obs: Observation, changed: list[str],
     return cost < unchanged or (obs.after_hand and cost == unchanged)
 
 
-def unseen_placement(game: Game, obs: Observation, before: Observation) -> Move | None:
+def unseen_placement(game: Game, obs: Observation, before: Observation,
+                     read_right: frozenset[str] = frozenset()) -> Move | None:
     """A piece the reader did not see as a change: the board reads as expected, but on a
     field that is empty or the current player's own tower (where a stone of their colour
     leaves the top as it was) the reader lost its confidence since ``before`` (a white
@@ -190,7 +191,9 @@ def unseen_placement(game: Game, obs: Observation, before: Observation) -> Move 
     in the first view after a hand, by less), or, where it was unsure already, the field
     newly looks changed to it, or - the first view after a hand - an own tower it read one
     low now reads one higher, still unsure (a roof on a tower read low before and after, at
-    the game's old height).
+    the game's old height); not a tower that a view since it reached that height read
+    right (``read_right``): that one reading so again is the reader recovering (Cuatro seed
+    229: blue's two-roof E2 read 2, then 1, then 2 after a passing hand).
     A stone's look can spill onto a neighbour, so up to MAX_DOUBTFUL such fields may
     show; the placement is taken when the rules allow exactly one on them."""
     player = game.current_player
@@ -199,7 +202,8 @@ def unseen_placement(game: Game, obs: Observation, before: Observation) -> Move 
         if view.top in (None, player) and name in before.fields
         and view.confidence < LOW_CONFIDENCE
         and (_lost_confidence(name, view, obs, before)
-             or obs.after_hand and _read_one_higher(name, view, before))
+             or obs.after_hand and name not in read_right
+             and _read_one_higher(name, view, before))
     ]
     if not 1 <= len(doubtful) <= MAX_DOUBTFUL:
         return None

@@ -150,6 +150,8 @@ class Session:
         #: The last view seen while the game held so many moves (see :func:`_only_fit`);
         #: the referee hands a view over when the board changes, not at every move.
         self._views_at: dict[int, Observation] = {}
+        #: Per field, its stack when a view last read it exactly (see :meth:`_read_right`).
+        self._read_as: dict[str, tuple[str, ...]] = {}
         self._seq = 0
         self._lock = threading.RLock()
 
@@ -176,59 +178,78 @@ class Session:
         (:func:`~companion.infer.unseen_placement`).
         """
         with self._lock:
-            seen = self._trusted(obs)
-            self.last_observation = obs
-            self._views_at[len(self.game.moves)] = obs
-            if self.flag is not None:
-                doubted = self.flag.kind == "doubt" and set(self.flag.changed) & obs.looks_changed
-                result = self._judge(seen) if changed_fields(self.game, seen) else None
-                if (result is None or result.kind == "same") and not doubted:
-                    self.flag = None
-                    self._baseline = self._agreed = obs
-                    self._emit("cleared", {"message": "the board is back to the last legal state"})
-                    return Inference("same")
-                result = result or Inference("same")
-                if result.kind not in ("move", "moves") and self._agreed is not self._baseline:
-                    # what vanished may just have been lifted for this move: judge the view
-                    # against the last view the game agreed with
-                    seen = self._trusted(obs, self._agreed)
-                    result = self._judge(seen)
-                if result.kind not in ("move", "moves"):
-                    self._flag_again(result)
-                    return self.flag
-                self.flag = None
-                self._emit("cleared", {"message": "the board shows a legal move again"})
-            else:
-                result = self._judge(seen)
-                unseen = (unseen_placement(self.game, obs, self._agreed)
-                          if result.kind == "same" and self._agreed is not None else None)
-                if unseen is not None:
-                    result = Inference("move", unseen, (unseen,), changed=(unseen.field,))
-                elif result.kind == "same" and self._agreed is not None:
-                    result = unexplained_doubt(self.game, obs, self._agreed) or result
-            if result.kind in ("same", "move", "moves"):
-                self._baseline = self._agreed = obs
-            if result.kind == "move":
-                self.play(result.move)
-            elif result.kind == "moves":
-                for move in result.candidates:
-                    self.play(move)
-            elif result.kind == "ambiguous":
-                self.pending_choice = result.candidates
-                self._emit("confirm", {
-                    "message": "the camera is unsure: press confirm to accept "
-                    f"{result.candidates[0]}, or correct it on the web page",
-                    "candidates": [move_to_dict(m) for m in result.candidates],
-                })
-            elif result.kind in ("illegal", "unexplained", "doubt"):
-                if result.kind == "unexplained" and self._only_vanished(seen, result.changed):
-                    # Most often a stone the camera stopped seeing: flag it once, and let
-                    # the same reading count as unchanged from now on.
-                    self._baseline = obs
-                self._raise_flag(result)
-            elif result.kind == "pending":
-                self._emit("waiting", {"message": result.reason})
+            result = self._observe(obs)
+            self._note_read_right(obs)
             return result
+
+    def _observe(self, obs: Observation) -> Inference:
+        seen = self._trusted(obs)
+        self.last_observation = obs
+        self._views_at[len(self.game.moves)] = obs
+        if self.flag is not None:
+            doubted = self.flag.kind == "doubt" and set(self.flag.changed) & obs.looks_changed
+            result = self._judge(seen) if changed_fields(self.game, seen) else None
+            if (result is None or result.kind == "same") and not doubted:
+                self.flag = None
+                self._baseline = self._agreed = obs
+                self._emit("cleared", {"message": "the board is back to the last legal state"})
+                return Inference("same")
+            result = result or Inference("same")
+            if result.kind not in ("move", "moves") and self._agreed is not self._baseline:
+                # what vanished may just have been lifted for this move: judge the view
+                # against the last view the game agreed with
+                seen = self._trusted(obs, self._agreed)
+                result = self._judge(seen)
+            if result.kind not in ("move", "moves"):
+                self._flag_again(result)
+                return self.flag
+            self.flag = None
+            self._emit("cleared", {"message": "the board shows a legal move again"})
+        else:
+            result = self._judge(seen)
+            unseen = (unseen_placement(self.game, obs, self._agreed, self._read_right())
+                      if result.kind == "same" and self._agreed is not None else None)
+            if unseen is not None:
+                result = Inference("move", unseen, (unseen,), changed=(unseen.field,))
+            elif result.kind == "same" and self._agreed is not None:
+                result = unexplained_doubt(self.game, obs, self._agreed) or result
+        if result.kind in ("same", "move", "moves"):
+            self._baseline = self._agreed = obs
+        if result.kind == "move":
+            self.play(result.move)
+        elif result.kind == "moves":
+            for move in result.candidates:
+                self.play(move)
+        elif result.kind == "ambiguous":
+            self.pending_choice = result.candidates
+            self._emit("confirm", {
+                "message": "the camera is unsure: press confirm to accept "
+                f"{result.candidates[0]}, or correct it on the web page",
+                "candidates": [move_to_dict(m) for m in result.candidates],
+            })
+        elif result.kind in ("illegal", "unexplained", "doubt"):
+            if result.kind == "unexplained" and self._only_vanished(seen, result.changed):
+                # Most often a stone the camera stopped seeing: flag it once, and let
+                # the same reading count as unchanged from now on.
+                self._baseline = obs
+            self._raise_flag(result)
+        elif result.kind == "pending":
+            self._emit("waiting", {"message": result.reason})
+        return result
+
+    def _note_read_right(self, obs: Observation) -> None:
+        stacks = self.game.stacks()
+        for name, view in obs.fields.items():
+            stack = stacks.get(name, ())
+            if (view.top, view.height) == ((stack[-1], len(stack)) if stack else (None, 0)):
+                self._read_as[name] = stack
+
+    def _read_right(self) -> frozenset[str]:
+        """Fields some view has read exactly as the game now has them: the reader can tell
+        their height, so a misreading of one is likelier than a stone it cannot see."""
+        stacks = self.game.stacks()
+        return frozenset(name for name, stack in self._read_as.items()
+                         if stack == stacks.get(name, ()))
 
     def _flag_again(self, result: Inference) -> None:
         """While a flag is up, a wrong change on fields it does not name is told too: the

@@ -338,6 +338,20 @@ def test_a_stone_on_a_tower_read_one_low_shows_as_the_reading_growing_after_a_ha
     assert result.kind == "same" and played.stacks()["C6"] == ("red",) * 2
 
 
+def test_a_tower_read_at_its_height_before_it_read_one_low_is_no_stone_when_it_reads_so_again():
+    # Cuatro seed 229: blue's two-roof E2, read two high, then one, unsure, then two again
+    # after a hand passed over the board, was taken for blue's third roof never set
+    game, session = red_to_play_beside_a_red_stone(0.84)
+    session.observe(seen_after(game, Place("C6"), Place("F2")))
+    assert game.stacks()["C6"] == ("red", "red") and game.current_player == "red"
+    low = seen_after(game, changes={"C6": FieldView("red", 1, 0.01)})
+    assert session.observe(low).kind == "same"
+    back = seen_after(game, changes={"C6": FieldView("red", 2, 0.07)})
+    result = session.observe(replace(back, after_hand=True))
+    assert result.kind == "same" and game.stacks()["C6"] == ("red", "red")
+    assert game.current_player == "red"
+
+
 def test_a_stone_on_a_tower_the_reader_was_unsure_of_shows_as_its_look_changing():
     # just4fun seed 6 on the simulated table: D1 at the far rim reads red, 1 high, with
     # confidence 0 before red's second stone and after it; only its changed look tells

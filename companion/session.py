@@ -69,8 +69,8 @@ class MissedPlacement:
 
 
 #: A missed stone's field is told from others the rules allow as well by its confidence
-#: falling across the placement by this much more than theirs (see :func:`_only_fit`).
-CONFIDENCE_FALL_MARGIN = 0.1
+#: moving across the placement by this much more than theirs (see :func:`_only_fit`).
+CONFIDENCE_MOVE_MARGIN = 0.1
 
 
 def _only_fit(fits: dict[Place, MissedPlacement], obs: Observation,
@@ -78,28 +78,29 @@ def _only_fit(fits: dict[Place, MissedPlacement], obs: Observation,
     """The one placement in ``fits``, or of several the one on a field the reader is unsure
     of: a stone the reader missed lies likelier there; of several such, the one whose
     field changed most since ``before`` the throw the placement follows - read otherwise,
-    or its confidence fallen by CONFIDENCE_FALL_MARGIN more than any other's (Cuatro seed
+    or its confidence moved by CONFIDENCE_MOVE_MARGIN more than any other's (Cuatro seed
     121 with camera dice: blue's roof on D5 read at 0.57 before and 0.12 after it, C3 at
     0.0 all along; seed 200: blue's roof on D5 read one low at 0.16, then 0.02, F2 at 0.56
-    both times)."""
+    both times; seed 257: red's roof on C3 read one low at 0.15, then 0.33 - a tower read
+    one low may read nearer that height with a layer more - F2 at 0.0 both times)."""
     if len(fits) > 1:
         fits = {m: f for m, f in fits.items() if obs.fields[m.field].confidence < LOW_CONFIDENCE}
     if len(fits) > 1:
-        falls = sorted(((_fall(before(f), obs.fields[m.field]), m) for m, f in fits.items()),
+        moves = sorted(((_moved(before(f), obs.fields[m.field]), m) for m, f in fits.items()),
                        key=lambda pair: pair[0], reverse=True)
-        if falls[0][0] >= CONFIDENCE_FALL_MARGIN + max(falls[1][0], 0.0):
-            fits = {falls[0][1]: fits[falls[0][1]]}
+        if moves[0][0] >= CONFIDENCE_MOVE_MARGIN + moves[1][0]:
+            fits = {moves[0][1]: fits[moves[0][1]]}
     return next(iter(fits.values())) if len(fits) == 1 else None
 
 
-def _fall(then: FieldView | None, now: FieldView) -> float:
-    """How much the reader's view of a field changed: its confidence's fall, or without
-    end for another reading; nothing without a view before."""
+def _moved(then: FieldView | None, now: FieldView) -> float:
+    """How much the reader's view of a field changed: how far its confidence moved, or
+    without end for another reading; nothing without a view before."""
     if then is None:
         return 0.0
     if (then.top, then.height) != (now.top, now.height):
         return math.inf
-    return then.confidence - now.confidence
+    return abs(then.confidence - now.confidence)
 
 
 def _other_throws(game: Game, doubt: tuple[int, tuple[tuple[int, ...], ...]] | None
@@ -299,7 +300,7 @@ class Session:
         if result.kind in ("illegal", "unexplained") and \
                 self._pieces_of(result.changed, self.game.next_player):
             found = self._missed_placement(self._stone_follows, least_rewound=1,
-                                           covered=True)
+                                           covered=frozenset(result.changed))
             if found is not None:
                 self._put_in_missed(found)
                 result = infer_move(self.game, self._trusted(self.last_observation))
@@ -333,14 +334,14 @@ class Session:
             return infer_move(trial, Observation(fields))
 
         found = self._missed_placement(lambda trial: stone(trial).kind == "move",
-                                       least_rewound=1, loose=True)
+                                       least_rewound=1, loose=True, covered=frozenset(flagged))
         if found is None:
             return False
         self._put_in_missed(found)
         self.flag = None
         self._emit("cleared", {"message": "the board shows a legal move again"})
         self.play(stone(self.game).move)
-        since = set(changed_fields(self.game, self._trusted(obs)))
+        since = set(changed_fields(self.game, self._trusted(obs))) - set(flagged)
         expected = Observation.of_game(self.game).fields
         self._baseline = self._agreed = replace(obs, fields={
             name: expected[name] if name in since else view for name, view in obs.fields.items()})
@@ -357,17 +358,19 @@ class Session:
             f in obs.fields and obs.fields[f].top == player for f in changed)
 
     def _stone_stood(self) -> bool:
-        """A throw came to rest after the current player's stone was refused against the
-        dice counted, the stone still lying there: play went on, so the players took it for
-        legal, and the dice were misread in every frame (Cuatro seed 126 with camera dice:
-        the straight 1 2 3 4 5 read 1 3 3 4 5; seed 165: 1 1 2 3 3 read 1 1 2 4 and a die
-        unread). The first throw with one die more changed than read in doubt that makes
-        the stone legal replaces the turn's last throw, and the stone is played; the page
-        is told, so a person can enter the dice. Returns whether it was."""
-        flag, dice = self.flag, self.game.dice
-        if flag is None or flag.kind != "illegal" or dice is None or \
+        """A throw came to rest (or confirm was pressed) after the current player's stone
+        was refused against the dice counted, the stone still lying there: play went on, so
+        the players took it for legal, and the dice were misread in every frame (Cuatro seed
+        126 with camera dice: the straight 1 2 3 4 5 read 1 3 3 4 5; seed 165: 1 1 2 3 3
+        read 1 1 2 4 and a die unread). The first throw with one die more changed than read
+        in doubt that makes the stone legal replaces the turn's last throw, and the stone is
+        played; the page is told, so a person can enter the dice. Returns whether it was."""
+        flag = self.flag
+        if flag is None or flag.kind != "illegal" or not self.game.uses_dice or \
+                self.game.dice is None or \
                 not self._pieces_of(flag.changed, self.game.current_player):
             return False
+        dice = self.game.dice
         doubt = self._doubtful if self._doubtful and self._doubtful[0] == len(self.game.moves) \
             else (len(self.game.moves), (dice,))
         read = [Counter(option) for option in doubt[1]]
@@ -544,7 +547,7 @@ class Session:
 
     def _missed_placement(self, then: Callable[[Game], bool], least_rewound: int = 0,
                           loose: bool = False, most_rewound: int | None = None,
-                          covered: bool = False) -> MissedPlacement | None:
+                          covered: frozenset[str] = frozenset()) -> MissedPlacement | None:
         """The placement the current player made unseen, after which the turn's last throws
         (at least ``least_rewound``) are the next player's: the only one the rules allow
         after one of the turn's throws, after which the last view shows its field as it then
@@ -557,9 +560,10 @@ class Session:
         over the board after that throw (:meth:`hand_over_board`); every caller has other
         evidence of the placement (the player says so, a throw past the limit, the next
         player's stone still there when their throw comes);
-        ``covered``: the field may show one piece more, the next player's stone set on it,
-        for ``then`` to judge (Cuatro seed 73 with camera dice: blue's roof on D5 unseen,
-        red's roof on it read right, five high). Where several fit, the only one on a field
+        ``covered``: fields the next player's stone lies on, which may show one piece more
+        (or, where ``loose`` allows, as many), for ``then`` to judge (Cuatro seed 73 with
+        camera dice: blue's roof on D5 unseen, red's roof on it read right, five high; seed
+        248: red's read one low). Where several fit, the only one on a field
         the reader is unsure of is taken (seed 87: red's roof on A4, read at 0.05, and one
         on D5, read sure, fitted). Where none or several fit the throws as counted, a throw
         counted with dice unread may have been another (seed 110: blue's second roof on D4,
@@ -603,9 +607,10 @@ class Session:
 
     @staticmethod
     def _placements_shown(trial: Game, obs: Observation, low: bool,
-                          covered: bool) -> list[tuple[Place, Game]]:
+                          covered: frozenset[str]) -> list[tuple[Place, Game]]:
         """The placements of ``trial``'s player whose field the view shows as after them
-        (``low``: or one lower; ``covered``: or one higher), each with the game after it."""
+        (``low``: or one lower; on ``covered`` fields, with any piece on top: one higher, or
+        with ``low`` as high), each with the game after it."""
         shown = []
         for move in trial.legal_moves():
             view = obs.fields.get(move.field) if isinstance(move, Place) else None
@@ -614,7 +619,9 @@ class Session:
             after = trial.copy()
             after.apply(move)
             stack = after.stacks()[move.field]
-            if covered and view.height == len(stack) + 1 or view.top == stack[-1] and (
+            under = move.field in covered and (
+                view.height == len(stack) + 1 or low and view.height == len(stack))
+            if under or view.top == stack[-1] and (
                     view.height == len(stack) or low and view.height == len(stack) - 1):
                 shown.append((move, after))
         return shown
@@ -760,12 +767,15 @@ class Session:
         game has no next throw to tell it: Cuatro seed 42 with camera dice). While the next
         player's stone is flagged, it says play went on, as their next throw would
         (:meth:`_missed_turn_end`; seed 224: red's roof on D5 went unseen, and blue's on
-        E0, the game's last move, stayed flagged)."""
+        E0, the game's last move, stayed flagged). While their own stone is flagged against
+        the dice, it says the stone stands, as the next player's throw would
+        (:meth:`_stone_stood`; seed 252: blue's last roof on the pair-of-2s field, 1 1 2 2 3
+        read 1 1 2 3 3)."""
         with self._lock:
             if self.pending_choice:
                 move, self.pending_choice = self.pending_choice[0], ()
                 return self.play(move)
-            if self._missed_turn_end():
+            if self._missed_turn_end() or self._stone_stood():
                 return True
             found = None
             if not self.game.is_over and self.flag is None:

@@ -614,10 +614,11 @@ def test_a_roof_the_camera_missed_is_the_one_on_the_tower_it_is_unsure_of():
     assert game.current_player == "red" and game.throw_count == 5
 
 
-def test_of_two_unsure_towers_the_missed_roof_is_on_the_one_whose_reading_fell_across_it():
+def test_of_two_unsure_towers_the_missed_roof_is_on_the_one_whose_reading_moved_across_it():
     # Cuatro seed 121 with camera dice: blue's roof on D5 (read at 0.57 before it, 0.12
     # after, by steps too small to be a move) went unseen; C3, read at 0.0 all along,
-    # fitted the throws as well. Seed 200: D5 read one low at 0.16, then 0.02; F2 at 0.56
+    # fitted the throws as well. Seed 200: D5 read one low at 0.16, then 0.02; F2 at 0.56.
+    # Seed 257: red's roof on C3 read one low at 0.15, then 0.33; F2 at 0.0 both times
     def played(a0: float, e0_before: float, e0_after: tuple[float, ...]):
         game, session = cuatro_after_five_yatzy_turns()
         session.observe(seen_after(game, changes={"A0": FieldView("blue", 1, a0),
@@ -629,7 +630,8 @@ def test_of_two_unsure_towers_the_missed_roof_is_on_the_one_whose_reading_fell_a
             assert session.observe(seen_after(game, changes=unsure)).kind == "same"
         return game, reds_throws_after_blues_missed_roof(session)
 
-    for a0, e0_before, e0_after in [(0.05, 0.57, (0.45, 0.25, 0.1)), (0.56, 0.16, (0.02,))]:
+    for a0, e0_before, e0_after in [(0.05, 0.57, (0.45, 0.25, 0.1)), (0.56, 0.16, (0.02,)),
+                                    (0.0, 0.15, (0.33,))]:
         game, taken = played(a0, e0_before, e0_after)
         assert taken and game.moves[10:12] == [Throw((1, 1, 1, 1, 1)), Place("E0")]
         assert game.current_player == "red" and game.throw_count == 5
@@ -717,6 +719,30 @@ def test_the_next_players_stone_after_a_placement_the_camera_missed_is_theirs():
     game, result, events = played(view_shows_the_roof=False)
     assert result.kind == "illegal" and "blue's turn" in result.reason
     assert game.current_player == "blue" and game.stacks()["A0"] == ("blue",)
+
+
+def test_a_throw_while_the_next_players_stone_covers_the_roof_the_camera_missed_ends_the_turn():
+    # Cuatro seed 248 with camera dice: blue's roof on D5 unseen, red's throw counted as
+    # blue's, then red's roof on the same tower read one low (red, 2 high: where the game
+    # had one roof) and flagged; blue's next throw came with it lying there
+    def played(hand: bool):
+        game, session = blue_after_a_throw(FieldView("blue", 1, 0.9))
+        if hand:
+            session.hand_over_board()  # blue's hand setting the roof the camera missed
+        assert session.observe(seen_after(game)).kind == "same"
+        assert session.throw_settled((1, 1, 1, 1, 1))  # red's, counted as blue's 2nd
+        low = seen_after(game, changes={"A0": FieldView("red", 2, 0.69)})
+        assert session.observe(low).kind == "illegal"
+        session.throw_settled((1, 2, 3, 4, 5))
+        return game, session
+
+    game, session = played(hand=True)
+    assert game.stacks()["A0"] == ("blue", "blue", "red") and session.flag is None
+    assert game.moves[-1] == Throw((1, 2, 3, 4, 5)) and game.current_player == "blue"
+    # no hand over the board after blue's throw: nothing was set there, the stone is not
+    # taken for red's
+    game, session = played(hand=False)
+    assert game.stacks()["A0"] == ("blue",) and game.throw_count == 3
 
 
 def reds_stone_after_blues_unseen_roof(hand: bool, confidence: float = 0.2):
@@ -813,6 +839,26 @@ def test_a_throw_after_a_stone_flagged_against_misread_dice_makes_it_stand():
     # dice that came to rest before the stone was flagged were thrown before it
     game, session, _ = flagged((1, 3, 3, 4, 5), "D2", since_flag=False)
     assert game.moves == [Throw((1, 3, 3, 4, 5)), Throw((2, 2, 4, 5, 6))]
+
+
+def test_confirm_while_ones_own_stone_is_flagged_against_misread_dice_makes_it_stand():
+    # Cuatro seed 252 with camera dice: blue's last roof, the game's last move, on the
+    # pair-of-2s field A4 after 1 1 2 2 3 read 1 1 2 3 3; no throw came after it, and the
+    # confirm button said nothing to confirm
+    def pressed(read, field):
+        game = new_game("cuatro", ["red", "blue"])
+        session = Session(game)
+        session.throw_settled(read)
+        assert session.observe(seen_after(game, changes={field: FieldView("red", 1)})).kind \
+            == "illegal"
+        return game, session, session.confirm()
+
+    game, session, confirmed = pressed((1, 1, 2, 3, 3), "A4")
+    assert confirmed and session.flag is None and game.current_player == "blue"
+    assert game.moves[-1] == Place("A4") and game.moves[0].dice.count(2) >= 2
+    # two dice off is no misreading: the stone stays flagged
+    game, session, confirmed = pressed((1, 1, 3, 4, 5), "A4")
+    assert not confirmed and session.flag is not None and "A4" not in game.stacks()
 
 
 def test_a_view_as_the_flagged_one_has_nothing_waiting_to_be_judged():

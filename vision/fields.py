@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from companion.layout import Layout
+from companion.layout import Field, Layout
 from vision.calibration import ColourCalibration, bgr_to_lab, hex_to_bgr, lab_to_bgr
 from vision.config import VisionConfig
 from vision.errors import VisionError
@@ -70,23 +70,30 @@ class ColourClasses:
         self.board_distance = np.concatenate([distances, unknown]).ravel()
         self.threshold = config.colour_match_distance
         self.margin = config.board_preference
-        self.look_alikes = self._look_alikes(player_labs, config)
+        self.look_alikes: dict[int, list[tuple[int, float]]] = {}
+        #: Board colour -> the players whose piece matches it at the same brightness
+        #: (Mühle's lines and a black stone): a pixel of it tells nothing of such a piece.
+        self.shared: dict[int, list[int]] = {}
+        for b, p, ratio in self._matches(player_labs):
+            if abs(ratio) >= math.log(config.look_alike_min_ratio):
+                self.look_alikes.setdefault(b, []).append((p, ratio))
+            else:
+                self.shared.setdefault(b, []).append(p)
 
-    def _look_alikes(self, player_labs: np.ndarray, config: VisionConfig
-                     ) -> dict[int, list[tuple[int, float]]]:
-        """Board colour -> the players whose colour it matches (within
-        ``colour_match_distance`` at some light level) but for a brightness ratio of at
-        least ``look_alike_min_ratio``, with the log of that ratio (piece over board)."""
+    def _matches(self, player_labs: np.ndarray) -> list[tuple[int, int, float]]:
+        """(board colour, player, log brightness ratio piece over board) for each board
+        colour a player's colour matches within ``colour_match_distance`` at some light
+        level. Those with a ratio of at least ``look_alike_min_ratio`` are
+        :attr:`look_alikes`: board colour -> the players, with the log ratio."""
         rows = self.board_distance.reshape(len(self.board) + 1, -1)
         bins = self.bins(np.uint8(np.clip(player_labs, 0, 255)))
-        found: dict[int, list[tuple[int, float]]] = {}
+        found = []
         for p, lab in enumerate(player_labs):
             bgr = lab_to_bgr(lab)
             for b, printed in enumerate(self.board_bgr):
-                ratio = math.log(max(bgr.mean(), 1.0) / max(float(printed.mean()), 1.0))
-                if rows[b, bins[p]] <= self.threshold and \
-                        abs(ratio) >= math.log(config.look_alike_min_ratio):
-                    found.setdefault(b, []).append((p, ratio))
+                if rows[b, bins[p]] <= self.threshold:
+                    found.append((b, p, math.log(max(bgr.mean(), 1.0)
+                                                 / max(float(printed.mean()), 1.0))))
         return found
 
     def board_index(self, name: str) -> int:
@@ -188,6 +195,9 @@ class BoardGeometry:
     #: board class, flat px of a one-piece top face, flat px of the square's corners
     #: no centred piece covers), see :func:`look_alike_pieces`.
     look_alike: list[tuple[int, int, np.ndarray, np.ndarray]] = field(default_factory=list)
+    #: (player, per sliver pixel: printed, beside the field's own colour, in a colour that
+    #: player's piece shares - :attr:`ColourClasses.shared`: Mühle's lines for black).
+    sliver_shared: list[tuple[int, np.ndarray]] = field(default_factory=list)
 
     def to_px(self, points_mm: np.ndarray) -> np.ndarray:
         return (np.asarray(points_mm, dtype=np.float64) - self.origin_mm) * self.px_per_mm
@@ -312,6 +322,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.sliver_idx = np.concatenate(sliver_idx)
     geometry.sliver_seg = np.concatenate(sliver_seg)
     geometry.sliver_area = np.bincount(geometry.sliver_seg, minlength=segments)
+    geometry.sliver_shared = _sliver_shared(layout, geometry, classes)
     geometry.top_idx = np.concatenate(top_idx)
     geometry.top_seg = np.concatenate(top_seg)
     geometry.top_area = np.bincount(geometry.top_seg, minlength=segments)
@@ -321,6 +332,25 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.home = _homes(geometry)
     geometry.look_alike = _look_alike_fields(layout, geometry, classes, config)
     return geometry
+
+
+def _sliver_shared(layout: Layout, geometry: BoardGeometry,
+                   classes: ColourClasses) -> list[tuple[int, np.ndarray]]:
+    """:attr:`BoardGeometry.sliver_shared`."""
+    own = np.array([classes.board_index(c) if (c := _printed_colour(layout.fields[name]))
+                    in classes.board else classes.board_index("board")
+                    for name in geometry.names])
+    printed = geometry.expected.ravel()[geometry.sliver_idx]
+    beside = printed != own[geometry.sliver_seg // geometry.max_height]
+    players = sorted({p for shared in classes.shared.values() for p in shared})
+    return [(p, beside & np.isin(printed, [b for b, shared in classes.shared.items()
+                                           if p in shared]))
+            for p in players]
+
+
+def _printed_colour(fld: Field) -> str | None:
+    """The colour a field's square is printed in (Just 4 Fun's colours, Spexxx's zones)."""
+    return fld.attrs.get("colour") or fld.attrs.get("zone")
 
 
 def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourClasses,
@@ -336,8 +366,7 @@ def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourC
     kernel = np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)
     found = []
     for f, name in enumerate(geometry.names):
-        attrs = layout.fields[name].attrs
-        colour = attrs.get("colour") or attrs.get("zone")
+        colour = _printed_colour(layout.fields[name])
         board = classes.board_index(colour) if colour in classes.board else -1
         if board not in classes.look_alikes:
             continue
@@ -618,7 +647,7 @@ def expected_board(layout: Layout, geometry: BoardGeometry, classes: ColourClass
         x1, y1 = np.rint(geometry.to_px([w, h])).astype(int)
         expected[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = classes.board_index("board")
     for fld in layout.fields.values():
-        colour = fld.attrs.get("colour") or fld.attrs.get("zone")
+        colour = _printed_colour(fld)
         if colour in classes.board:
             half = fld.size_mm / 2
             x0, y0 = np.rint(geometry.to_px([fld.x_mm - half, fld.y_mm - half])).astype(int)
@@ -681,7 +710,16 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
                              minlength=segments)
     board_hits = np.bincount(geometry.sliver_seg, weights=is_board[geometry.sliver_idx],
                              minlength=segments)
-    evidence = (piece_hits - board_hits).reshape(-1, geometry.max_height)
+    evidence = piece_hits - board_hits
+    for player, shared in geometry.sliver_shared:
+        # board printed in this player's colour beside the field: no evidence against it
+        mine = np.bincount(geometry.sliver_seg, weights=flat[geometry.sliver_idx] == player,
+                           minlength=segments)
+        regained = np.bincount(geometry.sliver_seg,
+                               weights=is_board[geometry.sliver_idx] & shared,
+                               minlength=segments)
+        evidence = np.maximum(evidence, mine - board_hits + regained)
+    evidence = evidence.reshape(-1, geometry.max_height)
     area = np.maximum(geometry.sliver_area, 1).reshape(-1, geometry.max_height)
     score = np.concatenate([np.zeros((evidence.shape[0], 1)), np.cumsum(evidence, axis=1)],
                            axis=1)

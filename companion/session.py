@@ -239,6 +239,7 @@ class Session:
         return result
 
     def _note_read_right(self, obs: Observation) -> None:
+        """Remember, per field ``obs`` reads exactly as the game has it, that stack."""
         stacks = self.game.stacks()
         for name, view in obs.fields.items():
             stack = stacks.get(name, ())

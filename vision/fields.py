@@ -70,6 +70,8 @@ class ColourClasses:
         self.board_distance = np.concatenate([distances, unknown]).ravel()
         self.threshold = config.colour_match_distance
         self.margin = config.board_preference
+        #: Board colour -> the players whose colour it matches but for a brightness ratio of
+        #: at least ``look_alike_min_ratio``, with the log of that ratio (piece over board).
         self.look_alikes: dict[int, list[tuple[int, float]]] = {}
         #: Board colour -> the players whose piece matches it at the same brightness
         #: (Mühle's lines and a black stone): a pixel of it tells nothing of such a piece.
@@ -83,8 +85,7 @@ class ColourClasses:
     def _matches(self, player_labs: np.ndarray) -> list[tuple[int, int, float]]:
         """(board colour, player, log brightness ratio piece over board) for each board
         colour a player's colour matches within ``colour_match_distance`` at some light
-        level. Those with a ratio of at least ``look_alike_min_ratio`` are
-        :attr:`look_alikes`: board colour -> the players, with the log ratio."""
+        level."""
         rows = self.board_distance.reshape(len(self.board) + 1, -1)
         bins = self.bins(np.uint8(np.clip(player_labs, 0, 255)))
         found = []
@@ -708,15 +709,14 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
     segments = len(geometry.names) * geometry.max_height
     piece_hits = np.bincount(geometry.sliver_seg, weights=is_piece[geometry.sliver_idx],
                              minlength=segments)
-    board_hits = np.bincount(geometry.sliver_seg, weights=is_board[geometry.sliver_idx],
-                             minlength=segments)
+    board_in_sliver = is_board[geometry.sliver_idx]
+    board_hits = np.bincount(geometry.sliver_seg, weights=board_in_sliver, minlength=segments)
     evidence = piece_hits - board_hits
     for player, shared in geometry.sliver_shared:
         # board printed in this player's colour beside the field: no evidence against it
         mine = np.bincount(geometry.sliver_seg, weights=flat[geometry.sliver_idx] == player,
                            minlength=segments)
-        regained = np.bincount(geometry.sliver_seg,
-                               weights=is_board[geometry.sliver_idx] & shared,
+        regained = np.bincount(geometry.sliver_seg, weights=board_in_sliver & shared,
                                minlength=segments)
         evidence = np.maximum(evidence, mine - board_hits + regained)
     evidence = evidence.reshape(-1, geometry.max_height)

@@ -241,10 +241,8 @@ class Session:
     def _note_read_right(self, obs: Observation) -> None:
         """Remember, per field ``obs`` reads exactly as the game has it, that stack."""
         stacks = self.game.stacks()
-        for name, view in obs.fields.items():
-            stack = stacks.get(name, ())
-            if (view.top, view.height) == ((stack[-1], len(stack)) if stack else (None, 0)):
-                self._read_as[name] = stack
+        for name in obs.fields.keys() - set(changed_fields(self.game, obs)):
+            self._read_as[name] = stacks.get(name, ())
 
     def _read_right(self) -> frozenset[str]:
         """Fields some view has read exactly as the game now has them: the reader can tell

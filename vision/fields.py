@@ -704,19 +704,18 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
     (and, for towers, the height profiles: :func:`sample_profiles`)."""
     flat = labels.ravel()
     players = len(classes.players)
-    is_piece = flat < players
-    is_board = flat == BOARD
     segments = len(geometry.names) * geometry.max_height
-    piece_hits = np.bincount(geometry.sliver_seg, weights=is_piece[geometry.sliver_idx],
+    in_slivers = flat[geometry.sliver_idx]
+    board_in_slivers = in_slivers == BOARD
+    piece_hits = np.bincount(geometry.sliver_seg, weights=in_slivers < players,
                              minlength=segments)
-    board_in_sliver = is_board[geometry.sliver_idx]
-    board_hits = np.bincount(geometry.sliver_seg, weights=board_in_sliver, minlength=segments)
+    board_hits = np.bincount(geometry.sliver_seg, weights=board_in_slivers, minlength=segments)
     evidence = piece_hits - board_hits
     for player, shared in geometry.sliver_shared:
         # board printed in this player's colour beside the field: no evidence against it
-        mine = np.bincount(geometry.sliver_seg, weights=flat[geometry.sliver_idx] == player,
+        mine = np.bincount(geometry.sliver_seg, weights=in_slivers == player,
                            minlength=segments)
-        regained = np.bincount(geometry.sliver_seg, weights=board_in_sliver & shared,
+        regained = np.bincount(geometry.sliver_seg, weights=board_in_slivers & shared,
                                minlength=segments)
         evidence = np.maximum(evidence, mine - board_hits + regained)
     evidence = evidence.reshape(-1, geometry.max_height)

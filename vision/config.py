@@ -132,8 +132,9 @@ class VisionConfig:
     #: centred piece's silhouette grown by this much (mm: pieces lie a little off centre).
     look_alike_min_rim_px: int = 12
     look_alike_margin_mm: float = 0.5
-    #: Width of the printed lines of a Mühle board, so line pixels are expected there.
-    line_width_mm: float = 3.0
+    #: Printed lines and dots (Mühle's, as the layout gives them) are expected this much
+    #: wider on each side: the board's pose is known to about a millimetre.
+    printed_margin_mm: float = 0.7
     #: Tower heights are measured along this many parallel lines through the field
     #: (spread over this share of the piece radius either side of the centre line).
     profile_lines: int = 5

@@ -639,7 +639,7 @@ def expected_board(layout: Layout, geometry: BoardGeometry, classes: ColourClass
                    config: VisionConfig) -> np.ndarray:
     """The colour class an empty board shows at each rectified pixel, from the layout:
     the board colour, each field's own colour (attribute ``colour`` or ``zone``), and
-    lines drawn between the points of each mill (Mühle)."""
+    the printed lines between the points of each mill and the dot on each point (Mühle)."""
     width, height = geometry.size
     expected = np.full((height, width), UNKNOWN, np.int16)
     w, h = layout.board_size_mm
@@ -654,14 +654,19 @@ def expected_board(layout: Layout, geometry: BoardGeometry, classes: ColourClass
             x0, y0 = np.rint(geometry.to_px([fld.x_mm - half, fld.y_mm - half])).astype(int)
             x1, y1 = np.rint(geometry.to_px([fld.x_mm + half, fld.y_mm + half])).astype(int)
             expected[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = classes.board_index(colour)
-    lines = layout.extra.get("mills")
-    if lines and "lines" in classes.board:
-        thickness = max(1, int(round(config.line_width_mm * geometry.px_per_mm)))
+    printed = layout.extra.get("printed_lines")
+    if printed and "lines" in classes.board:
+        grow = 2 * config.printed_margin_mm
+        thickness = max(1, int(round((printed["width_mm"] + grow) * geometry.px_per_mm)))
+        radius = max(1, int(round((printed["point_radius_mm"] + grow / 2) * geometry.px_per_mm)))
         index = classes.board_index("lines")
-        for mill in lines:
+        for mill in layout.extra.get("mills", []):
             ends = [geometry.to_px(layout.fields[n].centre_mm) for n in (mill[0], mill[-1])]
             cv2.line(expected, tuple(np.rint(ends[0]).astype(int)),
                      tuple(np.rint(ends[1]).astype(int)), index, thickness)
+        for fld in layout.fields.values():
+            cv2.circle(expected, tuple(np.rint(geometry.to_px(fld.centre_mm)).astype(int)),
+                       radius, index, -1)
     return expected
 
 

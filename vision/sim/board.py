@@ -123,7 +123,8 @@ def _draw_symbol(img, symbol: str, x: float, y: float, size: float, ink) -> None
 
 def _draw_muehle(img: np.ndarray, layout: Layout) -> None:
     lines = hex_to_bgr(layout.field_colours.get("lines", "#3b2a1a"))
-    width = int(round(1.6 * PX_PER_MM))
+    printed = layout.extra["printed_lines"]
+    width = int(round(printed["width_mm"] * PX_PER_MM))
     drawn: set[tuple[str, str]] = set()
     for mill in layout.extra.get("mills", []):
         for a, b in zip(mill, mill[1:], strict=False):
@@ -133,9 +134,9 @@ def _draw_muehle(img: np.ndarray, layout: Layout) -> None:
             fa, fb = layout.fields[a], layout.fields[b]
             cv2.line(img, _p(fa.x_mm, fa.y_mm), _p(fb.x_mm, fb.y_mm), lines, width,
                      cv2.LINE_AA, 4)
+    dot = int(round(printed["point_radius_mm"] * PX_PER_MM * 16))
     for f in layout.fields.values():
-        cv2.circle(img, _p(f.x_mm, f.y_mm), int(round(3.2 * PX_PER_MM * 16)), lines, -1,
-                   cv2.LINE_AA, 4)
+        cv2.circle(img, _p(f.x_mm, f.y_mm), dot, lines, -1, cv2.LINE_AA, 4)
 
 
 @lru_cache(maxsize=64)

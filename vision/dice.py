@@ -106,6 +106,9 @@ class DiceConfig:
     one_over_one: bool = False
     pip_agreement: float = 0.75  # a 1-3's pips are at least this share of the 4s/5s/6s' pips
     side_pip_share: float = 0.7  # diameter x contrast of a side pip / its die's top 1 at most
+    # a read face under this share of a die's strength (diameter x contrast), its pips all on
+    # that die's sides as the top view shows them, is a side face; 0: off
+    side_face_share: float = 0.0
     rectified_roundness: float = 0.7  # top-face pips are round in the top view; sides are not
     empty_cell_contrast: float = 0.6  # share of min_contrast an empty lattice cell must stay under
     # ... or under this share of the face's mean pip contrast, if higher: the blur round
@@ -998,16 +1001,18 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     (its sides are squashed too little in the top view to tell by shape, and a 1 or 2 has no
     shape to tell by), or when, lowered from the die's height to the table, its die would
     stand inside another die whose face lies farther from the point under the lens (dice
-    cannot stand inside each other). First, with ``side_pip_reach``, a lone pip under
-    ``side_pip_share`` of a read face's strength (``strength``: mean diameter x contrast of
-    each face's pips) is dropped where that face's die shows a pip on a side
-    (`_side_pip_of`): under a steep view such a pip shows a die edge or more from its top
-    face, too far for the rest. Pips left unread within ``unread_beside`` die edges of a read
-    face are taken for its sides; they never hide a read face. Returns each face as
-    reported, None where dropped; with ``one_over_one`` a 1 whose die would stand over
-    another lone pip read as a 1, of at least ``side_pip_share`` its pip's strength, is
-    unreadable: that pip is no side pip of its die, and a die showing 1 shows no 1 on a
-    side."""
+    cannot stand inside each other), or when it is under ``side_face_share`` of a read
+    die's strength and all its pips lie on the sides of such dice as the top view shows
+    them (`_on_sides`: pips of two touching dice's sides fit a 2). First, with
+    ``side_pip_reach``, a lone pip under ``side_pip_share`` of a read face's strength
+    (``strength``: mean diameter x contrast of each face's pips) is dropped where that
+    face's die shows a pip on a side (`_side_pip_of`): under a steep view such a pip shows
+    a die edge or more from its top face, too far for the rest. Pips left unread within
+    ``unread_beside`` die edges of a read face are taken for its sides; they never hide a
+    read face. Returns each face as reported, None where dropped; with ``one_over_one`` a
+    1 whose die would stand over another lone pip read as a 1, of at least
+    ``side_pip_share`` its pip's strength, is unreadable: that pip is no side pip of its
+    die, and a die showing 1 shows no 1 on a side."""
     nadir, height = lens
     strength = strength or {}
 
@@ -1038,9 +1043,13 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
             over = [f for f, other, e, _ in read if f is not face
                     and np.linalg.norm(spot - other) < config.side_overlap * max(edge, e)
                     and np.linalg.norm(other - nadir) > outward]
+            stronger = [(f, other, e) for f, other, e, _ in read if f is not face
+                        and strength.get(face, 0.0)
+                        < config.side_face_share * strength.get(f, 0.0)]
             side = bool(over) or any(
                 min((math.dist(face.centre, q) for q in shown), default=math.inf)
-                < config.side_match * e for f, _, e, shown in read if f is not face)
+                < config.side_match * e for f, _, e, shown in read if f is not face
+            ) or _on_sides(face, stronger, lens)
             if config.one_over_one and lone(face):
                 unsure.update(f for f in over if lone(f) and f.value == 1
                               and strength[face] >= config.side_pip_share * strength[f])
@@ -1049,6 +1058,44 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
                        for f, _, e, _ in read)
         kept.append(None if side else face)
     return [replace(f, value=None) if f in unsure else f for f in kept]
+
+
+def _on_sides(face: GridFace, dice: list[tuple[GridFace, np.ndarray, float]],
+              lens: tuple[np.ndarray, float]) -> bool:
+    """Whether every pip of ``face`` lies on the sides of one of ``dice`` (top face, where
+    it stands, edge) as the top view shows them: within the die's body, its foot and its
+    top raised by its edge and seen from the lens, but off its top face. A die showing 1
+    has no known turn: its foot and top are taken as the squares' inscribed circles."""
+    if not dice:
+        return False
+    nadir, height = lens
+    shapes = []
+    for top, spot, edge in dice:
+        foot = (_square(spot, edge, top.angle) if top.value != 1 else
+                spot + edge / 2 * np.stack([np.cos(_ROUND), np.sin(_ROUND)], axis=1))
+        raised = (nadir + (foot - nadir) * height / (height - edge)).astype(np.float32)
+        shapes.append((cv2.convexHull(np.vstack([foot.astype(np.float32), raised])), raised))
+    return all(any(cv2.pointPolygonTest(body, p, False) > 0
+                   and cv2.pointPolygonTest(raised, p, False) < 0 for body, raised in shapes)
+               for p in _pips_of(face))
+
+
+#: Angles of the polygon that stands in for a circle.
+_ROUND = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+
+
+def _square(centre: np.ndarray, edge: float, angle: float) -> np.ndarray:
+    """Corners of a square of side ``edge`` turned by ``angle`` about ``centre``."""
+    c, s = math.cos(angle) * edge / 2, math.sin(angle) * edge / 2
+    return centre + np.array([(c - s, s + c), (-c - s, -s + c), (-c + s, -s - c),
+                              (c + s, s - c)])
+
+
+def _pips_of(face: GridFace) -> list[tuple[float, float]]:
+    """The lattice points of a face's pips (mm)."""
+    c, s = math.cos(face.angle) * face.pitch, math.sin(face.angle) * face.pitch
+    return [(face.centre[0] + c * i - s * j, face.centre[1] + s * i + c * j)
+            for k, (i, j) in enumerate(_CELLS) if face.cells >> k & 1]
 
 
 def _sides_towards(nadir: np.ndarray, spot: np.ndarray, angle: float) -> np.ndarray:

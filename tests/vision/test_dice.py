@@ -473,10 +473,38 @@ def test_weak_lone_pip_where_a_die_shows_a_side_is_no_die():
     strength = {top: 1488.0, side: 737.0, far: 737.0}
     assert drop_side_faces([top, side, far], lens, TABLE, strength) == [top, None, far]
     assert drop_side_faces([top, side], lens, TABLE, {top: 1488.0, side: 1200.0}) == [top, side]
-    off = dataclasses.replace(TABLE, side_pip_reach=0.0)
+    off = dataclasses.replace(TABLE, side_pip_reach=0.0, side_face_share=0.0)
     assert drop_side_faces([top, side], lens, off, strength) == [top, side]
 
     five = GridFace(5, (534.8, 60.7), math.radians(-164), 4.51, (0, 1, 2, 3, 4), 0.1)
     pip = one(521.1, 79.2, 5)
     assert drop_side_faces([five, pip], lens, TABLE, {five: 1616.0, pip: 921.0}) == [five, None]
     assert drop_side_faces([five, pip], lens, off, {five: 1616.0, pip: 921.0}) == [five, pip]
+
+
+def test_weak_face_on_the_sides_of_the_dice_beside_it_is_no_die():
+    """Cuatro seed 277 on the simulated table: blue dice 1 1 1 2 2 read as seven dice in
+    every frame of their rest, and the throw was never counted. Two pips of the sides of
+    the two touching 2s fitted a 2 between them, and a side of a 1 another 2; each at about
+    half the strength of the top faces, beside the lens-facing sides' centres that
+    ``side_match`` looks at, but on the dice's bodies as the top view shows them
+    (``side_face_share``). As strong a face there is a die of its own."""
+    lens = (np.array([251.75, 504.87]), 494.55)
+    left = GridFace(2, (432.70, 146.29), -0.9312, 4.669, (0, 1), 0.0, 257)
+    right = GridFace(2, (451.64, 160.19), -3.7859, 4.675, (2, 3), 0.0, 257)
+    between = GridFace(2, (431.71, 168.38), -3.4370, 4.105, (4, 5), 0.0, 257)
+    one = GridFace(1, (509.37, 120.28), 0.0, 4.303, (6,), 0.0, 16)
+    beside_one = GridFace(2, (498.80, 133.46), -0.8274, 3.905, (7, 8), 0.0, 257)
+    faces = [left, right, between, one, beside_one]
+    strength = {left: 1311.0, right: 1383.0, between: 683.0, one: 1145.0, beside_one: 657.0}
+    assert drop_side_faces(faces, lens, TABLE, strength) == [left, right, None, one, None]
+    strong = {**strength, between: 1300.0, beside_one: 1150.0}
+    assert drop_side_faces(faces, lens, TABLE, strong) == faces
+    off = dataclasses.replace(TABLE, side_face_share=0.0)
+    assert drop_side_faces(faces, lens, off, strength) == faces
+
+    blue = {"body": "#1f4e9a", "pips": "#f5f5f5", "size_mm": 17.26}
+    dice = [Die(444.6, 172.35, 2, 233.08, **blue), Die(543.58, 102.24, 1, 88.03, **blue),
+            Die(469.54, 164.63, 1, 172.79, **blue), Die(426.36, 159.0, 2, 216.27, **blue),
+            Die(500.12, 133.93, 1, 134.45, **blue)]
+    assert _read_at_the_usual_tilt(dice) == [1, 1, 1, 2, 2]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from dataclasses import dataclass, replace
 
-from companion.infer import LOW_CONFIDENCE, FieldView, Observation
+from companion.infer import CONFIDENCE_DROP_AFTER_HAND, LOW_CONFIDENCE, FieldView, Observation
 
 #: A reading's vote is its confidence, but at least this (a sure reader says 1).
 MIN_WEIGHT = 0.05
@@ -55,7 +55,8 @@ class StabilityFilter:
     def feed(self, obs: Observation, timestamp: float) -> Observation | None:
         """The observation once it has held (the vote of its fields), else ``None``. A view
         is reported once, and again only when one of its fields newly reads with low
-        confidence. The first view to hold after an occluded frame says so (``after_hand``)."""
+        confidence, or, in the first view to hold after an occluded frame, with a
+        confidence lower by CONFIDENCE_DROP_AFTER_HAND. That view says so (``after_hand``)."""
         if obs.occluded or obs.hidden:
             self._hand_seen = True
             self._recent.clear()
@@ -75,18 +76,26 @@ class StabilityFilter:
         doubtful = frozenset(("unsure", f) for f, v in voted.fields.items()
                              if v.confidence < LOW_CONFIDENCE) | frozenset(
             ("changed", f) for f in obs.looks_changed)
-        reported_key, reported_doubt = self._reported or (None, frozenset())
+        reported_key, reported_doubt, reported_confidence = self._reported or (
+            None, frozenset(), {})
         after_hand = self._hand_seen
-        if self.steady:
-            self._hand_seen = False
-        if self.steady and (key != reported_key or not doubtful <= reported_doubt):
+        if not self.steady:
+            return None
+        self._hand_seen = False
+        same = all((v.top, v.height) == (obs.fields[f].top, obs.fields[f].height)
+                   for f, v in voted.fields.items())
+        view = replace(obs if same else voted, after_hand=after_hand)
+        fell = after_hand and any(
+            reported_confidence.get(f, 0.0) - v.confidence >= CONFIDENCE_DROP_AFTER_HAND
+            for f, v in view.fields.items())
+        if key != reported_key or not doubtful <= reported_doubt or fell:
             # also when a field that read the same turns doubtful: a stone set on a tower
             # of its own colour may show only as the reader losing confidence there, or
-            # (where it was unsure already) as the field's look changing
-            self._reported = (key, doubtful)
-            same = all((v.top, v.height) == (obs.fields[f].top, obs.fields[f].height)
-                       for f, v in voted.fields.items())
-            return replace(obs if same else voted, after_hand=after_hand)
+            # (where it was unsure already) as the field's look changing or, after a hand,
+            # its confidence falling further (Just 4 Fun seed 121: red's second stone on
+            # D6, read 1 high at 0.55 before it and at 0.29 after it)
+            self._reported = (key, doubtful, {f: v.confidence for f, v in view.fields.items()})
+            return view
         return None
 
     def _vote(self) -> Observation:

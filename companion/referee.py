@@ -345,6 +345,7 @@ class Referee:
             if stable is not None and not self.session.game.is_over:
                 self.session.observe(stable)
             if self.filter.steady:
+                self.session.board_steady()
                 self._throw_settled()
                 self._look_at_the_dice_again()
         if self.table is not None and (self.stats.frames - 1) % self.annotate_every == 0:

@@ -148,6 +148,10 @@ class Session:
         #: How many moves the game had when a hand was seen over the board: a placement
         #: the camera missed needs a hand after its throw (:meth:`_missed_placement`).
         self._hands: set[int] = set()
+        #: How many times a hand came over the board and left it while the game held so
+        #: many moves (a visit ends when the board is steady again: :meth:`board_steady`).
+        self._visits: Counter[int] = Counter()
+        self._hand_now = False
         #: The last view seen while the game held so many moves (see :func:`_only_fit`);
         #: the referee hands a view over when the board changes, not at every move.
         self._views_at: dict[int, Observation] = {}
@@ -280,6 +284,13 @@ class Session:
         """The camera sees a hand over the board (setting or taking a piece, or passing)."""
         with self._lock:
             self._hands.add(len(self.game.moves))
+            if not self._hand_now:
+                self._visits[len(self.game.moves)] += 1
+                self._hand_now = True
+
+    def board_steady(self) -> None:
+        """The board has shown the same view for a while, with no hand over it."""
+        self._hand_now = False
 
     def _judge(self, seen: Observation) -> Inference:
         """:func:`infer_move`, but a stone the rules refuse against a throw read in doubt
@@ -289,17 +300,21 @@ class Session:
         placement fits the throw as guessed (Cuatro seed 28 with camera dice). The next
         player's stone refused in the current player's turn may come after a placement the
         camera missed, the turn's last throws being the next player's
-        (:meth:`_missed_placement`)."""
+        (:meth:`_missed_placement`); without dice, if two hands came over the board since
+        the last move (the placement's and the stone's: an illegal second stone of the
+        player who just moved comes with one), on a tower read one off, unsure, too."""
         result = infer_move(self.game, seen)
         if result.kind in ("illegal", "unexplained"):
             fits = self._doubtful_throw_fits(lambda trial: infer_move(trial, seen).kind == "move")
             if fits:
                 self._replace_last_throw(fits[0])
                 result = infer_move(self.game, seen)
-        if result.kind in ("illegal", "unexplained") and \
+        passed = self._visits[len(self.game.moves)] >= 2  # the placement's hand and theirs
+        if result.kind in ("illegal", "unexplained") and (self.game.uses_dice or passed) and \
                 self._pieces_of(result.changed, self.game.next_player):
-            found = self._missed_placement(self._stone_follows, least_rewound=1,
-                                           covered=frozenset(result.changed))
+            found = self._missed_placement(
+                self._stone_follows, least_rewound=1 if self.game.uses_dice else 0,
+                covered=frozenset(result.changed), unsure=not self.game.uses_dice)
             if found is not None:
                 self._put_in_missed(found)
                 result = infer_move(self.game, self._trusted(self.last_observation))
@@ -546,7 +561,8 @@ class Session:
 
     def _missed_placement(self, then: Callable[[Game], bool], least_rewound: int = 0,
                           loose: bool = False, most_rewound: int | None = None,
-                          covered: frozenset[str] = frozenset()) -> MissedPlacement | None:
+                          covered: frozenset[str] = frozenset(),
+                          unsure: bool = False) -> MissedPlacement | None:
         """The placement the current player made unseen, after which the turn's last throws
         (at least ``least_rewound``) are the next player's: the only one the rules allow
         after one of the turn's throws, after which the last view shows its field as it then
@@ -562,7 +578,10 @@ class Session:
         ``covered``: fields the next player's stone lies on, which may show one piece more
         (or, where ``loose`` allows, as many), for ``then`` to judge (Cuatro seed 73 with
         camera dice: blue's roof on D5 unseen, red's roof on it read right, five high; seed
-        248: red's read one low). Where several fit, the only one on a field
+        248: red's read one low). ``unsure``: where nothing fits so, the field may read one
+        piece more or less than after the placement, unsure (Just 4 Fun seed 119: red's
+        fourth stone on B2, read 5 high at 0.0 before and after it). Where several fit,
+        the only one on a field
         the reader is unsure of is taken (seed 87: red's roof on A4, read at 0.05, and one
         on D5, read sure, fitted). Where none or several fit the throws as counted, a throw
         counted with dice unread may have been another (seed 110: blue's second roof on D4,
@@ -579,22 +598,26 @@ class Session:
             latest = min(latest, most_rewound)
         as_read: dict[Place, MissedPlacement] = {}
         in_doubt: dict[Place, MissedPlacement] = {}
-        for rewound in range(latest, least_rewound - 1, -1):
-            trial = self.game.copy()
-            later = [trial.undo() for _ in range(rewound)][::-1]
-            low = loose and len(self.game.moves) - rewound in self._hands
-            for dice, before in [(None, trial), *_other_throws(trial, self._doubtful)]:
-                found = as_read if dice is None else in_doubt
-                for move, after in self._placements_shown(before, obs, low, covered):
-                    if move in found:
-                        continue
-                    try:
-                        for later_move in later:
-                            after.apply(later_move)
-                    except IllegalMove:
-                        continue
-                    if then(after):
-                        found[move] = MissedPlacement(move, rewound, dice)
+        for off_by_one in (False, True)[:1 + unsure]:
+            for rewound in range(latest, least_rewound - 1, -1):
+                trial = self.game.copy()
+                later = [trial.undo() for _ in range(rewound)][::-1]
+                low = loose and len(self.game.moves) - rewound in self._hands
+                for dice, before in [(None, trial), *_other_throws(trial, self._doubtful)]:
+                    found = as_read if dice is None else in_doubt
+                    for move, after in self._placements_shown(before, obs, low, covered,
+                                                              off_by_one):
+                        if move in found:
+                            continue
+                        try:
+                            for later_move in later:
+                                after.apply(later_move)
+                        except IllegalMove:
+                            continue
+                        if then(after):
+                            found[move] = MissedPlacement(move, rewound, dice)
+            if as_read or in_doubt:
+                break
         def before(fit: MissedPlacement) -> FieldView | None:
             """The field in the last view seen before the throw the placement follows
             (views are seen when the board changes, so it may be one from moves before)."""
@@ -606,10 +629,12 @@ class Session:
 
     @staticmethod
     def _placements_shown(trial: Game, obs: Observation, low: bool,
-                          covered: frozenset[str]) -> list[tuple[Place, Game]]:
+                          covered: frozenset[str], off_by_one: bool = False
+                          ) -> list[tuple[Place, Game]]:
         """The placements of ``trial``'s player whose field the view shows as after them
         (``low``: or one lower; on ``covered`` fields, with any piece on top: one higher, or
-        with ``low`` as high), each with the game after it."""
+        with ``low`` as high; ``off_by_one``: or one higher or lower, unsure), each with
+        the game after it."""
         shown = []
         for move in trial.legal_moves():
             view = obs.fields.get(move.field) if isinstance(move, Place) else None
@@ -620,8 +645,11 @@ class Session:
             stack = after.stacks()[move.field]
             under = move.field in covered and (
                 view.height == len(stack) + 1 or low and view.height == len(stack))
+            unsure = off_by_one and view.confidence < LOW_CONFIDENCE and abs(
+                view.height - len(stack)) == 1
             if under or view.top == stack[-1] and (
-                    view.height == len(stack) or low and view.height == len(stack) - 1):
+                    view.height == len(stack) or low and view.height == len(stack) - 1
+                    or unsure):
                 shown.append((move, after))
         return shown
 

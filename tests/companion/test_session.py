@@ -405,6 +405,70 @@ def test_stability_filter_reports_a_view_again_when_a_field_turns_doubtful():
     assert [r.looks_changed for r in reported if r is not None] == [frozenset({"C6"})]
 
 
+def test_a_stone_on_an_unsure_tower_shows_as_its_confidence_falling_after_a_hand():
+    """Just 4 Fun seed 121 on the simulated table: red's second stone on D6, read 1 high
+    at 0.55 before it and at 0.29 after it. Unsure already, the field turned no more
+    doubtful, the view was never reported, and blue's next stone was flagged. The first
+    view after a hand is reported when a field's confidence fell by
+    CONFIDENCE_DROP_AFTER_HAND, and the session takes it for the stone."""
+    game = new_game("just4fun", ["red", "blue"])
+    game.apply(Place("D6"))
+    game.apply(Place("F1"))
+    before = seen_after(game, changes={"D6": FieldView("red", 1, 0.55)})
+    after = seen_after(game, changes={"D6": FieldView("red", 1, 0.29)})
+    slightly = seen_after(game, changes={"D6": FieldView("red", 1, 0.40)})
+
+    def reports(views, hand):
+        stable = StabilityFilter(StabilityConfig(min_frames=3, min_seconds=0.2, window=3))
+        first = [stable.feed(before, t / 10) for t in range(5)]
+        assert sum(r is not None for r in first) == 1
+        if hand:
+            stable.feed(Observation({}, occluded=True), 0.5)
+        return [r for r in (stable.feed(views, 0.6 + t / 10) for t in range(6)) if r]
+
+    assert reports(slightly, hand=True) == [] and reports(after, hand=False) == []
+    [view] = reports(after, hand=True)
+    assert view.after_hand and view.fields["D6"].confidence == 0.29
+    session = Session(game)
+    assert session.observe(replace(before, after_hand=False)).kind == "same"
+    result = session.observe(view)
+    assert result.kind == "move" and result.move == Place("D6")
+    assert game.stacks()["D6"] == ("red", "red")
+
+
+def test_without_dice_a_stone_missed_on_an_unreadable_tower_is_put_in_for_the_next():
+    """Just 4 Fun seed 119 on the simulated table: red's fourth stone on B2, a tower read 5
+    high at confidence 0.0 before and after it, went unseen, and blue's stone on D3 was
+    flagged as blue playing in red's turn. After two hands over the board (red's and
+    blue's), red's stone is put in on the only tower read one off, unsure, and blue's
+    stands. With one hand only (red setting a second stone: an illegal move) the flag
+    stays, and so it does where two towers could have taken the stone."""
+    def play(hands: int, unreadable: tuple[str, ...]):
+        game = new_game("just4fun", ["red", "blue"])
+        for name in ("B2", "A1", "B2", "F1", "E3", "A6", "E3", "F6"):
+            game.apply(Place(name))
+        session = Session(game)
+        blind: dict[str, FieldView] = {}
+        for name, blue in zip(unreadable, ("C6", "D1"), strict=False):
+            blind[name] = FieldView("red", 5, 0.0)  # red's third stone there, read so
+            view = replace(seen_after(game, Place(name), changes=blind), after_hand=True)
+            assert session.observe(view).move == Place(name)
+            assert session.observe(seen_after(game, Place(blue), changes=blind)).kind == "move"
+        for _ in range(hands):
+            session.hand_over_board()
+            session.board_steady()
+        blue = seen_after(game, changes={**blind, "D3": FieldView("blue", 1, 0.9)})
+        return session, session.observe(blue)
+
+    session, result = play(2, ("B2",))
+    assert result.kind == "move" and result.move == Place("D3")
+    assert session.game.moves[-2:] == [Place("B2"), Place("D3")]
+    assert session.game.stacks()["B2"] == ("red",) * 4
+    for hands, unreadable in ((1, ("B2",)), (2, ("B2", "E3"))):
+        session, result = play(hands, unreadable)
+        assert result.kind == "illegal" and session.game.stacks()["B2"] == ("red",) * 3
+
+
 def test_a_misread_throw_corrected_by_hand_lets_the_flagged_stone_stand(tmp_path):
     with GameLog(tmp_path / "log.sqlite") as log:
         game = new_game("cuatro", ["red", "blue"])

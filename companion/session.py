@@ -290,7 +290,8 @@ class Session:
 
     def board_steady(self) -> None:
         """The board has shown the same view for a while, with no hand over it."""
-        self._hand_now = False
+        with self._lock:
+            self._hand_now = False
 
     def _judge(self, seen: Observation) -> Inference:
         """:func:`infer_move`, but a stone the rules refuse against a throw read in doubt

@@ -303,7 +303,7 @@ class Session:
         camera missed, the turn's last throws being the next player's
         (:meth:`_missed_placement`); without dice, if two hands came over the board since
         the last move (the placement's and the stone's: an illegal second stone of the
-        player who just moved comes with one), on a tower read one off, unsure, too."""
+        player who just moved comes with one), on a tower read one high, unsure, too."""
         result = infer_move(self.game, seen)
         if result.kind in ("illegal", "unexplained"):
             fits = self._doubtful_throw_fits(lambda trial: infer_move(trial, seen).kind == "move")
@@ -580,8 +580,10 @@ class Session:
         (or, where ``loose`` allows, as many), for ``then`` to judge (Cuatro seed 73 with
         camera dice: blue's roof on D5 unseen, red's roof on it read right, five high; seed
         248: red's read one low). ``unsure``: where nothing fits so, the field may read one
-        piece more or less than after the placement, unsure (Just 4 Fun seed 119: red's
-        fourth stone on B2, read 5 high at 0.0 before and after it). Where several fit,
+        piece more than after the placement, unsure (Just 4 Fun seed 119: red's fourth
+        stone on B2, read 5 high at 0.0 before and after it; not one less: seed 146, blue's
+        C1 read 1 high at 0.0, as the game had it, fitted blue's missed stone as well as C2,
+        read 5 where the game had 3). Where several fit,
         the only one on a field
         the reader is unsure of is taken (seed 87: red's roof on A4, read at 0.05, and one
         on D5, read sure, fitted). Where none or several fit the throws as counted, a throw
@@ -634,8 +636,8 @@ class Session:
                           ) -> list[tuple[Place, Game]]:
         """The placements of ``trial``'s player whose field the view shows as after them
         (``low``: or one lower; on ``covered`` fields, with any piece on top: one higher, or
-        with ``low`` as high; ``off_by_one``: or one higher or lower, unsure), each with
-        the game after it."""
+        with ``low`` as high; ``off_by_one``: or one higher, unsure, so the view fits the
+        game after the placement better than before it), each with the game after it."""
         shown = []
         for move in trial.legal_moves():
             view = obs.fields.get(move.field) if isinstance(move, Place) else None
@@ -646,8 +648,8 @@ class Session:
             stack = after.stacks()[move.field]
             under = move.field in covered and (
                 view.height == len(stack) + 1 or low and view.height == len(stack))
-            unsure = off_by_one and view.confidence < LOW_CONFIDENCE and abs(
-                view.height - len(stack)) == 1
+            unsure = off_by_one and view.confidence < LOW_CONFIDENCE and (
+                view.height == len(stack) + 1)
             if under or view.top == stack[-1] and (
                     view.height == len(stack) or low and view.height == len(stack) - 1
                     or unsure):

@@ -441,14 +441,16 @@ def test_without_dice_a_stone_missed_on_an_unreadable_tower_is_put_in_for_the_ne
     high at confidence 0.0 before and after it, went unseen, and blue's stone on D3 was
     flagged as blue playing in red's turn. After two hands over the board (red's and
     blue's), red's stone is put in on the only tower read one off, unsure, and blue's
-    stands. With one hand only (red setting a second stone: an illegal move) the flag
-    stays, and so it does where two towers could have taken the stone."""
-    def play(hands: int, unreadable: tuple[str, ...]):
+    stands, also beside a red tower read at its height, unsure (seed 146: not a tower
+    the stone would make read one low). With one hand only (red setting a second stone:
+    an illegal move) the flag stays, and so it does where two towers could have taken
+    the stone."""
+    def play(hands: int, unreadable: tuple[str, ...], unsure: tuple[str, ...] = ()):
         game = new_game("just4fun", ["red", "blue"])
         for name in ("B2", "A1", "B2", "F1", "E3", "A6", "E3", "F6"):
             game.apply(Place(name))
         session = Session(game)
-        blind: dict[str, FieldView] = {}
+        blind = {name: FieldView("red", 2, 0.0) for name in unsure}
         for name, blue in zip(unreadable, ("C6", "D1"), strict=False):
             blind[name] = FieldView("red", 5, 0.0)  # red's third stone there, read so
             view = replace(seen_after(game, Place(name), changes=blind), after_hand=True)
@@ -460,10 +462,11 @@ def test_without_dice_a_stone_missed_on_an_unreadable_tower_is_put_in_for_the_ne
         blue = seen_after(game, changes={**blind, "D3": FieldView("blue", 1, 0.9)})
         return session, session.observe(blue)
 
-    session, result = play(2, ("B2",))
-    assert result.kind == "move" and result.move == Place("D3")
-    assert session.game.moves[-2:] == [Place("B2"), Place("D3")]
-    assert session.game.stacks()["B2"] == ("red",) * 4
+    for unsure in ((), ("E3",)):
+        session, result = play(2, ("B2",), unsure)
+        assert result.kind == "move" and result.move == Place("D3")
+        assert session.game.moves[-2:] == [Place("B2"), Place("D3")]
+        assert session.game.stacks()["B2"] == ("red",) * 4
     for hands, unreadable in ((1, ("B2",)), (2, ("B2", "E3"))):
         session, result = play(hands, unreadable)
         assert result.kind == "illegal" and session.game.stacks()["B2"] == ("red",) * 3

@@ -154,6 +154,11 @@ def parse_layout(data: Any, source: str = "<layout>") -> Layout:
         if not isinstance(dice_area, list) or len(dice_area) != 4:
             raise LayoutError(f"{where}: dice_area_mm is [x0, y0, x1, y1]")
         dice_area = tuple(float(v) for v in dice_area)
+    printed = data.get("printed_lines")
+    if data.get("mills") and not (isinstance(printed, dict) and all(
+            isinstance(printed.get(k), int | float) for k in ("width_mm", "point_radius_mm"))):
+        raise LayoutError(f"{where}: a board with mills needs printed_lines: "
+                          '{"width_mm": ..., "point_radius_mm": ...} (its lines and dots)')
     core = {
         "game", "title", "board_size_mm", "markers", "piece", "fields", "grid", "cells",
         "field_colours", "piece_colours", "dice_area_mm", "provisional",

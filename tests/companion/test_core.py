@@ -173,6 +173,16 @@ def test_broken_layouts_get_clear_errors(data, message):
         parse_layout(data)
 
 
+def test_a_muehle_layout_without_its_printed_lines_is_refused():
+    data = json.loads(Path(load_layout("muehle").source).read_text())
+    del data["printed_lines"]
+    with pytest.raises(LayoutError, match="printed_lines"):
+        parse_layout(data)
+    data["printed_lines"] = {"width_mm": "thin", "point_radius_mm": 3}
+    with pytest.raises(LayoutError, match="printed_lines"):
+        parse_layout(data)
+
+
 def test_missing_layout_names_the_shipped_ones():
     with pytest.raises(LayoutError, match="shipped: .*cuatro"):
         load_layout("backgammon")

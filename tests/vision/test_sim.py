@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import cv2
 import numpy as np
 import pytest
@@ -214,10 +212,6 @@ def test_bad_scenes_are_refused_in_plain_words(layouts):
         CameraPose(tilt_deg=95)
     with pytest.raises(ValueError, match="above the table"):
         CameraPose(height_mm=-5)
-    bare = dataclasses.replace(layout, extra={"mills": layout.extra["mills"]},
-                               source="my-muehle.json")
-    with pytest.raises(ValueError, match="my-muehle.json: .* printed_lines"):
-        render(Scene(bare), CameraPose(), np.random.default_rng(0))
 
 
 @pytest.mark.parametrize("value", range(1, 7))

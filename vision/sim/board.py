@@ -11,7 +11,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from companion.layout import Layout, LayoutError
+from companion.layout import Layout
 
 PX_PER_MM = 3.0
 QUIET_MM = 5.0  # white border around each marker, as printed on a card
@@ -123,10 +123,7 @@ def _draw_symbol(img, symbol: str, x: float, y: float, size: float, ink) -> None
 
 def _draw_muehle(img: np.ndarray, layout: Layout) -> None:
     lines = hex_to_bgr(layout.field_colours.get("lines", "#3b2a1a"))
-    printed = layout.extra.get("printed_lines")
-    if printed is None:
-        raise LayoutError(f"{layout.source}: a Mühle board is drawn from its printed_lines "
-                          "(width_mm, point_radius_mm)")
+    printed = layout.extra["printed_lines"]  # load_layout checks boards with mills have it
     width = int(round(printed["width_mm"] * PX_PER_MM))
     drawn: set[tuple[str, str]] = set()
     for mill in layout.extra.get("mills", []):

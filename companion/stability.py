@@ -82,13 +82,15 @@ class StabilityFilter:
         if not self.steady:
             return None
         self._hand_seen = False
+        news = key != reported_key or not doubtful <= reported_doubt
+        if not (news or after_hand):
+            return None  # the steady view reported already: most frames end here
         same = all((v.top, v.height) == (obs.fields[f].top, obs.fields[f].height)
                    for f, v in voted.fields.items())
         view = replace(obs if same else voted, after_hand=after_hand)
-        fell = after_hand and any(
-            reported_confidence.get(f, 0.0) - v.confidence >= CONFIDENCE_DROP_AFTER_HAND
-            for f, v in view.fields.items())
-        if key != reported_key or not doubtful <= reported_doubt or fell:
+        if news or any(
+                reported_confidence.get(f, 0.0) - v.confidence >= CONFIDENCE_DROP_AFTER_HAND
+                for f, v in view.fields.items()):
             # also when a field that read the same turns doubtful: a stone set on a tower
             # of its own colour may show only as the reader losing confidence there, or
             # (where it was unsure already) as the field's look changing or, after a hand,

@@ -273,6 +273,10 @@ class VisionConfig:
     #: A blob of change this much of which lies where one field's tallest tower could
     #: stand is that tower changed unseen, not a hand (see occlusion._tower_changes).
     tower_change_share: float = 0.95
+    #: Pixels this close outside every field's square and tower silhouette count for the
+    #: nearest field there: a piece's shadow and rim (Mühle seed 126: a white stone the
+    #: reader lost changed its point with 6 % of the change just outside).
+    tower_change_margin_mm: float = 3.0
 
     @classmethod
     def load(cls, path: str | Path) -> VisionConfig:

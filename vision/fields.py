@@ -330,7 +330,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.field_idx = np.concatenate(field_idx)
     geometry.field_seg = np.concatenate(field_seg)
     geometry.field_area = np.bincount(geometry.field_seg, minlength=len(names))
-    geometry.home = _homes(geometry)
+    geometry.home = _homes(geometry, config.tower_change_margin_mm * ppm)
     geometry.look_alike = _look_alike_fields(layout, geometry, classes, config)
     return geometry
 
@@ -383,9 +383,11 @@ def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourC
     return found
 
 
-def _homes(geometry: BoardGeometry) -> np.ndarray:
+def _homes(geometry: BoardGeometry, margin_px: float) -> np.ndarray:
     """For each rectified pixel, the field it belongs to: its square, or where its tallest
-    tower could show; -1 for none, -2 where several fields' overlap."""
+    tower could show, or (within ``margin_px``, outside every field's) the nearest of
+    those, where a piece's shadow and rim fall when the pose is a little off; -1 for none,
+    -2 where several fields' overlap."""
     pixels = geometry.size[0] * geometry.size[1]
     idx = np.concatenate([geometry.field_idx, geometry.sliver_idx])
     owner = np.concatenate([geometry.field_seg, geometry.sliver_seg // geometry.max_height])
@@ -394,6 +396,15 @@ def _homes(geometry: BoardGeometry) -> np.ndarray:
     home = np.full(pixels, -1, np.int32)
     home[idx] = owner
     home[idx[np.bincount(idx, minlength=pixels)[idx] > 1]] = -2
+    free = (home == -1).reshape(geometry.size[1], geometry.size[0]).astype(np.uint8)
+    if margin_px <= 0 or free.all():
+        return home
+    # each free pixel's nearest owned pixel: labels number the zero pixels in scan order
+    distance, nearest = cv2.distanceTransformWithLabels(
+        free, cv2.DIST_L2, 5, labelType=cv2.DIST_LABEL_PIXEL)
+    owned = np.flatnonzero(free.ravel() == 0)
+    near = (free.ravel() == 1) & (distance.ravel() <= margin_px)
+    home[near] = home[owned[nearest.ravel()[near] - 1]]
     return home
 
 

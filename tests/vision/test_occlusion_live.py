@@ -175,6 +175,32 @@ def test_a_tower_changed_where_no_reading_explains_it_is_doubt_not_a_hand():
     assert find_change_occlusion(wide > 0, none, standing, geometry, config).occluded
 
 
+def test_a_lost_stone_s_change_with_its_shadow_just_beside_its_point_is_doubt_not_a_hand():
+    """A white Mühle stone the reader lost changes its point with some of the change just
+    outside where the stone can stand (its shadow; Mühle seed 126: 6 % outside): that is
+    the stone, within ``tower_change_margin_mm``; a patch reaching farther is a hand."""
+    layout = load_layout("muehle")
+    calibration = ColourCalibration.default(layout, ["white", "black"])
+    config = VisionConfig()
+    strict = replace(config, tower_change_margin_mm=0.0)
+    homography = read_board(frame("muehle", {}, seed=1)[1].frame, layout,
+                            calibration).homography
+    geometry, _ = BoardTracker(layout, calibration, config).geometry(homography)
+    bare, _ = BoardTracker(layout, calibration, strict).geometry(homography)
+    point = (bare.home == bare.names.index("b6")).reshape(bare.size[::-1])
+
+    def grown(mm: float) -> np.ndarray:
+        size = 2 * int(round(mm * geometry.px_per_mm)) + 1
+        return cv2.dilate(point.astype(np.uint8), np.ones((size, size), np.uint8)) > 0
+
+    none = np.zeros(point.shape, np.uint8)
+    standing = np.zeros(len(geometry.names), bool)
+    near = find_change_occlusion(grown(1.5), none, standing, geometry, config)
+    assert not near.occluded and near.changed_look == {"b6"}
+    assert find_change_occlusion(grown(1.5), none, standing, bare, strict).occluded
+    assert find_change_occlusion(grown(10), none, standing, geometry, config).occluded
+
+
 def cell_readings(table, config, name):
     """``name``'s readings on ``table``'s clear frames, before and after a piece lies there."""
     live = BoardTracker(table.layout, ColourCalibration.default(table.layout, table.players),

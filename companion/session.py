@@ -427,16 +427,21 @@ class Session:
     def _trusted(self, obs: Observation, base: Observation | None = None,
                  game: Game | None = None) -> Observation:
         """``obs`` with the fields that look as in the baseline set to what the game (or
-        ``game``, a trial of it) expects."""
+        ``game``, a trial of it) expects, unless the reader newly sees them changed: a stone
+        it had lost, read as the board under it, taken away (Mühle seed 126: white's stone
+        on b6, read empty since it was set, moved to b4)."""
         base = base or self._baseline
         if base is None:
             return obs
         expected = Observation.of_game(game or self.game).fields
+        news = obs.looks_changed - base.looks_changed
         fields = {}
         for name, view in obs.fields.items():
             before = base.fields.get(name)
-            same = before is not None and (before.top, before.height) == (view.top, view.height)
-            fields[name] = expected[name] if same and name in expected else view
+            same = before is not None and (before.top, before.height) == (
+                view.top, view.height) and name not in news
+            fields[name] = replace(expected[name], confidence=view.confidence) \
+                if same and name in expected else view
         return Observation(fields, obs.occluded, obs.hidden, obs.looks_changed, obs.after_hand)
 
     def correct(self, changes: dict[str, FieldView]) -> Inference:

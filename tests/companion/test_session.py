@@ -201,6 +201,35 @@ def test_muehle_step_to_a_non_neighbour_is_flagged():
     assert result.kind == "illegal" and result.move == Step(src, dst)
 
 
+def test_a_muehle_stone_read_gone_in_doubt_is_no_move_and_keeps_no_other_out():
+    game = new_game("muehle", ["white", "black"])
+    game.apply(Place("b6"))
+    lost = {"b6": FieldView(None, 0, 0.1)}
+    assert infer_move(game, seen_after(game, changes=lost)).kind == "same"
+    looks = Observation(seen_after(game, changes={"b6": FieldView(None, 0, 0.7)}).fields,
+                        looks_changed=frozenset({"b6"}))
+    assert infer_move(game, looks).kind == "same"
+    result = infer_move(game, seen_after(game, Place("f2"), changes=lost))
+    assert result.kind == "move" and result.move == Place("f2")
+    sure = seen_after(game, Place("f2"), changes={"b6": FieldView(None, 0)})
+    assert infer_move(game, sure).kind != "move"  # a stone read gone for sure is no misreading
+
+
+def test_a_muehle_stone_read_as_board_since_it_was_set_is_followed_when_it_moves():
+    game = new_game("muehle", ["white", "black"])
+    rng = random.Random(2)
+    while game.stone_counts()["black"].in_supply:
+        game.apply(rng.choice(game.legal_moves()))
+    assert not game.is_over
+    step = next(m for m in game.legal_moves() if isinstance(m, Step) and not m.capture)
+    session = Session(game)
+    lost = {step.src: FieldView(None, 0, 0.3)}
+    assert session.observe(seen_after(game, changes=lost)).kind == "same"
+    gone = seen_after(game, step, changes={step.src: FieldView(None, 0, 0.1)})
+    result = session.observe(replace(gone, looks_changed=frozenset({step.src})))
+    assert result.kind == "move" and result.move == step and session.flag is None
+
+
 def test_throws_are_counted_and_a_sixth_is_refused():
     game = new_game("cuatro", ["red", "blue"])
     session = Session(game)

@@ -12,7 +12,8 @@ counted). In the dice games the throws are read from the frames by the dice read
 ``--scripted-dice`` takes them from the script instead, to measure the board loop alone.
 Players who have played the last move and see no end on the page press confirm (counted).
 ``--players-answer``: the players enter on the page the dice they threw when a stone of theirs
-stays flagged against other dice (what the page asks of them); the answers are counted.
+stays flagged against other dice, or choose the move they made where the page asks which
+(what the page asks of them); the answers are counted.
 
     python bench/referee_e2e.py [--games N] [--only cuatro,muehle] [--fps 10] [--seed 1]
                                 [--scripted-dice] [--players-answer]

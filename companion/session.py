@@ -71,6 +71,9 @@ class MissedPlacement:
 #: A missed stone's field is told from others the rules allow as well by its confidence
 #: moving across the placement by this much more than theirs (see :func:`_only_fit`).
 CONFIDENCE_MOVE_MARGIN = 0.1
+#: Where more placements than this fit a stone the camera missed, the players are not asked
+#: which: the camera has lost too much of the board to be helped by a choice.
+MAX_CHOICES = 3
 
 
 def _only_fit(fits: dict[Place, MissedPlacement], obs: Observation,
@@ -132,7 +135,11 @@ class Session:
         self.game_id = game_id if game_id is not None or log is None else log.start(game)
         self.listeners: list[Listener] = []
         self.flag: Inference | None = None
+        #: Moves one of which the players made, the camera cannot tell which: confirm takes
+        #: the first, the page any (:meth:`choose`).
         self.pending_choice: tuple[Move, ...] = ()
+        #: Whether that choice is of a placement the camera missed, before a stone it saw.
+        self._choice_missed = False
         self.last_observation: Observation | None = None
         #: The last view the game agreed with (see :meth:`observe`).
         self._baseline: Observation | None = None
@@ -196,6 +203,7 @@ class Session:
             result = self._judge(seen) if changed_fields(self.game, seen) else None
             if (result is None or result.kind == "same") and not doubted:
                 self.flag = None
+                self.pending_choice, self._choice_missed = (), False
                 self._baseline = self._agreed = obs
                 self._emit("cleared", {"message": "the board is back to the last legal state"})
                 return Inference("same")
@@ -313,13 +321,32 @@ class Session:
         passed = self._visits[len(self.game.moves)] >= 2  # the placement's hand and theirs
         if result.kind in ("illegal", "unexplained") and (self.game.uses_dice or passed) and \
                 self._pieces_of(result.changed, self.game.next_player):
+            fits: list[MissedPlacement] = []
             found = self._missed_placement(
                 self._stone_follows, least_rewound=1 if self.game.uses_dice else 0,
-                covered=frozenset(result.changed), unsure=not self.game.uses_dice)
+                covered=frozenset(result.changed), unsure=not self.game.uses_dice,
+                several=fits)
             if found is not None:
                 self._put_in_missed(found)
                 result = infer_move(self.game, self._trusted(self.last_observation))
+            elif not self.game.uses_dice and 2 <= len(fits) <= MAX_CHOICES:
+                self._offer_missed(tuple(fit.placement for fit in fits))
         return result
+
+    def _offer_missed(self, placements: tuple[Move, ...]) -> None:
+        """Ask which of ``placements`` the current player made unseen, before the next
+        player's stone, where the camera cannot tell (Just 4 Fun seed 119: red's fourth stone
+        on B2 or E3, both read 5 high at 0.0 before and after it)."""
+        if self.pending_choice == placements and self._choice_missed:
+            return
+        self.pending_choice, self._choice_missed = placements, True
+        player = self.game.current_player
+        where = " or ".join(m.field for m in placements if isinstance(m, Place))
+        self._emit("confirm", {
+            "message": f"{player}'s stone went unseen: on {where}? Press confirm for "
+                       f"{placements[0]}, or choose on the web page",
+            "candidates": [move_to_dict(m) for m in placements],
+        })
 
     def _stone_follows(self, trial: Game) -> bool:
         """The last view shows one legal move of ``trial``'s current player."""
@@ -568,7 +595,9 @@ class Session:
     def _missed_placement(self, then: Callable[[Game], bool], least_rewound: int = 0,
                           loose: bool = False, most_rewound: int | None = None,
                           covered: frozenset[str] = frozenset(),
-                          unsure: bool = False) -> MissedPlacement | None:
+                          unsure: bool = False,
+                          several: list[MissedPlacement] | None = None
+                          ) -> MissedPlacement | None:
         """The placement the current player made unseen, after which the turn's last throws
         (at least ``least_rewound``) are the next player's: the only one the rules allow
         after one of the turn's throws, after which the last view shows its field as it then
@@ -594,7 +623,9 @@ class Session:
         on D5, read sure, fitted). Where none or several fit the throws as counted, a throw
         counted with dice unread may have been another (seed 110: blue's second roof on D4,
         after a full house read with a die unread). Returns it with how many throws came
-        after it, as many as may be (the earliest throw it fits), ``most_rewound`` at most."""
+        after it, as many as may be (the earliest throw it fits), ``most_rewound`` at most.
+        Where several fit the throws as counted and none is taken, they are added to
+        ``several``."""
         obs = self.last_observation
         if obs is None or obs.occluded or obs.hidden:
             return None
@@ -633,7 +664,11 @@ class Session:
             return self._views_at[max(counts)].fields.get(fit.placement.field) if counts \
                 else None
 
-        return _only_fit(as_read, obs, before) or _only_fit({**in_doubt, **as_read}, obs, before)
+        found = _only_fit(as_read, obs, before) or _only_fit({**in_doubt, **as_read}, obs,
+                                                             before)
+        if found is None and several is not None:
+            several.extend(as_read.values())
+        return found
 
     @staticmethod
     def _placements_shown(trial: Game, obs: Observation, low: bool,
@@ -808,8 +843,7 @@ class Session:
         read 1 1 2 3 3)."""
         with self._lock:
             if self.pending_choice:
-                move, self.pending_choice = self.pending_choice[0], ()
-                return self.play(move)
+                return self.choose(0)
             if self._missed_turn_end() or self._stone_stood():
                 return True
             found = None
@@ -821,6 +855,23 @@ class Session:
                                        "move since the last one; correct the board on the page"})
                 return False
             self._put_in_missed(found)
+            return True
+
+    def choose(self, index: int) -> bool:
+        """The players say which of :attr:`pending_choice` they made (on the web page; the
+        confirm button takes the first). A placement the camera missed goes in before the
+        stone it saw, and the last view is judged again for that stone."""
+        with self._lock:
+            if not 0 <= index < len(self.pending_choice):
+                raise ValueError(f"there is no choice {index + 1} to make"
+                                 if self.pending_choice else "there is nothing to choose")
+            move, missed = self.pending_choice[index], self._choice_missed
+            self.pending_choice, self._choice_missed = (), False
+            if not missed:
+                return self.play(move)
+            self._put_in_missed(MissedPlacement(move, 0, None))
+            if self.last_observation is not None:
+                self._observe(self.last_observation)
             return True
 
     def cannot_play(self) -> bool:
@@ -867,7 +918,7 @@ class Session:
                 self._emit("illegal", {"rule": str(exc), "player": player,
                                        "move": move_to_dict(move)})
                 return False
-            self.pending_choice = ()
+            self.pending_choice, self._choice_missed = (), False
             self.flag = None
             self._log(MOVE, {**move_to_dict(move), "player": player})
             self._emit("move", {"player": player, "move": move_to_dict(move), "text": str(move),
@@ -887,6 +938,7 @@ class Session:
             move = self.game.undo()
             self._forget_views_from(len(self.game.moves) + 1)
             self.flag = None
+            self.pending_choice, self._choice_missed = (), False
             self._baseline = self._agreed = None  # the board shows the move until set back
             self._log(UNDO, {"move": move_to_dict(move)})
             self._emit("undo", {"move": move_to_dict(move), "text": str(move),

@@ -407,14 +407,20 @@ def _unordered(moves: list[Move]) -> list[Move]:
 
 def answer_the_page(session: Any, done: tuple[Move, ...]) -> str | None:
     """What players do who see a stone flagged against dice they did not throw: they enter
-    the throw on the page, as one the camera missed or as the last one read wrong. ``done``
-    are the moves truly played; returns what was entered, or None when the referee's
-    mistake is no throw (players would correct a field or take the stone back then)."""
+    the throw on the page, as one the camera missed or as the last one read wrong; asked
+    which move they made (:attr:`Session.pending_choice`), they choose it. ``done`` are the
+    moves truly played; returns what was entered, or None when the referee's mistake is
+    neither (players would correct a field or take the stone back then)."""
     ours = _unordered(session.game.moves)
     truth = _unordered(list(done))
     first = next((i for i, (a, b) in enumerate(zip(ours, truth, strict=False)) if a != b),
                  min(len(ours), len(truth)))
-    if first >= len(truth) or not isinstance(truth[first], Throw):
+    if first >= len(truth):
+        return None
+    if first == len(ours) and truth[first] in session.pending_choice:
+        session.choose(session.pending_choice.index(truth[first]))
+        return f"chose: {truth[first]} (move {first + 1})"
+    if not isinstance(truth[first], Throw):
         return None
     missed = first == len(ours)
     if not missed and not (first == len(ours) - 1 and isinstance(ours[first], Throw)):

@@ -122,6 +122,7 @@ class Table:
                 "layout": self._layout_json,
                 "flag": {"rule": flag.reason, "fields": list(flag.changed)} if flag else None,
                 "message": self.message,
+                "choices": [str(move) for move in self.session.pending_choice],
                 "log": list(self._moves),
                 "games": [{"name": n, "title": c.title} for n, c in sorted(GAMES.items())],
                 "panel": self.panel.virtual_state() if self.panel is not None else None,
@@ -152,6 +153,16 @@ class Table:
         if not self.session.confirm():
             raise ValueError("there is nothing to confirm")
         return {"message": "confirmed"}
+
+    def _act_choose(self, payload: dict[str, Any]) -> dict[str, Any]:
+        index = payload.get("index")
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise ValueError("index: give the number of the choice, counting from 0")
+        choices = self.session.pending_choice
+        chosen = str(choices[index]) if 0 <= index < len(choices) else None
+        if not self.session.choose(index):
+            raise ValueError(self.session.flag.reason if self.session.flag else "refused")
+        return {"message": f"chose {chosen}"}
 
     def _act_cannot_play(self, payload: dict[str, Any]) -> dict[str, Any]:
         if not self.session.cannot_play():

@@ -14,7 +14,8 @@ from flask import Flask, Response, abort, jsonify, render_template, request
 
 from web.broker import EventBroker
 
-ACTIONS = ("undo", "confirm", "cannot_play", "correct", "dice", "new_game", "press", "corners")
+ACTIONS = ("undo", "confirm", "choose", "cannot_play", "correct", "dice", "new_game", "press",
+           "corners")
 
 
 class TableProtocol(Protocol):

@@ -27,6 +27,7 @@ from companion.simtable import SimOptions, SimTable, referee_simulated
 from companion.table import Table
 from hardware.camera import Frame
 from hardware.panel import Panel
+from tests.companion.scenes import blue_after_a_stone_missed_on_one_of_two_towers
 from vision.config import VisionConfig
 from vision.pose import Camera
 from vision.reader import BoardReading, FieldReading, read_board
@@ -441,6 +442,16 @@ def test_players_answer_a_stone_flagged_against_dice_they_did_not_throw():
         "misread: throw 1 1 3 4 4 (move 4)")
     assert game.moves[-1] == Throw((1, 1, 3, 4, 4))
     assert answer_the_page(session, (*played, Throw((1, 1, 3, 4, 4)), Place("A1"))) is None
+
+
+def test_players_asked_which_tower_took_their_missed_stone_choose_it():
+    from companion.simtable import answer_the_page
+
+    session = Session(new_game("just4fun", ["red", "blue"]))
+    blue_after_a_stone_missed_on_one_of_two_towers(session)
+    played = (*session.game.moves, Place("E3"), Place("D3"))
+    assert answer_the_page(session, played) == "chose: place E3 (move 13)"
+    assert session.game.moves[-2:] == [Place("E3"), Place("D3")] and session.flag is None
 
 
 def test_a_run_says_where_it_first_parts_from_the_scripted_game():

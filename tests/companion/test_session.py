@@ -10,16 +10,7 @@ from companion.gamelog import GameLog
 from companion.infer import FieldView, Observation, infer_move
 from companion.session import Session
 from companion.stability import StabilityConfig, StabilityFilter
-
-
-def seen_after(game, *moves, changes=None):
-    """The observation of ``game`` after ``moves`` (on a copy), with optional overrides."""
-    after = game.copy()
-    for move in moves:
-        after.apply(move)
-    fields = dict(Observation.of_game(after).fields)
-    fields.update(changes or {})
-    return Observation(fields)
+from tests.companion.scenes import blue_after_a_stone_missed_on_one_of_two_towers, seen_after
 
 
 def recorder(session):
@@ -499,6 +490,35 @@ def test_without_dice_a_stone_missed_on_an_unreadable_tower_is_put_in_for_the_ne
     for hands, unreadable in ((1, ("B2",)), (2, ("B2", "E3"))):
         session, result = play(hands, unreadable)
         assert result.kind == "illegal" and session.game.stacks()["B2"] == ("red",) * 3
+
+
+def test_where_two_towers_may_hold_a_missed_stone_the_players_are_asked_which():
+    """Just 4 Fun seed 119: red's stone went unseen on B2 or E3 (both read 5 high at 0.0)
+    and blue's on D3 is flagged. The players are asked once; the confirm button takes the
+    first, the page either; blue's stone then stands. Taking blue's stone away drops the
+    question."""
+    def flagged():
+        session = Session(new_game("just4fun", ["red", "blue"]))
+        events = recorder(session)
+        blind = blue_after_a_stone_missed_on_one_of_two_towers(session)
+        return session, events, blind
+
+    session, events, _ = flagged()
+    asked = [e for e in events if e.kind == "confirm"]
+    assert len(asked) == 1 and "B2 or E3" in asked[0].data["message"]
+    assert session.pending_choice == (Place("B2"), Place("E3"))
+    assert session.choose(1) and session.flag is None
+    assert session.game.moves[-2:] == [Place("E3"), Place("D3")]
+    assert session.game.stacks()["E3"] == ("red",) * 4
+
+    session, _, _ = flagged()
+    assert session.confirm() and session.game.moves[-2:] == [Place("B2"), Place("D3")]
+    with pytest.raises(ValueError, match="nothing to choose"):
+        session.choose(0)
+
+    session, _, blind = flagged()
+    assert session.observe(seen_after(session.game, changes=blind)).kind == "same"
+    assert session.flag is None and session.pending_choice == ()
 
 
 def test_a_misread_throw_corrected_by_hand_lets_the_flagged_stone_stand(tmp_path):

@@ -56,6 +56,8 @@ def test_malformed_input_gets_400_with_a_message(client):
         ("new_game", {"game": "muehle", "players": ["a", "b", "c"]}, "2 players"),
         ("corners", {"corners": [[1, 2]]}, "four"),
         ("confirm", {}, "nothing to confirm"),
+        ("choose", {"index": "B2"}, "number of the choice"),
+        ("choose", {"index": 0}, "nothing to choose"),
         ("dice", {"dice": "1 2 2 5 6"}, "list of numbers"),
         ("dice", {"dice": [1, 2, 2, 5, 6], "missed": "yes"}, "missed"),
         ("dice", {"dice": [1, 2, 2, 5, 6]}, "no throw this turn"),

@@ -12,6 +12,7 @@ from companion import Place, new_game
 from companion.infer import FieldView, Observation
 from companion.session import Session
 from companion.table import Table
+from tests.companion.scenes import blue_after_a_stone_missed_on_one_of_two_towers
 from tests.web.conftest import serving_app
 
 PIN = "2468"
@@ -128,6 +129,26 @@ def test_dice_the_camera_misread_are_put_right_on_the_page(served_cuatro, browse
     expect(page.locator("#turn")).to_have_text("blue to play")
     expect(page.locator("#log li")).to_have_text(["red: place A4", "red: throw 1 2 2 5 6"])
     assert [str(m) for m in session.game.moves] == ["throw 1 2 2 5 6", "place A4"]
+
+
+def test_the_page_asks_which_tower_took_a_stone_the_camera_missed(served, browser):
+    table, url = served
+    blue_after_a_stone_missed_on_one_of_two_towers(table.session)
+    page = browser.new_page()
+    page.goto(url)
+    expect = sync_api.expect
+    expect(page.locator("#message")).to_contain_text("on B2 or E3?")
+    choices = page.locator("#choices button")
+    expect(choices).to_have_text(["place B2", "place E3"])
+    page.fill("#pin", PIN)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "missed-stone-choice.png"), full_page=True)
+    choices.nth(1).click()
+    expect(page.locator("#action-result")).to_have_text("chose place E3")
+    expect(page.locator("#banner")).to_be_hidden()
+    expect(page.locator("#choices")).to_be_hidden()
+    expect(page.locator("#log li").first).to_have_text("blue: place D3")
+    assert table.session.game.stacks()["E3"] == ("red",) * 4
 
 
 def test_layout_fits_a_phone_and_shows_the_end_screen(served, browser):

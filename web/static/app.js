@@ -92,6 +92,14 @@ function render(s) {
   const message = $("message");
   message.hidden = !s.message;
   message.textContent = s.message || "";
+  const choices = $("choices");
+  choices.hidden = !s.choices.length;
+  choices.replaceChildren(...s.choices.map((text, index) => {
+    const button = document.createElement("button");
+    button.textContent = text;
+    button.addEventListener("click", () => act("choose", { index }));
+    return button;
+  }));
   drawBoard($("board"), s);
   drawScores($("scores"), s);
   const log = $("log");

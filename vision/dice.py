@@ -292,34 +292,59 @@ def _region_mask(shape: tuple[int, int], region) -> np.ndarray | None:
 
 
 def find_pips(image: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
-              windows: list[Box] | None = None,
+              windows: list[Box] | None = None, in_place: bool = False,
               ) -> tuple[list[Pip], np.ndarray, np.ndarray]:
     """Small round blobs darker than the body around them (in ``image``; invert for light
     pips). Also returns the closing (pips filled by the body colour) and the black-hat
-    (how much darker than the body each pixel is). With ``windows`` (x0, y0, x1, y1) only
-    those are searched: elsewhere the closing is the image itself, so no pip is found."""
+    (how much darker than the body each pixel is). With ``windows`` (x0, y0, x1, y1, not
+    overlapping) only those are searched: elsewhere the closing is the image itself, so no
+    pip is found; with ``in_place`` as well the closing is written over ``image`` (the
+    caller needs it no more), saving a copy of the whole view."""
     k = config.hat_kernel_px
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     if windows is None:
         closed = cv2.morphologyEx(image, cv2.MORPH_CLOSE, kernel)
-    else:
-        closed = image.copy()
-        for x0, y0, x1, y1 in windows:
-            closed[y0:y1, x0:x1] = cv2.morphologyEx(image[y0:y1, x0:x1], cv2.MORPH_CLOSE,
-                                                    kernel)
-    hat = cv2.subtract(closed, image)
-    _, binary = cv2.threshold(hat, config.min_contrast, 255, cv2.THRESH_BINARY)
-    if mask is not None:
-        binary = cv2.bitwise_and(binary, mask)
-    return _blobs(binary, hat, config), closed, hat
+        hat = cv2.subtract(closed, image)
+        _, binary = cv2.threshold(hat, config.min_contrast, 255, cv2.THRESH_BINARY)
+        if mask is not None:
+            binary = cv2.bitwise_and(binary, mask)
+        return _blobs(binary, hat, config), closed, hat
+    # the black-hat is 0 outside the windows (the closing is the image there): every
+    # whole-image step is done in the windows only (each new page of a whole-view array
+    # written costs more than the pixel work on this box)
+    closed = image if in_place else image.copy()
+    hat, binary = np.zeros(image.shape, np.uint8), np.zeros(image.shape, np.uint8)
+    for x0, y0, x1, y1 in windows:
+        part = np.s_[y0:y1, x0:x1]
+        filled = cv2.morphologyEx(image[part], cv2.MORPH_CLOSE, kernel)
+        hat[part] = cv2.subtract(filled, image[part])
+        closed[part] = filled
+        binary[part] = cv2.threshold(hat[part], config.min_contrast, 255, cv2.THRESH_BINARY)[1]
+        if mask is not None:
+            binary[part] = cv2.bitwise_and(binary[part], mask[part])
+    return _blobs(binary, hat, config, windows=windows), closed, hat
+
+
+def _contours(binary: np.ndarray, windows: list[Box] | None) -> list[np.ndarray]:
+    """The outer contours of ``binary``'s blobs, as one findContours call on it lists them
+    (last found first), found in ``windows`` only (``binary`` is 0 elsewhere; a blob may
+    not cross a window's edge). findContours finds a blob at its first pixel in raster
+    order, its contour's first point."""
+    if windows is None:
+        return list(cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0])
+    found = [c for x0, y0, x1, y1 in windows
+             for c in cv2.findContours(binary[y0:y1, x0:x1], cv2.RETR_EXTERNAL,
+                                       cv2.CHAIN_APPROX_SIMPLE, offset=(x0, y0))[0]]
+    return sorted(found, key=lambda c: (int(c[0, 0, 1]), int(c[0, 0, 0])), reverse=True)
 
 
 def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int = 0,
-           origin: tuple[int, int] = (0, 0)) -> list[Pip]:
-    """Pips among the blobs of ``binary``. A blob too large or not round may be pips run
-    together by blur: it is thresholded again higher up its own contrast (``split_levels``)."""
+           origin: tuple[int, int] = (0, 0), windows: list[Box] | None = None) -> list[Pip]:
+    """Pips among the blobs of ``binary`` (only in ``windows``, if given: `_contours`). A
+    blob too large or not round may be pips run together by blur: it is thresholded again
+    higher up its own contrast (``split_levels``)."""
     # contours, not connected components: several times faster on the same blobs
-    contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    contours = _contours(binary, windows)
     pips: list[Pip] = []
     for contour in contours:
         x, y, w, h = cv2.boundingRect(contour)
@@ -692,10 +717,12 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     top = _warp(grey, view, located and located.strips)
     pip_config = _rectified_pip_config(config)
     layers = []  # per pip colour: pips, their table mm, closing, black-hat, lattice fits
-    for polarity in config.polarities:
-        image = top if polarity == "dark" else 255 - top
+    # each pip colour's image made before either is closed in place (`find_pips`)
+    images = [top if polarity == "dark" else 255 - top for polarity in config.polarities]
+    for polarity, image in zip(config.polarities, images, strict=True):
         pips, closed, hat = (find_pips(image, None, pip_config) if located is None else
-                             find_pips(image, located.search, pip_config, located.boxes))
+                             find_pips(image, located.search, pip_config, located.boxes,
+                                       in_place=config.polarities.count(polarity) == 1))
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         layers.append((pips, pts, closed, hat, lattice_candidates(pts, tops)))
 

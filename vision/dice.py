@@ -671,8 +671,8 @@ _CELLS = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], dtype=np.flo
 #: pitch, its direction the face's turn.
 _OFFSETS = np.array([(1, 0), (1, 1), (2, 0), (2, 1), (1, 2), (2, 2)], dtype=np.float64)
 #: Their lengths (in pitches) and directions.
-_OFFSET_POLAR = list(zip(np.hypot(_OFFSETS[:, 0], _OFFSETS[:, 1]).tolist(),
-                         np.arctan2(_OFFSETS[:, 1], _OFFSETS[:, 0]).tolist(), strict=True))
+_OFFSET_LENGTH = np.hypot(_OFFSETS[:, 0], _OFFSETS[:, 1])
+_OFFSET_ANGLE = np.arctan2(_OFFSETS[:, 1], _OFFSETS[:, 0])
 
 
 @dataclass(frozen=True)
@@ -1335,39 +1335,42 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     pmax = config.pip_pitch_share * config.die_max_mm
     reach = 2 * math.sqrt(2) * pmax * (1 + config.lattice_tolerance)
     half_face = 0.5 / config.pip_pitch_share - 0.5 * config.pip_share / config.pip_pitch_share
-    near = [np.flatnonzero(row <= reach) for row in distances(pts)]
-    anchors, angles, pitches = [], [], []
-    for a, around in enumerate(near):
-        ang, pitch = [0.0], [_nominal_pitch(config)]  # a lone pip: turn does not matter
-        for b in around[around > a]:
-            vx, vy = pts[b] - pts[a]
-            length, turn = math.hypot(vx, vy), math.atan2(vy, vx)
-            for offset_length, offset_angle in _OFFSET_POLAR:
-                ratio = length / offset_length
-                if pmin <= ratio <= pmax:
-                    ang.append(turn - offset_angle)
-                    pitch.append(ratio)
-        anchors += [a] * len(ang)
-        angles.append(np.array(ang))
-        pitches += pitch
-    c = np.concatenate([np.cos(ang) for ang in angles])
-    s = np.concatenate([np.sin(ang) for ang in angles])
-    ang, pitch = np.concatenate(angles), np.array(pitches)
+    close = distances(pts) <= reach
+    # each pair of nearby pips (a < b, by a then b) proposes a turn and pitch per lattice
+    # offset of the right length; math.hypot and math.atan2, as numpy's differ in last bits
+    first, second = np.nonzero(np.triu(close, 1))
+    step = pts[second] - pts[first]
+    dx, dy = step[:, 0].tolist(), step[:, 1].tolist()
+    length = np.array([math.hypot(u, v) for u, v in zip(dx, dy, strict=True)])[:, None]
+    turn = np.array([math.atan2(v, u) for u, v in zip(dx, dy, strict=True)])[:, None]
+    ratio = length / _OFFSET_LENGTH
+    fits = (pmin <= ratio) & (ratio <= pmax)
+    # each anchor's proposals together, first its lone pip's (turn does not matter)
+    anchors = np.concatenate([np.arange(len(pts)), first[np.nonzero(fits)[0]]])
+    order = np.argsort(anchors, kind="stable")
+    anchors = anchors[order]
+    ang = np.concatenate([np.zeros(len(pts)), (turn - _OFFSET_ANGLE)[fits]])[order]
+    pitch = np.concatenate([np.full(len(pts), _nominal_pitch(config)), ratio[fits]])[order]
+    c, s = np.cos(ang), np.sin(ang)
     # every (proposal, nearby pip) pair in one flat run, a proposal's pairs together
-    sizes = np.array([len(around) for around in near])[anchors]
+    counts = close.sum(axis=1)
+    sizes = counts[anchors]
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     row = np.repeat(np.arange(len(anchors)), sizes)
-    pip = np.concatenate([near[a] for a in anchors])
-    d = pts[pip] - pts[np.array(anchors)[row]]  # (P, 2)
-    # the pip in lattice units round the anchor, per pair
-    local = np.stack([d[:, 0] * c[row] + d[:, 1] * s[row],
-                      -d[:, 0] * s[row] + d[:, 1] * c[row]], axis=-1) / pitch[row, None]
-    rel = local[:, None] + _CELLS[None]  # (P, 9, 2): anchor at each cell
-    snapped = np.round(rel)
-    err = np.hypot(rel[..., 0] - snapped[..., 0], rel[..., 1] - snapped[..., 1])
-    inlier = (np.abs(snapped).max(axis=-1) <= 1) & (err <= config.lattice_tolerance)
-    stray = np.logical_or.reduceat((np.abs(rel).max(axis=-1) <= half_face) & ~inlier, starts)
-    bit = (3 * (snapped[..., 1] + 1) + snapped[..., 0] + 1).clip(0, 8).astype(np.int64)
+    nearby = np.nonzero(close)[1]  # each pip's nearby pips, by pip
+    pip = nearby[np.repeat(np.cumsum(counts)[anchors] - counts[anchors] - starts, sizes)
+                 + np.arange(len(row))]
+    d = pts[pip] - pts[anchors[row]]  # (P, 2)
+    # the pip in lattice units round the anchor, per pair, with the anchor at each cell
+    # (P, 9); x and y apart: numpy reduces a last axis of 2 slowly
+    x = ((d[:, 0] * c[row] + d[:, 1] * s[row]) / pitch[row])[:, None] + _CELLS[:, 0]
+    y = ((-d[:, 0] * s[row] + d[:, 1] * c[row]) / pitch[row])[:, None] + _CELLS[:, 1]
+    sx, sy = np.round(x), np.round(y)
+    err = np.hypot(x - sx, y - sy)
+    inlier = (np.maximum(np.abs(sx), np.abs(sy)) <= 1) & (err <= config.lattice_tolerance)
+    stray = np.logical_or.reduceat((np.maximum(np.abs(x), np.abs(y)) <= half_face) & ~inlier,
+                                   starts)
+    bit = (3 * (sy + 1) + sx + 1).clip(0, 8).astype(np.int64)
     occupied = np.bitwise_or.reduceat(np.where(inlier, 1 << bit, 0), starts)  # (H, 9)
     count = np.add.reduceat(inlier.astype(np.int64), starts)
     unique = _POPCOUNT[occupied]
@@ -1375,8 +1378,9 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     best: dict[tuple[int, ...], GridFace] = {}
     for h, k in zip(*np.nonzero(value), strict=True):
         pairs = slice(starts[h], starts[h] + sizes[h])
-        members = tuple(int(i) for i in pip[pairs][inlier[pairs, k]])
-        on = err[pairs, k][inlier[pairs, k]]
+        inside = inlier[pairs, k]
+        members = tuple(pip[pairs][inside].tolist())
+        on = err[pairs, k][inside]
         e = float(on.sum() / len(on))  # = on.mean(), without its overhead
         if members in best and best[members].error <= e:
             continue

@@ -373,13 +373,20 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
                              p.contrast, p.angle) for p in row]
             elif level < len(config.split_levels):
                 peak = cv2.minMaxLoc(patch, mask=roi)[1]
-                t = config.min_contrast + config.split_levels[level] * (peak - config.min_contrast)
-                # an 8-bit threshold compares with floor(t): the same for whole grey levels
-                _, higher = cv2.threshold(patch, t, 255, cv2.THRESH_BINARY)
-                higher = cv2.bitwise_and(higher, higher, mask=roi)  # a new image: 0 off roi
-                if cv2.countNonZero(higher) >= config.min_pip_area_px:  # else no pip in it
-                    pips += _blobs(higher, patch, config, level + 1,
-                                   (origin[0] + x, origin[1] + y))
+                for deeper, share in enumerate(config.split_levels[level:], level + 1):
+                    t = config.min_contrast + share * (peak - config.min_contrast)
+                    # an 8-bit threshold compares with floor(t): the same for whole grey levels
+                    _, higher = cv2.threshold(patch, t, 255, cv2.THRESH_BINARY)
+                    higher = cv2.bitwise_and(higher, higher, mask=roi)  # a new image: 0 off roi
+                    kept = cv2.countNonZero(higher)
+                    if kept < config.min_pip_area_px:  # no pip in it
+                        break
+                    if kept < area:
+                        pips += _blobs(higher, patch, config, deeper,
+                                       (origin[0] + x, origin[1] + y))
+                        break
+                    # all of the blob again: one level deeper it would be found, measured and
+                    # turned down as here, and split at the next level: that is done here
             continue
         cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
         contrast = cv2.sumElems(cv2.bitwise_and(patch, patch, mask=roi))[0] / area  # = mean

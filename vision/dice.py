@@ -367,7 +367,7 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
                 or roundness < config.min_pip_roundness):
             centre = (m["m10"] / m["m00"], m["m01"] / m["m00"])
             row = _pip_row(roi, patch, centre, mu20, mu02, mu11, config) if _row_shaped(
-                mu20, mu02, mu11, config) else []
+                major, minor, config) else []
             if row:
                 pips += [Pip(p.x + origin[0] + x, p.y + origin[1] + y, p.diameter, p.roundness,
                              p.contrast, p.angle) for p in row]
@@ -396,16 +396,15 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
     return pips
 
 
-def _row_shaped(mu20: float, mu02: float, mu11: float, config: DiceConfig) -> bool:
-    """A blob's second moments allow a bar of 2-3 pips (`_pip_row`): most blobs end here,
-    cheaply. A bar's extent is about sqrt(12 var) along each axis (0.87 of a disc's
-    diameter)."""
+def _row_shaped(major: float, minor: float, config: DiceConfig) -> bool:
+    """A blob's second moments (``major`` and ``minor`` variance) allow a bar of 2-3 pips
+    (`_pip_row`): most blobs end here, cheaply. A bar's extent is about sqrt(12 var) along
+    each axis (0.87 of a disc's diameter)."""
     pitch = config.pip_row_pitch_px
     smallest = math.sqrt(4 * config.min_pip_area_px / math.pi)
     largest = math.sqrt(4 * config.max_pip_area_px / math.pi)
-    spread = math.sqrt(max(((mu20 - mu02) / 2) ** 2 + mu11 ** 2, 0.0))
-    long = math.sqrt(12 * ((mu20 + mu02) / 2 + spread))
-    thin = math.sqrt(12 * max((mu20 + mu02) / 2 - spread, 0.0))
+    long = math.sqrt(12 * major)
+    thin = math.sqrt(12 * max(minor, 0.0))
     return (pitch > 0 and 0.8 * smallest <= thin <= largest
             and 0.8 * (config.pip_row_spacing[0] * pitch + smallest) <= long
             <= 2 * config.pip_row_spacing[1] * pitch + largest)
@@ -426,8 +425,9 @@ def _pip_row(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu
     cx, cy = centre
     angle = 0.5 * math.atan2(2 * mu11, mu20 - mu02)
     cos, sin = math.cos(angle), math.sin(angle)
-    along = (xs - cx) * cos + (ys - cy) * sin
-    across = -(xs - cx) * sin + (ys - cy) * cos
+    dx, dy = xs - cx, ys - cy
+    along = dx * cos + dy * sin
+    across = -dx * sin + dy * cos
     start = along.min()
     length = float(along.max() - start) + 1.0
     width = float(across.max() - across.min()) + 1.0
@@ -438,7 +438,7 @@ def _pip_row(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu
     if not config.pip_row_spacing[0] * pitch <= step <= config.pip_row_spacing[1] * pitch:
         return []
     first = start + width / 2
-    piece = np.clip(np.round((along - first) / step), 0, count - 1)
+    piece = np.minimum(np.maximum(np.rint((along - first) / step), 0), count - 1)  # np.clip
     pips = []
     for k in range(count):
         inside = piece == k

@@ -1219,8 +1219,10 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfi
     left = [i for i in range(len(pts)) if i not in used]
     widest = math.sqrt(2) * config.die_max_mm  # a die seen with its sides
     for cluster in _clusters(pts, left, config):
+        if len(cluster) < config.min_unreadable_pips:
+            continue
         spread = np.ptp(pts[cluster], axis=0)
-        if len(cluster) >= config.min_unreadable_pips and math.hypot(*spread) <= widest:
+        if math.hypot(*spread) <= widest:
             c = pts[cluster].mean(axis=0)
             faces.append(GridFace(None, (float(c[0]), float(c[1])), 0.0, _nominal_pitch(config),
                                   tuple(cluster), 1.0))

@@ -1384,13 +1384,22 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     count = np.add.reduceat(inlier.astype(np.int64), starts)
     unique = _POPCOUNT[occupied]
     value = np.where(stray | (unique != count), 0, _VALUE_OF_BITS[occupied])
+    fit_h, fit_k = np.nonzero(value)
+    if not len(fit_h):
+        return []
+    # each die-pattern fit's pips and their errors, one fit after another in one flat run
+    runs = sizes[fit_h]
+    first = np.cumsum(runs) - runs
+    pair = np.repeat(starts[fit_h] - first, runs) + np.arange(runs.sum())
+    cell = np.repeat(fit_k, runs)
+    taken = inlier[pair, cell]
+    fit_pips, fit_err = pip[pair][taken], err[pair, cell][taken]
+    bounds = np.concatenate([[0], np.cumsum(np.add.reduceat(taken, first))]).tolist()
     best: dict[tuple[int, ...], GridFace] = {}
-    for h, k in zip(*np.nonzero(value), strict=True):
-        pairs = slice(starts[h], starts[h] + sizes[h])
-        inside = inlier[pairs, k]
-        members = tuple(pip[pairs][inside].tolist())
-        on = err[pairs, k][inside]
-        e = float(on.sum() / len(on))  # = on.mean(), without its overhead
+    for h, k, a, b in zip(fit_h.tolist(), fit_k.tolist(), bounds[:-1], bounds[1:],
+                          strict=True):
+        members = tuple(fit_pips[a:b].tolist())
+        e = float(fit_err[a:b].sum() / (b - a))  # = the mean, without its overhead
         if members in best and best[members].error <= e:
             continue
         rot = np.array([[c[h], -s[h]], [s[h], c[h]]])

@@ -310,8 +310,8 @@ def find_pips(image: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
             binary = cv2.bitwise_and(binary, mask)
         return _blobs(binary, hat, config), closed, hat
     # the black-hat is 0 outside the windows (the closing is the image there): every
-    # whole-image step is done in the windows only (each new page of a whole-view array
-    # written costs more than the pixel work on this box)
+    # whole-image step is done in the windows only (writing each new page of a whole-view
+    # array costs more than the pixel work)
     closed = image if in_place else image.copy()
     hat, binary = np.zeros(image.shape, np.uint8), np.zeros(image.shape, np.uint8)
     for x0, y0, x1, y1 in windows:
@@ -438,7 +438,8 @@ def _pip_row(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu
     if not config.pip_row_spacing[0] * pitch <= step <= config.pip_row_spacing[1] * pitch:
         return []
     first = start + width / 2
-    piece = np.minimum(np.maximum(np.rint((along - first) / step), 0), count - 1)  # np.clip
+    # np.clip(np.round(...)) with less overhead, the same values
+    piece = np.minimum(np.maximum(np.rint((along - first) / step), 0), count - 1)
     pips = []
     for k in range(count):
         inside = piece == k
@@ -1389,12 +1390,12 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
         return []
     # each die-pattern fit's pips and their errors, one fit after another in one flat run
     runs = sizes[fit_h]
-    first = np.cumsum(runs) - runs
-    pair = np.repeat(starts[fit_h] - first, runs) + np.arange(runs.sum())
+    begin = np.cumsum(runs) - runs
+    pair = np.repeat(starts[fit_h] - begin, runs) + np.arange(runs.sum())
     cell = np.repeat(fit_k, runs)
     taken = inlier[pair, cell]
     fit_pips, fit_err = pip[pair][taken], err[pair, cell][taken]
-    bounds = np.concatenate([[0], np.cumsum(np.add.reduceat(taken, first))]).tolist()
+    bounds = np.concatenate([[0], np.cumsum(np.add.reduceat(taken, begin))]).tolist()
     best: dict[tuple[int, ...], GridFace] = {}
     for h, k, a, b in zip(fit_h.tolist(), fit_k.tolist(), bounds[:-1], bounds[1:],
                           strict=True):

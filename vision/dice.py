@@ -292,34 +292,59 @@ def _region_mask(shape: tuple[int, int], region) -> np.ndarray | None:
 
 
 def find_pips(image: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
-              windows: list[Box] | None = None,
+              windows: list[Box] | None = None, in_place: bool = False,
               ) -> tuple[list[Pip], np.ndarray, np.ndarray]:
     """Small round blobs darker than the body around them (in ``image``; invert for light
     pips). Also returns the closing (pips filled by the body colour) and the black-hat
-    (how much darker than the body each pixel is). With ``windows`` (x0, y0, x1, y1) only
-    those are searched: elsewhere the closing is the image itself, so no pip is found."""
+    (how much darker than the body each pixel is). With ``windows`` (x0, y0, x1, y1, not
+    overlapping) only those are searched: elsewhere the closing is the image itself, so no
+    pip is found; with ``in_place`` as well the closing is written over ``image`` (the
+    caller needs it no more), saving a copy of the whole view."""
     k = config.hat_kernel_px
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     if windows is None:
         closed = cv2.morphologyEx(image, cv2.MORPH_CLOSE, kernel)
-    else:
-        closed = image.copy()
-        for x0, y0, x1, y1 in windows:
-            closed[y0:y1, x0:x1] = cv2.morphologyEx(image[y0:y1, x0:x1], cv2.MORPH_CLOSE,
-                                                    kernel)
-    hat = cv2.subtract(closed, image)
-    _, binary = cv2.threshold(hat, config.min_contrast, 255, cv2.THRESH_BINARY)
-    if mask is not None:
-        binary = cv2.bitwise_and(binary, mask)
-    return _blobs(binary, hat, config), closed, hat
+        hat = cv2.subtract(closed, image)
+        _, binary = cv2.threshold(hat, config.min_contrast, 255, cv2.THRESH_BINARY)
+        if mask is not None:
+            binary = cv2.bitwise_and(binary, mask)
+        return _blobs(binary, hat, config), closed, hat
+    # the black-hat is 0 outside the windows (the closing is the image there): every
+    # whole-image step is done in the windows only (writing each new page of a whole-view
+    # array costs more than the pixel work)
+    closed = image if in_place else image.copy()
+    hat, binary = np.zeros(image.shape, np.uint8), np.zeros(image.shape, np.uint8)
+    for x0, y0, x1, y1 in windows:
+        part = np.s_[y0:y1, x0:x1]
+        filled = cv2.morphologyEx(image[part], cv2.MORPH_CLOSE, kernel)
+        hat[part] = cv2.subtract(filled, image[part])
+        closed[part] = filled
+        binary[part] = cv2.threshold(hat[part], config.min_contrast, 255, cv2.THRESH_BINARY)[1]
+        if mask is not None:
+            binary[part] = cv2.bitwise_and(binary[part], mask[part])
+    return _blobs(binary, hat, config, windows=windows), closed, hat
+
+
+def _contours(binary: np.ndarray, windows: list[Box] | None) -> list[np.ndarray]:
+    """The outer contours of ``binary``'s blobs, as one findContours call on it lists them
+    (last found first), found in ``windows`` only (``binary`` is 0 elsewhere; a blob may
+    not cross a window's edge). findContours finds a blob at its first pixel in raster
+    order, its contour's first point."""
+    if windows is None:
+        return list(cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0])
+    found = [c for x0, y0, x1, y1 in windows
+             for c in cv2.findContours(binary[y0:y1, x0:x1], cv2.RETR_EXTERNAL,
+                                       cv2.CHAIN_APPROX_SIMPLE, offset=(x0, y0))[0]]
+    return sorted(found, key=lambda c: (int(c[0, 0, 1]), int(c[0, 0, 0])), reverse=True)
 
 
 def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int = 0,
-           origin: tuple[int, int] = (0, 0)) -> list[Pip]:
-    """Pips among the blobs of ``binary``. A blob too large or not round may be pips run
-    together by blur: it is thresholded again higher up its own contrast (``split_levels``)."""
+           origin: tuple[int, int] = (0, 0), windows: list[Box] | None = None) -> list[Pip]:
+    """Pips among the blobs of ``binary`` (only in ``windows``, if given: `_contours`). A
+    blob too large or not round may be pips run together by blur: it is thresholded again
+    higher up its own contrast (``split_levels``)."""
     # contours, not connected components: several times faster on the same blobs
-    contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    contours = _contours(binary, windows)
     pips: list[Pip] = []
     for contour in contours:
         x, y, w, h = cv2.boundingRect(contour)
@@ -342,19 +367,26 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
                 or roundness < config.min_pip_roundness):
             centre = (m["m10"] / m["m00"], m["m01"] / m["m00"])
             row = _pip_row(roi, patch, centre, mu20, mu02, mu11, config) if _row_shaped(
-                mu20, mu02, mu11, config) else []
+                major, minor, config) else []
             if row:
                 pips += [Pip(p.x + origin[0] + x, p.y + origin[1] + y, p.diameter, p.roundness,
                              p.contrast, p.angle) for p in row]
             elif level < len(config.split_levels):
                 peak = cv2.minMaxLoc(patch, mask=roi)[1]
-                t = config.min_contrast + config.split_levels[level] * (peak - config.min_contrast)
-                # an 8-bit threshold compares with floor(t): the same for whole grey levels
-                _, higher = cv2.threshold(patch, t, 255, cv2.THRESH_BINARY)
-                higher = cv2.bitwise_and(higher, higher, mask=roi)  # a new image: 0 off roi
-                if cv2.countNonZero(higher) >= config.min_pip_area_px:  # else no pip in it
-                    pips += _blobs(higher, patch, config, level + 1,
-                                   (origin[0] + x, origin[1] + y))
+                for deeper, share in enumerate(config.split_levels[level:], level + 1):
+                    t = config.min_contrast + share * (peak - config.min_contrast)
+                    # an 8-bit threshold compares with floor(t): the same for whole grey levels
+                    _, higher = cv2.threshold(patch, t, 255, cv2.THRESH_BINARY)
+                    higher = cv2.bitwise_and(higher, higher, mask=roi)  # a new image: 0 off roi
+                    kept = cv2.countNonZero(higher)
+                    if kept < config.min_pip_area_px:  # no pip in it
+                        break
+                    if kept < area:
+                        pips += _blobs(higher, patch, config, deeper,
+                                       (origin[0] + x, origin[1] + y))
+                        break
+                    # all of the blob again: one level deeper it would be found, measured and
+                    # turned down as here, and split at the next level: that is done here
             continue
         cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
         contrast = cv2.sumElems(cv2.bitwise_and(patch, patch, mask=roi))[0] / area  # = mean
@@ -364,16 +396,15 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
     return pips
 
 
-def _row_shaped(mu20: float, mu02: float, mu11: float, config: DiceConfig) -> bool:
-    """A blob's second moments allow a bar of 2-3 pips (`_pip_row`): most blobs end here,
-    cheaply. A bar's extent is about sqrt(12 var) along each axis (0.87 of a disc's
-    diameter)."""
+def _row_shaped(major: float, minor: float, config: DiceConfig) -> bool:
+    """A blob's second moments (``major`` and ``minor`` variance) allow a bar of 2-3 pips
+    (`_pip_row`): most blobs end here, cheaply. A bar's extent is about sqrt(12 var) along
+    each axis (0.87 of a disc's diameter)."""
     pitch = config.pip_row_pitch_px
     smallest = math.sqrt(4 * config.min_pip_area_px / math.pi)
     largest = math.sqrt(4 * config.max_pip_area_px / math.pi)
-    spread = math.sqrt(max(((mu20 - mu02) / 2) ** 2 + mu11 ** 2, 0.0))
-    long = math.sqrt(12 * ((mu20 + mu02) / 2 + spread))
-    thin = math.sqrt(12 * max((mu20 + mu02) / 2 - spread, 0.0))
+    long = math.sqrt(12 * major)
+    thin = math.sqrt(12 * max(minor, 0.0))
     return (pitch > 0 and 0.8 * smallest <= thin <= largest
             and 0.8 * (config.pip_row_spacing[0] * pitch + smallest) <= long
             <= 2 * config.pip_row_spacing[1] * pitch + largest)
@@ -394,8 +425,9 @@ def _pip_row(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu
     cx, cy = centre
     angle = 0.5 * math.atan2(2 * mu11, mu20 - mu02)
     cos, sin = math.cos(angle), math.sin(angle)
-    along = (xs - cx) * cos + (ys - cy) * sin
-    across = -(xs - cx) * sin + (ys - cy) * cos
+    dx, dy = xs - cx, ys - cy
+    along = dx * cos + dy * sin
+    across = -dx * sin + dy * cos
     start = along.min()
     length = float(along.max() - start) + 1.0
     width = float(across.max() - across.min()) + 1.0
@@ -406,7 +438,8 @@ def _pip_row(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu
     if not config.pip_row_spacing[0] * pitch <= step <= config.pip_row_spacing[1] * pitch:
         return []
     first = start + width / 2
-    piece = np.clip(np.round((along - first) / step), 0, count - 1)
+    # np.clip(np.round(...)) with less overhead, the same values
+    piece = np.minimum(np.maximum(np.rint((along - first) / step), 0), count - 1)
     pips = []
     for k in range(count):
         inside = piece == k
@@ -646,8 +679,8 @@ _CELLS = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], dtype=np.flo
 #: pitch, its direction the face's turn.
 _OFFSETS = np.array([(1, 0), (1, 1), (2, 0), (2, 1), (1, 2), (2, 2)], dtype=np.float64)
 #: Their lengths (in pitches) and directions.
-_OFFSET_POLAR = list(zip(np.hypot(_OFFSETS[:, 0], _OFFSETS[:, 1]).tolist(),
-                         np.arctan2(_OFFSETS[:, 1], _OFFSETS[:, 0]).tolist(), strict=True))
+_OFFSET_LENGTH = np.hypot(_OFFSETS[:, 0], _OFFSETS[:, 1])
+_OFFSET_ANGLE = np.arctan2(_OFFSETS[:, 1], _OFFSETS[:, 0])
 
 
 @dataclass(frozen=True)
@@ -692,10 +725,12 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     top = _warp(grey, view, located and located.strips)
     pip_config = _rectified_pip_config(config)
     layers = []  # per pip colour: pips, their table mm, closing, black-hat, lattice fits
-    for polarity in config.polarities:
-        image = top if polarity == "dark" else 255 - top
+    # each pip colour's image made before either is closed in place (`find_pips`)
+    images = [top if polarity == "dark" else 255 - top for polarity in config.polarities]
+    for polarity, image in zip(config.polarities, images, strict=True):
         pips, closed, hat = (find_pips(image, None, pip_config) if located is None else
-                             find_pips(image, located.search, pip_config, located.boxes))
+                             find_pips(image, located.search, pip_config, located.boxes,
+                                       in_place=config.polarities.count(polarity) == 1))
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         layers.append((pips, pts, closed, hat, lattice_candidates(pts, tops)))
 
@@ -1185,8 +1220,10 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfi
     left = [i for i in range(len(pts)) if i not in used]
     widest = math.sqrt(2) * config.die_max_mm  # a die seen with its sides
     for cluster in _clusters(pts, left, config):
+        if len(cluster) < config.min_unreadable_pips:
+            continue
         spread = np.ptp(pts[cluster], axis=0)
-        if len(cluster) >= config.min_unreadable_pips and math.hypot(*spread) <= widest:
+        if math.hypot(*spread) <= widest:
             c = pts[cluster].mean(axis=0)
             faces.append(GridFace(None, (float(c[0]), float(c[1])), 0.0, _nominal_pitch(config),
                                   tuple(cluster), 1.0))
@@ -1277,10 +1314,10 @@ def _clusters(pts: np.ndarray, idx: list[int], config: DiceConfig) -> list[list[
     """Pips near enough to lie on one face, chained."""
     reach = 2 * math.sqrt(2) * config.pip_pitch_share * config.die_max_mm * \
         (1 + config.lattice_tolerance)
-    close = distances(pts) <= reach
+    close = (distances(pts) <= reach).tolist()  # lists: a few pips at a time are looked up
     groups: list[list[int]] = []
     for i in idx:
-        near = [g for g in groups if close[i, g].any()]
+        near = [g for g in groups if any(close[i][j] for j in g)]
         merged = [i] + [j for g in near for j in g]
         groups = [g for g in groups if g not in near] + [merged]
     return groups
@@ -1308,49 +1345,62 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     pmax = config.pip_pitch_share * config.die_max_mm
     reach = 2 * math.sqrt(2) * pmax * (1 + config.lattice_tolerance)
     half_face = 0.5 / config.pip_pitch_share - 0.5 * config.pip_share / config.pip_pitch_share
-    near = [np.flatnonzero(row <= reach) for row in distances(pts)]
-    anchors, angles, pitches = [], [], []
-    for a, around in enumerate(near):
-        ang, pitch = [0.0], [_nominal_pitch(config)]  # a lone pip: turn does not matter
-        for b in around[around > a]:
-            vx, vy = pts[b] - pts[a]
-            length, turn = math.hypot(vx, vy), math.atan2(vy, vx)
-            for offset_length, offset_angle in _OFFSET_POLAR:
-                ratio = length / offset_length
-                if pmin <= ratio <= pmax:
-                    ang.append(turn - offset_angle)
-                    pitch.append(ratio)
-        anchors += [a] * len(ang)
-        angles.append(np.array(ang))
-        pitches += pitch
-    c = np.concatenate([np.cos(ang) for ang in angles])
-    s = np.concatenate([np.sin(ang) for ang in angles])
-    ang, pitch = np.concatenate(angles), np.array(pitches)
+    close = distances(pts) <= reach
+    # each pair of nearby pips (a < b, by a then b) proposes a turn and pitch per lattice
+    # offset of the right length; math.hypot and math.atan2, as numpy's differ in last bits
+    first, second = np.nonzero(np.triu(close, 1))
+    step = pts[second] - pts[first]
+    dx, dy = step[:, 0].tolist(), step[:, 1].tolist()
+    length = np.array([math.hypot(u, v) for u, v in zip(dx, dy, strict=True)])[:, None]
+    turn = np.array([math.atan2(v, u) for u, v in zip(dx, dy, strict=True)])[:, None]
+    ratio = length / _OFFSET_LENGTH
+    fits = (pmin <= ratio) & (ratio <= pmax)
+    # each anchor's proposals together, first its lone pip's (turn does not matter)
+    anchors = np.concatenate([np.arange(len(pts)), first[np.nonzero(fits)[0]]])
+    order = np.argsort(anchors, kind="stable")
+    anchors = anchors[order]
+    ang = np.concatenate([np.zeros(len(pts)), (turn - _OFFSET_ANGLE)[fits]])[order]
+    pitch = np.concatenate([np.full(len(pts), _nominal_pitch(config)), ratio[fits]])[order]
+    c, s = np.cos(ang), np.sin(ang)
     # every (proposal, nearby pip) pair in one flat run, a proposal's pairs together
-    sizes = np.array([len(around) for around in near])[anchors]
+    counts = close.sum(axis=1)
+    sizes = counts[anchors]
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     row = np.repeat(np.arange(len(anchors)), sizes)
-    pip = np.concatenate([near[a] for a in anchors])
-    d = pts[pip] - pts[np.array(anchors)[row]]  # (P, 2)
-    # the pip in lattice units round the anchor, per pair
-    local = np.stack([d[:, 0] * c[row] + d[:, 1] * s[row],
-                      -d[:, 0] * s[row] + d[:, 1] * c[row]], axis=-1) / pitch[row, None]
-    rel = local[:, None] + _CELLS[None]  # (P, 9, 2): anchor at each cell
-    snapped = np.round(rel)
-    err = np.hypot(rel[..., 0] - snapped[..., 0], rel[..., 1] - snapped[..., 1])
-    inlier = (np.abs(snapped).max(axis=-1) <= 1) & (err <= config.lattice_tolerance)
-    stray = np.logical_or.reduceat((np.abs(rel).max(axis=-1) <= half_face) & ~inlier, starts)
-    bit = (3 * (snapped[..., 1] + 1) + snapped[..., 0] + 1).clip(0, 8).astype(np.int64)
+    nearby = np.nonzero(close)[1]  # each pip's nearby pips, by pip
+    pip = nearby[np.repeat(np.cumsum(counts)[anchors] - counts[anchors] - starts, sizes)
+                 + np.arange(len(row))]
+    d = pts[pip] - pts[anchors[row]]  # (P, 2)
+    # the pip in lattice units round the anchor, per pair, with the anchor at each cell
+    # (P, 9); x and y apart: numpy reduces a last axis of 2 slowly
+    x = ((d[:, 0] * c[row] + d[:, 1] * s[row]) / pitch[row])[:, None] + _CELLS[:, 0]
+    y = ((-d[:, 0] * s[row] + d[:, 1] * c[row]) / pitch[row])[:, None] + _CELLS[:, 1]
+    sx, sy = np.round(x), np.round(y)
+    err = np.hypot(x - sx, y - sy)
+    inlier = (np.maximum(np.abs(sx), np.abs(sy)) <= 1) & (err <= config.lattice_tolerance)
+    stray = np.logical_or.reduceat((np.maximum(np.abs(x), np.abs(y)) <= half_face) & ~inlier,
+                                   starts)
+    bit = (3 * (sy + 1) + sx + 1).clip(0, 8).astype(np.int64)
     occupied = np.bitwise_or.reduceat(np.where(inlier, 1 << bit, 0), starts)  # (H, 9)
     count = np.add.reduceat(inlier.astype(np.int64), starts)
     unique = _POPCOUNT[occupied]
     value = np.where(stray | (unique != count), 0, _VALUE_OF_BITS[occupied])
+    fit_h, fit_k = np.nonzero(value)
+    if not len(fit_h):
+        return []
+    # each die-pattern fit's pips and their errors, one fit after another in one flat run
+    runs = sizes[fit_h]
+    begin = np.cumsum(runs) - runs
+    pair = np.repeat(starts[fit_h] - begin, runs) + np.arange(runs.sum())
+    cell = np.repeat(fit_k, runs)
+    taken = inlier[pair, cell]
+    fit_pips, fit_err = pip[pair][taken], err[pair, cell][taken]
+    bounds = np.concatenate([[0], np.cumsum(np.add.reduceat(taken, begin))]).tolist()
     best: dict[tuple[int, ...], GridFace] = {}
-    for h, k in zip(*np.nonzero(value), strict=True):
-        pairs = slice(starts[h], starts[h] + sizes[h])
-        members = tuple(int(i) for i in pip[pairs][inlier[pairs, k]])
-        on = err[pairs, k][inlier[pairs, k]]
-        e = float(on.sum() / len(on))  # = on.mean(), without its overhead
+    for h, k, a, b in zip(fit_h.tolist(), fit_k.tolist(), bounds[:-1], bounds[1:],
+                          strict=True):
+        members = tuple(fit_pips[a:b].tolist())
+        e = float(fit_err[a:b].sum() / (b - a))  # = the mean, without its overhead
         if members in best and best[members].error <= e:
             continue
         rot = np.array([[c[h], -s[h]], [s[h], c[h]]])
@@ -1402,8 +1452,7 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     empty = _EMPTY_CELLS[face.cells]
     where = to_px(np.asarray(face.centre) + (empty * face.pitch) @ rot.T)
     h, w = hat.shape
-    xs = np.clip(np.round(where[:, 0]).astype(int), 1, w - 2)
-    ys = np.clip(np.round(where[:, 1]).astype(int), 1, h - 2)
+    xs, ys = _pixels(where[:, 0], 1, w - 2), _pixels(where[:, 1], 1, h - 2)
     dark = hat[ys[:, None] + _AROUND[:, 1], xs[:, None] + _AROUND[:, 0]].max(axis=1)
     pip_contrast = sum(pips[i].contrast for i in face.members) / len(face.members)
     if dark.max() > max(config.empty_cell_contrast * config.min_contrast,
@@ -1422,10 +1471,16 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
         return False
     r = config.single_ring * pip.diameter / 2
     angles = np.linspace(0, 2 * math.pi, 12, endpoint=False)
-    xs = np.clip(np.round(pip.x + r * np.cos(angles)).astype(int), 0, w - 1)
-    ys = np.clip(np.round(pip.y + r * np.sin(angles)).astype(int), 0, h - 1)
+    xs = _pixels(pip.x + r * np.cos(angles), 0, w - 1)
+    ys = _pixels(pip.y + r * np.sin(angles), 0, h - 1)
     ring = closed[ys, xs].astype(np.float32)
     return bool(ring.max() - ring.min() <= config.single_ring_spread)
+
+
+def _pixels(coords: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """The nearest whole pixel to each coordinate, kept within lo..hi: np.clip and np.round
+    cost more than the ufuncs themselves on the few points of a face (the same values)."""
+    return np.minimum(np.maximum(np.rint(coords).astype(int), lo), hi)
 
 
 def _lone_pip_roundness(pip: Pip, pips: list[Pip], nadir_px: np.ndarray,
@@ -1478,8 +1533,7 @@ def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, config: Di
     ends = centre + reach[:, None] * (ends - centre)
     line = (centre + t[:, None] * (ends[None] - centre)).reshape(-1, 2)  # (9 * n, 2)
     h, w = closed.shape
-    xs = np.clip(np.round(line[:, 0]).astype(int), 0, w - 1)
-    ys = np.clip(np.round(line[:, 1]).astype(int), 0, h - 1)
+    xs, ys = _pixels(line[:, 0], 0, w - 1), _pixels(line[:, 1], 0, h - 1)
     values = closed[ys, xs].astype(np.float32)
     return bool(np.abs(values - _median_level(values)).max() <= config.edge_drop)
 

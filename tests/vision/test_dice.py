@@ -456,6 +456,35 @@ def test_located_pips_hold_every_die_and_read_as_the_whole_area(seed: int,
         out.frame, area_px, everywhere, region_mm=area_mm)
 
 
+def test_windowed_search_lists_blobs_as_the_whole_image_does():
+    """Searched in windows, the blobs are the whole image's, in findContours' own order
+    (pips are fitted in that order), and the closing written in place is the copy's."""
+    from vision.dice import _contours, _rectified_pip_config, find_pips
+
+    rng = np.random.default_rng(3)
+    image = np.full((240, 320), 200, np.uint8)
+    for x, y in rng.integers(20, 300, (40, 2)):
+        cv2.circle(image, (int(x), int(y) * 3 // 4), int(rng.integers(2, 6)), 60, -1)
+    cv2.rectangle(image, (30, 30), (60, 50), 60, 3)  # a ring with a pip inside
+    cv2.circle(image, (45, 40), 3, 60, -1)
+    windows = [(10, 10, 150, 120), (150, 10, 310, 120), (10, 120, 310, 230)]
+    mask = np.zeros(image.shape, np.uint8)
+    for x0, y0, x1, y1 in windows:
+        mask[y0 + 8:y1 - 8, x0 + 8:x1 - 8] = 255
+    binary = np.where((image < 100) & (mask > 0), 255, 0).astype(np.uint8)
+    whole = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
+    found = _contours(binary, windows)
+    assert len(found) == len(whole) > 30
+    assert all(np.array_equal(a, b) for a, b in zip(found, whole, strict=True))
+    config = _rectified_pip_config(TABLE)
+    copied = find_pips(image, mask, config, windows)
+    own = image.copy()
+    in_place = find_pips(own, mask, config, windows, in_place=True)
+    assert in_place[0] == copied[0] and len(copied[0]) > 20
+    assert in_place[1] is own and np.array_equal(own, copied[1])
+    assert np.array_equal(in_place[2], copied[2])
+
+
 def test_weak_lone_pip_where_a_die_shows_a_side_is_no_die():
     """Under a steep view a pip of a die's side shows a die edge or more from its top face,
     beyond where `drop_side_faces` looks for side faces, and was read as a die of its own,

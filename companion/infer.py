@@ -121,7 +121,7 @@ def _mismatch(view: FieldView, expected: tuple[str | None, int],
     if _lost(view, expected, looks_changed):
         return 0.5
     if view.top != expected[0]:
-        return 1.0  # a piece appearing or vanishing, another colour on top: not excused
+        return 1.0  # a piece appearing, or gone for sure, another colour on top: not excused
     weight = 0.5 if view.confidence < LOW_CONFIDENCE else 1.0
     if abs(view.height - expected[1]) == 1:
         weight *= 0.5  # a tower height off by one: the likeliest misreading

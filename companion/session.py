@@ -29,7 +29,7 @@ from companion.infer import (
     unexplained_doubt,
     unseen_placement,
 )
-from companion.moves import Move, Place, SetAside, Throw, move_to_dict
+from companion.moves import Move, Place, SetAside, Step, Throw, move_to_dict
 
 #: Faces the dice reader is known to read in place of others, by what it reads: a 1 whose
 #: pip and a side face's pip fit a 2, in throws with no 4-6 to compare pip sizes with
@@ -159,6 +159,9 @@ class Session:
         #: many moves (a visit ends when the board is steady again: :meth:`board_steady`).
         self._visits: Counter[int] = Counter()
         self._hand_now = False
+        #: A move taken back (:meth:`undo`) whose piece the board may still show: a view
+        #: showing it waits for the piece to be taken away, not to be played again.
+        self._set_back: Move | None = None
         #: The last view seen while the game held so many moves (see :func:`_only_fit`);
         #: the referee hands a view over when the board changes, not at every move.
         self._views_at: dict[int, Observation] = {}
@@ -198,6 +201,10 @@ class Session:
         seen = self._trusted(obs)
         self.last_observation = obs
         self._views_at[len(self.game.moves)] = obs
+        if self._set_back is not None:
+            if infer_move(self.game, seen).move == self._set_back:
+                return Inference("same", reason="waiting for the board to be set back")
+            self._set_back = None
         if self.flag is not None:
             doubted = self.flag.kind == "doubt" and set(self.flag.changed) & obs.looks_changed
             result = self._judge(seen) if changed_fields(self.game, seen) else None
@@ -939,6 +946,7 @@ class Session:
             self._forget_views_from(len(self.game.moves) + 1)
             self.flag = None
             self.pending_choice, self._choice_missed = (), False
+            self._set_back = move if isinstance(move, Place | Step) else None
             self._baseline = self._agreed = None  # the board shows the move until set back
             self._log(UNDO, {"move": move_to_dict(move)})
             self._emit("undo", {"move": move_to_dict(move), "text": str(move),

@@ -97,7 +97,7 @@ class Table:
             elif event.kind == "undo":
                 if self._moves:
                     self._moves.pop()
-                self.message = f"took back: {event.data['text']}"
+                self.message = f"took back: {event.data['text']}; set the board back to match"
             elif event.kind == "correction" and event.data.get("replaced") and self._moves:
                 self._moves.pop()  # the misread throw: its correction follows as a move
             elif event.kind == "correction" and event.data.get("rewound"):

@@ -241,6 +241,23 @@ def test_undo_takes_back_and_is_logged(tmp_path):
         assert log.moves(session.game_id) == [Place("A1")]
 
 
+def test_after_undo_the_board_must_be_set_back_before_play_goes_on():
+    """The piece of a move taken back still lies there until someone takes it away: that
+    view is not the move again. Once the board is set back, play goes on as usual."""
+    session = Session(new_game("muehle", ["white", "black"]))
+    game = session.game
+    assert session.observe(seen_after(game, Place("a1"))).kind == "move"
+    played = seen_after(game, Place("d2"))
+    assert session.observe(played).move == Place("d2")
+    assert session.undo() == Place("d2")
+    assert session.observe(played).kind == "same" and game.moves == [Place("a1")]
+    assert session.observe(Observation.of_game(game)).kind == "same"
+    result = session.observe(seen_after(game, Place("d3")))
+    assert result.move == Place("d3") and game.moves == [Place("a1"), Place("d3")]
+    assert session.undo() == Place("d3")
+    assert session.observe(seen_after(game, Place("d5"))).move == Place("d5")  # moved over
+
+
 def test_resume_after_a_crash_continues_the_game(tmp_path):
     path = tmp_path / "log.sqlite"
     log = GameLog(path)

@@ -351,7 +351,7 @@ class Session:
         where = " or ".join(m.field for m in placements if isinstance(m, Place))
         self._emit("confirm", {
             "message": f"{player}'s stone went unseen: on {where}? Press confirm for "
-                       f"{placements[0]}, or choose on the web page",
+                       f"{placements[0]}, or choose on the page",
             "candidates": [move_to_dict(m) for m in placements],
         })
 

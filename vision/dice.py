@@ -438,8 +438,7 @@ def _pip_row(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu
     if not config.pip_row_spacing[0] * pitch <= step <= config.pip_row_spacing[1] * pitch:
         return []
     first = start + width / 2
-    # np.clip(np.round(...)) with less overhead, the same values
-    piece = np.minimum(np.maximum(np.rint((along - first) / step), 0), count - 1)
+    piece = _pixels((along - first) / step, 0, count - 1)
     pips = []
     for k in range(count):
         inside = piece == k
@@ -486,8 +485,7 @@ def _same_body(a: Pip, b: Pip, image: np.ndarray, config: DiceConfig) -> bool:
         if skip >= 0.5:
             return True
         t = np.linspace(skip, 1.0 - skip, max(int(d * (1 - 2 * skip)), 2))
-    xs = np.clip(np.round(a.x + t * (b.x - a.x)).astype(int), 0, w - 1)
-    ys = np.clip(np.round(a.y + t * (b.y - a.y)).astype(int), 0, h - 1)
+    xs, ys = _pixels(a.x + t * (b.x - a.x), 0, w - 1), _pixels(a.y + t * (b.y - a.y), 0, h - 1)
     values = image[ys, xs].astype(np.float32)
     body = max(values[0], values[-1]) if config.link_on_closing else _median_level(values)
     return bool(values.min() >= body - config.edge_drop)
@@ -1478,8 +1476,9 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
 
 
 def _pixels(coords: np.ndarray, lo: int, hi: int) -> np.ndarray:
-    """The nearest whole pixel to each coordinate, kept within lo..hi: np.clip and np.round
-    cost more than the ufuncs themselves on the few points of a face (the same values)."""
+    """The nearest whole number to each coordinate (a pixel, a pip's place in a bar), kept
+    within lo..hi: np.clip and np.round cost more than the ufuncs themselves on a few points
+    (the same values)."""
     return np.minimum(np.maximum(np.rint(coords).astype(int), lo), hi)
 
 

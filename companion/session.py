@@ -210,7 +210,7 @@ class Session:
             result = self._judge(seen) if changed_fields(self.game, seen) else None
             if (result is None or result.kind == "same") and not doubted:
                 self.flag = None
-                self.pending_choice, self._choice_missed = (), False
+                self._drop_choice()
                 self._baseline = self._agreed = obs
                 self._emit("cleared", {"message": "the board is back to the last legal state"})
                 return Inference("same")
@@ -340,7 +340,12 @@ class Session:
                 self._offer_missed(tuple(fit.placement for fit in fits))
         return result
 
-    def _offer_missed(self, placements: tuple[Move, ...]) -> None:
+    def _drop_choice(self) -> None:
+        """The question is answered, or moot: a move was played or taken back, the flagged
+        stone taken away."""
+        self.pending_choice, self._choice_missed = (), False
+
+    def _offer_missed(self, placements: tuple[Place, ...]) -> None:
         """Ask which of ``placements`` the current player made unseen, before the next
         player's stone, where the camera cannot tell (Just 4 Fun seed 119: red's fourth stone
         on B2 or E3, both read 5 high at 0.0 before and after it)."""
@@ -348,7 +353,7 @@ class Session:
             return
         self.pending_choice, self._choice_missed = placements, True
         player = self.game.current_player
-        where = " or ".join(m.field for m in placements if isinstance(m, Place))
+        where = " or ".join(m.field for m in placements)
         self._emit("confirm", {
             "message": f"{player}'s stone went unseen: on {where}? Press confirm for "
                        f"{placements[0]}, or choose on the page",
@@ -873,7 +878,7 @@ class Session:
                 raise ValueError(f"there is no choice {index + 1} to make"
                                  if self.pending_choice else "there is nothing to choose")
             move, missed = self.pending_choice[index], self._choice_missed
-            self.pending_choice, self._choice_missed = (), False
+            self._drop_choice()
             if not missed:
                 return self.play(move)
             self._put_in_missed(MissedPlacement(move, 0, None))
@@ -925,7 +930,7 @@ class Session:
                 self._emit("illegal", {"rule": str(exc), "player": player,
                                        "move": move_to_dict(move)})
                 return False
-            self.pending_choice, self._choice_missed = (), False
+            self._drop_choice()
             self.flag = None
             self._log(MOVE, {**move_to_dict(move), "player": player})
             self._emit("move", {"player": player, "move": move_to_dict(move), "text": str(move),
@@ -945,7 +950,7 @@ class Session:
             move = self.game.undo()
             self._forget_views_from(len(self.game.moves) + 1)
             self.flag = None
-            self.pending_choice, self._choice_missed = (), False
+            self._drop_choice()
             self._set_back = move if isinstance(move, Place | Step) else None
             self._baseline = self._agreed = None  # the board shows the move until set back
             self._log(UNDO, {"move": move_to_dict(move)})

@@ -221,3 +221,40 @@ def test_a_board_without_markers_reads_from_corners_given_by_hand():
     truth = field_states(out.truth)
     right = sum(read_states(reading)[n] == truth[n] for n in truth)
     assert right >= len(truth) - 2, f"{right} of {len(truth)} fields right"
+
+
+def _board_polygon(truth, corners_mm: list[tuple[float, float]]) -> np.ndarray:
+    """The frame pixels of a board polygon (mm), as a boolean mask."""
+    px = cv2.perspectiveTransform(np.array([corners_mm], np.float64), truth.homography)
+    mask = np.zeros((960, 1280), np.uint8)
+    cv2.fillConvexPoly(mask, np.rint(px[0]).astype(np.int32), 1)
+    return mask.astype(bool)
+
+
+def test_a_tint_reaching_in_that_the_print_shows_through_is_light_not_a_hand(rendered):
+    """A lamp's coloured reflection or a cast the white balance left: the field edges
+    still show through it, as they never do under a hand."""
+    tinted = rendered.frame.copy()
+    patch = _board_polygon(rendered.truth, [(110, 110), (290, 110), (290, 200), (110, 200)])
+    tinted[patch] = (tinted[patch] * 0.65 + np.array([200, 60, 200]) * 0.35).astype(np.uint8)
+    assert not read_board(tinted, LAYOUT).occluded
+    # the same patch opaque, as a sleeve would be, is something over the board
+    covered = rendered.frame.copy()
+    covered[patch] = (200, 60, 200)
+    assert read_board(covered, LAYOUT).occluded
+
+
+def test_a_hand_the_board_s_colour_shows_where_it_hides_the_printed_lines():
+    """A pale hand over the pale Mühle board: its sleeve crosses the rim, too small a
+    patch for a hand on its own, and the hand further in matches the board but hides
+    the lines."""
+    layout, rendered = frame("muehle", {"a1": ["white"], "d7": ["black"]})
+    image = rendered.frame.copy()
+    plain = _board_polygon(rendered.truth, [(60, 60), (100, 60), (100, 100), (60, 100)])
+    palm = _board_polygon(rendered.truth, [(200, 130), (305, 130), (305, 190), (200, 190)])
+    image[palm] = np.median(image[plain], axis=0).astype(np.uint8)
+    sleeve = _board_polygon(rendered.truth, [(300, 150), (340, 150), (340, 170), (300, 170)])
+    image[sleeve] = (160, 60, 40)
+    reading = read_board(image, layout)
+    assert reading.occluded and {"f4", "g4"} <= reading.hidden_fields
+    assert not read_board(rendered.frame, layout).occluded

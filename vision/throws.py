@@ -67,7 +67,8 @@ class ThrowConfig:
 class ThrowSettled:
     """The dice came to rest after a throw: the values (sorted) and which throw of the turn;
     ``rested_at`` when they came to rest (the event comes ``settle_seconds`` later, when a
-    hand may already have moved on to the board). With ``ThrowConfig.dice_count``, fewer
+    hand may already have moved on to the board). A die seen but not read in the frames the
+    rest is agreed on is not among the values. With ``ThrowConfig.dice_count``, fewer
     values than that mean dice the reader could not find or read in the whole rest, one
     more a side face read as a die; when a missing die is read later, the dice still lying
     as they were, the throw is reported again with ``read_whole``."""

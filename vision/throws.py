@@ -67,7 +67,8 @@ class ThrowConfig:
 class ThrowSettled:
     """The dice came to rest after a throw: the values (sorted) and which throw of the turn;
     ``rested_at`` when they came to rest (the event comes ``settle_seconds`` later, when a
-    hand may already have moved on to the board). With ``ThrowConfig.dice_count``, fewer
+    hand may already have moved on to the board). A die seen but not read in the frames the
+    rest is agreed on is not among the values. With ``ThrowConfig.dice_count``, fewer
     values than that mean dice the reader could not find or read in the whole rest, one
     more a side face read as a die; when a missing die is read later, the dice still lying
     as they were, the throw is reported again with ``read_whole``."""
@@ -354,7 +355,12 @@ class ThrowTracker:
 
     def _agreed(self) -> tuple[tuple[int | None, ...], tuple[int, ...] | None] | None:
         """The values most still frames read (None for a die seen but not read), if enough
-        agree and every die is read; with ``dice_count``, if as many dice as the game throws
+        agree; without ``dice_count`` a die unread in those frames does not hold the throw
+        back: it lay still as long as the others, so the throw came to rest, and it counts
+        with the dice read (seed 7020 of the throw-counting bench: a white 2 against a black
+        4 read as two unread patterns all through the last rest, which was never counted;
+        seed 7058: a 3 unread, a 6 pressed against it never found, the reroll reported late,
+        at the next movement); with ``dice_count``, if as many dice as the game throws
         are read, or up to ``unread_dice`` fewer and no more dice seen (ones the reader never
         finds or cannot read all through the rest: the throw still counts), or up to
         ``side_faces`` more, or fewer while every die is found but some stay unread (Cuatro
@@ -390,7 +396,7 @@ class ThrowTracker:
         if n < self.config.agree_share * len(self._still):
             return None
         if not count:
-            return None if None in values else (values, None)
+            return values, None
         read = sum(v is not None for v in values)
         found = count <= len(values) <= count + self.config.side_faces
         if read == count or (count - self.config.unread_dice <= read < count

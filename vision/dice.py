@@ -311,9 +311,10 @@ def find_pips(image: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
         return _blobs(binary, hat, config), closed, hat
     # the black-hat is 0 outside the windows (the closing is the image there): every
     # whole-image step is done in the windows only (writing each new page of a whole-view
-    # array costs more than the pixel work)
+    # array costs more than the pixel work); the thresholded image is looked at in the
+    # windows only (`_contours`, `_blobs`), so it is not zeroed elsewhere (~0.2 ms)
     closed = image if in_place else image.copy()
-    hat, binary = np.zeros(image.shape, np.uint8), np.zeros(image.shape, np.uint8)
+    hat, binary = np.zeros(image.shape, np.uint8), np.empty(image.shape, np.uint8)
     for x0, y0, x1, y1 in windows:
         part = np.s_[y0:y1, x0:x1]
         filled = cv2.morphologyEx(image[part], cv2.MORPH_CLOSE, kernel)
@@ -327,8 +328,8 @@ def find_pips(image: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
 
 def _contours(binary: np.ndarray, windows: list[Box] | None) -> list[np.ndarray]:
     """The outer contours of ``binary``'s blobs, as one findContours call on it lists them
-    (last found first), found in ``windows`` only (``binary`` is 0 elsewhere; a blob may
-    not cross a window's edge). findContours finds a blob at its first pixel in raster
+    (last found first) were it 0 outside ``windows``, found in those only (a blob may not
+    cross a window's edge). findContours finds a blob at its first pixel in raster
     order, its contour's first point."""
     if windows is None:
         return list(cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0])

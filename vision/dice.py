@@ -1418,12 +1418,17 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     taken = inlier[pair, cell]
     fit_pips, fit_err = pip[pair][taken], err[pair, cell][taken]
     bounds = np.concatenate([[0], np.cumsum(np.add.reduceat(taken, begin))]).tolist()
+    fit_pips, fit_err = fit_pips.tolist(), fit_err.tolist()  # lists: sliced once per fit
     best: dict[tuple[int, ...], GridFace] = {}
     for h, k, a, b in zip(fit_h.tolist(), fit_k.tolist(), bounds[:-1], bounds[1:],
                           strict=True):
-        members = tuple(fit_pips[a:b].tolist())
-        e = float(fit_err[a:b].sum() / (b - a))  # = the mean, without its overhead
-        if members in best and best[members].error <= e:
+        members = tuple(fit_pips[a:b])
+        e = 0.0  # the mean error: numpy sums fewer than 8 values one after another, so
+        for one in fit_err[a:b]:  # this is ndarray.mean's sum, without its overhead
+            e += one
+        e /= b - a
+        known = best.get(members)
+        if known is not None and known.error <= e:
             continue
         rot = np.array([[c[h], -s[h]], [s[h], c[h]]])
         centre = pts[anchors[h]] - rot @ (_CELLS[k] * pitch[h])

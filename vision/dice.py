@@ -1527,9 +1527,13 @@ def _lone_pip_roundness(pip: Pip, pips: list[Pip], nadir_px: np.ndarray,
         return config.single_roundness
     reach = config.radial_clear_share * config.rectified_px_per_mm * (
         config.die_min_mm + config.die_max_mm) / 2
+    far = 1.001 * reach  # a pip this far off along x or y is beyond reach, rounding or not
     for other in pips:
-        away = np.array([other.x - pip.x, other.y - pip.y])
-        if other is not pip and away @ away <= reach ** 2 and away @ outward > 0:
+        dx, dy = other.x - pip.x, other.y - pip.y
+        if abs(dx) > far or abs(dy) > far or other is pip:  # most pips: no numpy call
+            continue
+        away = np.array([dx, dy])
+        if away @ away <= reach ** 2 and away @ outward > 0:
             return config.single_roundness
     return config.single_radial_roundness
 

@@ -306,8 +306,8 @@ def find_pips(image: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
         closed = cv2.morphologyEx(image, cv2.MORPH_CLOSE, kernel)
         hat = cv2.subtract(closed, image)
         _, binary = cv2.threshold(hat, config.min_contrast, 255, cv2.THRESH_BINARY)
-        if mask is not None:  # 255 kept where the mask is not 0, whatever its value there
-            binary = cv2.bitwise_and(binary, binary, mask=mask)
+        if mask is not None:
+            binary = cv2.bitwise_and(binary, mask)
         return _blobs(binary, hat, config), closed, hat
     # the black-hat is 0 outside the windows (the closing is the image there): every
     # whole-image step is done in the windows only (writing each new page of a whole-view
@@ -322,7 +322,7 @@ def find_pips(image: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
         closed[part] = filled
         binary[part] = cv2.threshold(hat[part], config.min_contrast, 255, cv2.THRESH_BINARY)[1]
         if mask is not None:
-            binary[part] = cv2.bitwise_and(binary[part], binary[part], mask=mask[part])
+            binary[part] = cv2.bitwise_and(binary[part], mask[part])
     return _blobs(binary, hat, config, windows=windows), closed, hat
 
 
@@ -343,9 +343,9 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
            origin: tuple[int, int] = (0, 0), windows: list[Box] | None = None) -> list[Pip]:
     """Pips among the blobs of ``binary`` (only in ``windows``, if given: `_contours`). A
     blob too large or not round may be pips run together by blur: it is thresholded again
-    higher up its own contrast (``split_levels``). Blobs are 255 in ``binary`` (0 off
-    them), so a blob's image masks another by a plain bitwise and (~2 µs less than with
-    a mask)."""
+    higher up its own contrast (``split_levels``). A blob's image is 255 on it, so a plain
+    bitwise and with it keeps what is on the blob, whatever its value (~2 µs less than
+    with a mask)."""
     # contours, not connected components: several times faster on the same blobs
     contours = _contours(binary, windows)
     rects = [cv2.boundingRect(c) for c in contours]
@@ -395,7 +395,7 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
                     # turned down as here, and split at the next level: that is done here
             continue
         cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
-        contrast = cv2.sumElems(cv2.bitwise_and(patch, roi))[0] / area  # = mean
+        contrast = cv2.sumElems(cv2.bitwise_and(patch, patch, mask=roi))[0] / area  # = mean
         pips.append(Pip(float(cx + origin[0]), float(cy + origin[1]),
                         2.0 * math.sqrt(area / math.pi), roundness, contrast,
                         0.5 * math.atan2(2 * mu11, mu20 - mu02)))

@@ -1452,11 +1452,12 @@ class _Judge:
         self._squareness: dict[GridFace, float] = {}
 
     def plausible(self, face: GridFace) -> bool:
-        """`_face_plausible`."""
-        if face not in self._plausible:
-            self._plausible[face] = _face_plausible(face, self.pips, self.closed, self.hat,
-                                                    self.config, self.to_px, self.nadir_px)
-        return self._plausible[face]
+        """`_face_plausible` (one look-up a judged fit: hashing a fit costs ~1 µs)."""
+        judged = self._plausible.get(face)
+        if judged is None:
+            judged = self._plausible[face] = _face_plausible(
+                face, self.pips, self.closed, self.hat, self.config, self.to_px, self.nadir_px)
+        return judged
 
     def squareness(self, face: GridFace) -> float:
         """`_squareness`."""

@@ -877,8 +877,8 @@ def _locate(grey: np.ndarray, view: _TopView, config: DiceConfig) -> _Located:
     for cx0, cy0, cx1, cy1 in cell_boxes:
         x0, y0, x1, y1 = round(cx0 * s), round(cy0 * s), min(round(cx1 * s), w), \
             min(round(cy1 * s), h)
-        search[y0:y1, x0:x1] = cv2.resize(searched[cy0:cy1, cx0:cx1], (x1 - x0, y1 - y0),
-                                          interpolation=cv2.INTER_NEAREST)
+        cv2.resize(searched[cy0:cy1, cx0:cx1], (x1 - x0, y1 - y0), dst=search[y0:y1, x0:x1],
+                   interpolation=cv2.INTER_NEAREST)
         boxes.append((x0, y0, x1, y1))
     return _Located(strips, boxes, search)
 

@@ -1231,8 +1231,7 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfi
                       and (len(f.members) >= 4 or min(pips[i].diameter for i in f.members)
                            >= config.pip_agreement * pip)]
     if nadir is not None:
-        candidates = [f for f in candidates if not _one_with_side_pips(
-            f, pips, pts, nadir, judge.plausible, config)]
+        candidates = [f for f in candidates if not judge.one_with_side_pips(f, nadir)]
     faces = _select(candidates, judge.plausible)
     faces = [replace(f, value=None) if len(f.members) >= 4
              and judge.squareness(f) < config.min_squareness else f for f in faces]
@@ -1242,7 +1241,7 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfi
     used = {i for f in faces for i in f.members}
     left = [i for i in range(len(pts)) if i not in used]
     widest = math.sqrt(2) * config.die_max_mm  # a die seen with its sides
-    for cluster in _clusters(pts, left, config):
+    for cluster in _clusters(judge.near(), left):
         if len(cluster) < config.min_unreadable_pips:
             continue
         spread = np.ptp(pts[cluster], axis=0)
@@ -1333,11 +1332,8 @@ def _nominal_pitch(config: DiceConfig) -> float:
     return config.pip_pitch_share * (config.die_min_mm + config.die_max_mm) / 2
 
 
-def _clusters(pts: np.ndarray, idx: list[int], config: DiceConfig) -> list[list[int]]:
-    """Pips near enough to lie on one face, chained."""
-    reach = 2 * math.sqrt(2) * config.pip_pitch_share * config.die_max_mm * \
-        (1 + config.lattice_tolerance)
-    close = (distances(pts) <= reach).tolist()  # lists: a few pips at a time are looked up
+def _clusters(close: list[list[bool]], idx: list[int]) -> list[list[int]]:
+    """Pips near enough to lie on one face (``close``, `_Judge.near`), chained."""
     groups: list[list[int]] = []
     for i in idx:
         near = [g for g in groups if any(close[i][j] for j in g)]
@@ -1441,7 +1437,8 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
 
 class _Judge:
     """One pip colour's checks of lattice fits, each fit judged once: the second fitting
-    pass (with the throw's sizes) judges mostly the fits the first one judged."""
+    pass (with the throw's sizes) judges mostly the fits the first one judged, and looks
+    for the same clusters of pips."""
 
     def __init__(self, pips: list[Pip], pts: np.ndarray, closed: np.ndarray, hat: np.ndarray,
                  config: DiceConfig, to_px: Callable[[np.ndarray], np.ndarray],
@@ -1450,6 +1447,8 @@ class _Judge:
         self.config, self.to_px, self.nadir_px = config, to_px, nadir_px
         self._plausible: dict[GridFace, bool] = {}
         self._squareness: dict[GridFace, float] = {}
+        self._side_ones: dict[GridFace, bool] = {}
+        self._near: list[list[bool]] | None = None
 
     def plausible(self, face: GridFace) -> bool:
         """`_face_plausible` (one look-up a judged fit: hashing a fit costs ~1 µs)."""
@@ -1464,6 +1463,22 @@ class _Judge:
         if face not in self._squareness:
             self._squareness[face] = _squareness(face, self.pts)
         return self._squareness[face]
+
+    def one_with_side_pips(self, face: GridFace, nadir: np.ndarray) -> bool:
+        """`_one_with_side_pips`, with the read's one ``nadir``."""
+        if face not in self._side_ones:
+            self._side_ones[face] = _one_with_side_pips(face, self.pips, self.pts, nadir,
+                                                        self.plausible, self.config)
+        return self._side_ones[face]
+
+    def near(self) -> list[list[bool]]:
+        """Per pip, which pips lie near enough to be on one face with it (`_clusters`; lists:
+        a few pips at a time are looked up)."""
+        if self._near is None:
+            reach = 2 * math.sqrt(2) * self.config.pip_pitch_share * self.config.die_max_mm \
+                * (1 + self.config.lattice_tolerance)
+            self._near = (distances(self.pts) <= reach).tolist()
+        return self._near
 
 
 def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np.ndarray,

@@ -1496,7 +1496,7 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     empty = _EMPTY_CELLS[face.cells]
     where = to_px(np.asarray(face.centre) + (empty * face.pitch) @ rot.T)
     h, w = hat.shape
-    xs, ys = _pixels(where[:, 0], 1, w - 2), _pixels(where[:, 1], 1, h - 2)
+    xs, ys = _pixels(where, 1, (w - 2, h - 2)).T
     dark = hat[ys[:, None] + _AROUND[:, 1], xs[:, None] + _AROUND[:, 0]].max(axis=1)
     pip_contrast = sum(pips[i].contrast for i in face.members) / len(face.members)
     if dark.max() > max(config.empty_cell_contrast * config.min_contrast,
@@ -1521,10 +1521,10 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     return bool(ring.max() - ring.min() <= config.single_ring_spread)
 
 
-def _pixels(coords: np.ndarray, lo: int, hi: int) -> np.ndarray:
+def _pixels(coords: np.ndarray, lo: int, hi: int | tuple[int, int]) -> np.ndarray:
     """The nearest whole number to each coordinate (a pixel, a pip's place in a bar), kept
     within lo..hi: np.clip and np.round cost more than the ufuncs themselves on a few points
-    (the same values)."""
+    (the same values). With ``hi`` per column, (x, y) points are done in one go."""
     return np.minimum(np.maximum(np.rint(coords).astype(int), lo), hi)
 
 
@@ -1582,7 +1582,7 @@ def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, config: Di
     ends = centre + reach[:, None] * (ends - centre)
     line = (centre + t[:, None] * (ends[None] - centre)).reshape(-1, 2)  # (9 * n, 2)
     h, w = closed.shape
-    xs, ys = _pixels(line[:, 0], 0, w - 1), _pixels(line[:, 1], 0, h - 1)
+    xs, ys = _pixels(line, 0, (w - 1, h - 1)).T
     values = closed[ys, xs].astype(np.float32)
     return bool(np.abs(values - _median_level(values)).max() <= config.edge_drop)
 

@@ -1559,13 +1559,25 @@ def _dotted_line(face: GridFace, pips: list[Pip], config: DiceConfig) -> bool:
     """A 2 or 3 whose row of pips goes on at the same spacing at both ends is part of a
     dotted line on the table, not a die."""
     pts = np.array([(pips[i].x, pips[i].y) for i in face.members])
-    gaps = np.linalg.norm(pts[:, None] - pts[None], axis=2)
-    i, j = np.unravel_index(np.argmax(gaps), gaps.shape)
+    i, j = _farthest_pair(pts.tolist())
     a, b = pts[i], pts[j]
     step = (b - a) / (len(pts) - 1)  # the spacing of the row
     reach = config.lattice_tolerance * face.pitch * config.rectified_px_per_mm
     others = np.array([(p.x, p.y) for p in pips])
     return all(np.hypot(*(others - end).T).min() <= reach for end in (b + step, a - step))
+
+
+def _farthest_pair(pts: list[list[float]]) -> tuple[int, int]:
+    """The two points farthest apart, the first such pair in row-major order: what
+    np.argmax finds among np.linalg.norm's pairwise distances (the same sums and square
+    roots), without numpy's overhead on the 2 or 3 pips of a row."""
+    pair, far = (0, 0), -1.0
+    for i, (x, y) in enumerate(pts):
+        for j, (u, v) in enumerate(pts):
+            gap = math.sqrt((x - u) * (x - u) + (y - v) * (y - v))
+            if gap > far:
+                pair, far = (i, j), gap
+    return pair
 
 
 def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, config: DiceConfig,

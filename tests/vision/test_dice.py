@@ -582,3 +582,20 @@ def test_weak_face_on_the_sides_of_the_dice_beside_it_is_no_die():
             Die(469.54, 164.63, 1, 172.79, **blue), Die(426.36, 159.0, 2, 216.27, **blue),
             Die(500.12, 133.93, 1, 134.45, **blue)]
     assert _read_at_the_usual_tilt(dice) == [1, 1, 1, 2, 2]
+
+
+def test_farthest_pair_is_numpys_first_farthest():
+    """`_dotted_line` finds a row's ends in Python: the pair np.argmax picks among
+    np.linalg.norm's distances, ties (evenly spaced rows) included."""
+    from vision.dice import _farthest_pair
+
+    rng = np.random.default_rng(11)
+    for n in (2, 3):
+        for k in range(3000):
+            pts = rng.random((n, 2)) * 300
+            if k % 3 == 0:
+                start, step = rng.random(2) * 300, np.round(rng.random(2) * 20)
+                pts = np.array([start + i * step for i in range(n)])
+            gaps = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+            assert _farthest_pair(pts.tolist()) == tuple(
+                int(i) for i in np.unravel_index(np.argmax(gaps), gaps.shape))

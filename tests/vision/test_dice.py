@@ -485,6 +485,51 @@ def test_windowed_search_lists_blobs_as_the_whole_image_does():
     assert np.array_equal(in_place[2], copied[2])
 
 
+def test_a_blob_alone_in_its_box_is_the_box_itself():
+    """`_blobs` measures a blob whose bounding box meets no other blob's on the box's
+    pixels instead of drawing its contour: the same pixels (holes and what lies in them
+    included), and `_alone` is the plain pairwise check of the boxes."""
+    from vision.dice import _alone
+
+    rng = np.random.default_rng(5)
+    kinds = Counter()
+    for _ in range(20):
+        binary = np.zeros((120, 160), np.uint8)
+        for x, y in rng.integers(5, 150, (25, 2)):
+            size = (int(rng.integers(1, 8)), int(rng.integers(1, 8)))
+            cv2.ellipse(binary, (int(x), int(y) * 3 // 4), size, float(rng.uniform(0, 180)),
+                        0, 360, 255, int(rng.choice([-1, 1, 2])))
+        cv2.circle(binary, (80, 60), 9, 255, 2)  # a ring with a blob in its hole
+        cv2.circle(binary, (80, 60), 2, 255, -1)
+        contours = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
+        rects = [cv2.boundingRect(c) for c in contours]
+        alone = _alone(rects)
+        assert alone == [not any(a[0] < b[0] + b[2] and b[0] < a[0] + a[2]
+                                 and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+                                 for j, b in enumerate(rects) if j != i)
+                         for i, a in enumerate(rects)]
+        kinds.update(alone)
+        for contour, (x, y, w, h), single in zip(contours, rects, alone, strict=True):
+            if single:
+                drawn = np.zeros((h, w), np.uint8)
+                cv2.drawContours(drawn, [contour], -1, 255, cv2.FILLED, offset=(-x, -y))
+                crop = binary[y:y + h, x:x + w]
+                assert np.array_equal(cv2.bitwise_and(drawn, crop), crop)
+    assert kinds[True] > 300 and kinds[False] > 30
+
+
+def test_numpy_sums_a_few_values_one_after_another():
+    """`_lattice_fits` takes a fit's mean error (at most 6 pips) as a plain running sum,
+    which is what ndarray.sum does with fewer than 8 values (pairwise only from 8 on)."""
+    rng = np.random.default_rng(7)
+    for n in range(1, 8):
+        for values in rng.random((2000, n)) * rng.choice([1e-3, 0.3], (2000, 1)):
+            total = 0.0
+            for v in values.tolist():
+                total += v
+            assert total / n == float(values.sum() / n)
+
+
 def test_weak_lone_pip_where_a_die_shows_a_side_is_no_die():
     """Under a steep view a pip of a die's side shows a die edge or more from its top face,
     beyond where `drop_side_faces` looks for side faces, and was read as a die of its own,
@@ -537,3 +582,20 @@ def test_weak_face_on_the_sides_of_the_dice_beside_it_is_no_die():
             Die(469.54, 164.63, 1, 172.79, **blue), Die(426.36, 159.0, 2, 216.27, **blue),
             Die(500.12, 133.93, 1, 134.45, **blue)]
     assert _read_at_the_usual_tilt(dice) == [1, 1, 1, 2, 2]
+
+
+def test_farthest_pair_is_numpys_first_farthest():
+    """`_dotted_line` finds a row's ends in Python: the pair np.argmax picks among
+    np.linalg.norm's distances, ties (evenly spaced rows) included."""
+    from vision.dice import _farthest_pair
+
+    rng = np.random.default_rng(11)
+    for n in (2, 3):
+        for k in range(3000):
+            pts = rng.random((n, 2)) * 300
+            if k % 3 == 0:
+                start, step = rng.random(2) * 300, np.round(rng.random(2) * 20)
+                pts = np.array([start + i * step for i in range(n)])
+            gaps = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+            assert _farthest_pair(pts.tolist()) == tuple(
+                int(i) for i in np.unravel_index(np.argmax(gaps), gaps.shape))

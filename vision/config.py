@@ -216,21 +216,6 @@ class VisionConfig:
     hand_edge_mm: float = 6.0
     #: Fields within this distance of a hand blob are hidden too (shadow, arm edges).
     hand_margin_mm: float = 8.0
-    #: The print (lines, field edges) is compared with the layout's over windows this
-    #: wide (mm) ...
-    print_window_mm: float = 10.0
-    #: ... where the printed pattern varies this much (Lab variance summed over channels,
-    #: after smoothing: a line or an edge between two field colours) ...
-    print_min_variance: float = 100.0
-    #: ... as the slope of seen on printed colours: under this, the print is hidden,
-    #: when over the board as a whole the median slope is at least ``print_reliable_gain``
-    #: (not washed out by the lamp, no print the layout lacks) ...
-    print_hidden_gain: float = 0.25
-    print_reliable_gain: float = 0.6
-    #: ... and a foreign blob through which it shows at least this much (median over at
-    #: least ``print_judged_mm2`` of judged print) is light or a colour cast, not a hand.
-    print_seen_gain: float = 0.5
-    print_judged_mm2: float = 150.0
 
     # --- occlusion seen as change (a tracker that has seen the board clear) -------------
     #: Smoothed Lab distance from the clear view above which a board pixel has changed:

@@ -199,9 +199,6 @@ class BoardGeometry:
     #: (player, per sliver pixel: printed, beside the field's own colour, in a colour that
     #: player's piece shares - :attr:`ColourClasses.shared`: Mühle's lines for black).
     sliver_shared: list[tuple[int, np.ndarray]] = field(default_factory=list)
-    #: The printed board's pattern as the occlusion test sees it
-    #: (:func:`vision.occlusion.printed_pattern`), made when first needed.
-    printed: object | None = None
 
     def to_px(self, points_mm: np.ndarray) -> np.ndarray:
         return (np.asarray(points_mm, dtype=np.float64) - self.origin_mm) * self.px_per_mm

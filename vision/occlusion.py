@@ -7,12 +7,6 @@ hides every field it touches (plus a margin, because the hand's shadow and the a
 edge are not reliably foreign). A marker that disappears while the board stays put is
 also a sign of a hand reaching in, and makes the frame occluded.
 
-Where the board is printed with lines or fields of several colours, a third cue needs
-no colour at all: the print shows through light, shade and a colour cast (weaker, but in
-the same pattern), and vanishes under a hand (:func:`print_gain`). A patch of foreign
-colour through which the print still shows is light, not a hand; print gone where no
-tower stands is something over the board, even in a colour close to the board's.
-
 A tracker that has seen the board clear adds a second cue, the change from that clear
 view (:func:`find_change_occlusion`): a hand changes the look of the fields and the
 towers it covers even where its colour is close to the board's, while a piece set down
@@ -26,7 +20,6 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from vision.calibration import to_lab
 from vision.config import VisionConfig
 from vision.fields import BoardGeometry, ColourClasses, FieldState, tower_mask
 
@@ -87,63 +80,6 @@ def tower_spots(now: list[FieldState], before: list[FieldState], chosen: list[bo
                          geometry, reach))
 
 
-@dataclass(frozen=True)
-class PrintedPattern:
-    """The printed board as the smoothed board image would show it, with each window's
-    mean and variance: what :func:`print_gain` compares a frame with. Lab (8-bit scale),
-    where field colours differ most; the window's mean also in BGR, where a lamp's
-    reflection is a straight mix with white (:func:`_washed`)."""
-
-    lab: np.ndarray  # (H, W, 3) float32
-    mean: np.ndarray  # (H, W, 3) float32, mean over the window around each pixel
-    variance: np.ndarray  # (H, W) float32, summed over the channels
-    mean_bgr: np.ndarray  # (H, W, 3) float32
-    structured: np.ndarray  # (H, W) bool: the window lies on the board and its print varies
-    window: int  # px
-
-
-def printed_pattern(geometry: BoardGeometry, classes: ColourClasses,
-                    config: VisionConfig) -> PrintedPattern:
-    """The layout's print (:attr:`BoardGeometry.expected`), smoothed as the frame is
-    (:func:`smoothed`); made once per geometry and kept on it."""
-    if geometry.printed is not None:
-        return geometry.printed
-    expected = geometry.expected
-    known = expected >= 0
-    bgr = np.zeros(expected.shape + (3,), np.float32)
-    bgr[known] = classes.board_bgr[expected[known]]
-    lab = np.zeros(expected.shape + (3,), np.float32)
-    lab[known] = to_lab(np.uint8(classes.board_bgr[None]))[0][expected[known]]
-    window = max(3, int(round(config.print_window_mm * geometry.px_per_mm)) | 1)
-    size = (window, window)
-    lab = smoothed(lab, geometry, config)
-    mean = cv2.boxFilter(lab, -1, size)
-    variance = (cv2.boxFilter(lab * lab, -1, size) - mean * mean).sum(axis=2)
-    mean_bgr = cv2.boxFilter(bgr, -1, size)  # smoothing first would not change it
-    # the window and the smoothing must stay on the board: its rim is not in the layout
-    inset = (window // 2) / geometry.px_per_mm + config.hand_smoothing_mm
-    (x0, y0), (x1, y1) = np.rint(geometry.to_px(
-        [(inset, inset), np.subtract(geometry.board_size_mm, inset)])).astype(int)
-    inside = np.zeros(expected.shape, bool)
-    inside[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = True
-    structured = inside & (variance > config.print_min_variance)
-    geometry.printed = PrintedPattern(lab, mean, variance, mean_bgr, structured, window)
-    return geometry.printed
-
-
-def print_gain(lab: np.ndarray, pattern: PrintedPattern) -> np.ndarray:
-    """Per pixel, how strongly the print around it shows in the smoothed Lab board
-    image: the regression slope of the seen colours on the printed ones over the window
-    (1 as printed, less under glare or in shade, about 0 where something covers it).
-    Meaningful only where ``pattern.structured``."""
-    seen = lab.astype(np.float32)
-    size = (pattern.window, pattern.window)
-    cross = cv2.boxFilter(seen * pattern.lab, -1, size)
-    seen_mean = cv2.boxFilter(seen, -1, size)
-    covariance = (cross - pattern.mean * seen_mean).sum(axis=2)
-    return covariance / np.maximum(pattern.variance, 1e-3)
-
-
 def smoothed(image: np.ndarray, geometry: BoardGeometry, config: VisionConfig) -> np.ndarray:
     """The rectified image blurred over ``hand_smoothing_mm``: sensor noise and the
     texture of skin should not count, a hand-sized patch does."""
@@ -176,25 +112,8 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     # colour.
     distance = classes.board_distance_at(lab, geometry.expected_offsets)
     foreign = (distance > config.hand_board_distance) & (geometry.plain > 0) & (towers == 0)
-    # The print is judged only in windows no tower reaches into: a tower hides print too.
-    pattern = printed_pattern(geometry, classes, config)
-    judged = pattern.structured & (cv2.dilate(towers, np.ones((pattern.window,) * 2,
-                                                              np.uint8)) == 0)
-    gain = print_gain(lab, pattern)
-    # Only where the print shows as the layout has it over most of the board (not washed
-    # out, no print the layout lacks) is print gone a sign of a hand, and not where a
-    # lamp's reflection washed it out.
-    print_hidden = np.zeros_like(judged)  # print gone, from the regression slope
-    if judged.any() and float(np.median(gain[judged])) >= config.print_reliable_gain:
-        print_hidden = judged & (gain < config.print_hidden_gain)
-        ys, xs = np.nonzero(print_hidden)
-        seen = cv2.boxFilter(bgr.astype(np.float32), -1, (pattern.window,) * 2)[ys, xs]
-        washed = _washed(seen, pattern.mean_bgr[ys, xs], config)
-        print_hidden[ys[washed], xs[washed]] = False
     if change is not None:
         foreign &= change
-        print_hidden &= change
-    foreign |= print_hidden
     _drop_light_effects(foreign, bgr, geometry, classes, config)
     foreign = foreign.astype(np.uint8)
     kernel = np.ones((3, 3), np.uint8)
@@ -204,14 +123,7 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     foreign = cv2.morphologyEx(foreign, cv2.MORPH_CLOSE, np.ones((bridge, bridge), np.uint8))
     count, components, stats, _ = cv2.connectedComponentsWithStats(foreign, connectivity=8)
     min_area = config.hand_min_area_mm2 * geometry.px_per_mm**2
-    entering = _reaching(components, count, geometry, config.hand_edge_mm)
-    big = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= min_area]
-    big = _not_light(big, components, judged, gain, geometry, config)
-    # A hand comes from beyond the board, so one of its blobs crosses the rim; with an
-    # arm in view, the other blobs are parts of it that towers and printed edges split
-    # off. Patches wholly inside the board with no arm in view (glare, a shadow, blurred
-    # print) are no hand.
-    big = big if entering[big].any() else []
+    big = _hand_blobs(components, stats, geometry, config, min_area)
     # Towers and printed edges were left out of the test, so a hand shows in pieces.
     hidden = _hidden_under(components, stats, big, geometry, config)
     reasons = []
@@ -335,21 +247,18 @@ def _hidden_under(components: np.ndarray, stats: np.ndarray, blobs: list[int],
     return {geometry.names[f] for f in np.nonzero(share > config.hidden_field_fraction)[0]}
 
 
-def _not_light(blobs: list[int], components: np.ndarray, judged: np.ndarray,
-               gain: np.ndarray, geometry: BoardGeometry, config: VisionConfig) -> list[int]:
-    """Of the foreign blobs, those the print does not show through. Over a lamp's
-    coloured reflection, a shadow or a colour cast left by the markers' white balance,
-    the board's lines and field edges still show (``print_seen_gain``), as they never do
-    under a hand."""
-    if not blobs:
-        return blobs
-    least = config.print_judged_mm2 * geometry.px_per_mm**2
-    kept = []
-    for k in blobs:
-        seen = gain[judged & (components == k)]
-        if len(seen) < least or float(np.median(seen)) < config.print_seen_gain:
-            kept.append(k)
-    return kept
+def _hand_blobs(components: np.ndarray, stats: np.ndarray, geometry: BoardGeometry,
+                config: VisionConfig, min_area: float) -> list[int]:
+    """The hand-sized foreign blobs, if one of them is an arm reaching in: a hand comes
+    from beyond the board, so its blob crosses the board's outer rim. Foreign patches
+    wholly inside the board with no arm in view (glare, a shadow, a blurred print) are
+    not a hand; with an arm in view, they are taken as parts of the hand that towers
+    and printed edges split off."""
+    big = [k for k in range(1, len(stats)) if stats[k, cv2.CC_STAT_AREA] >= min_area]
+    if not big:
+        return []
+    entering = _reaching(components, len(stats), geometry, config.hand_edge_mm)
+    return big if entering[big].any() else []
 
 
 def _reaching(components: np.ndarray, count: int, geometry: BoardGeometry,
@@ -370,16 +279,10 @@ def _drop_light_effects(foreign: np.ndarray, bgr: np.ndarray, geometry: BoardGeo
     ys, xs = np.nonzero(foreign)
     if not len(ys):
         return
-    washed = _washed(bgr[ys, xs].astype(np.float32), classes.board_bgr[geometry.expected[ys, xs]],
-                     config)
-    foreign[ys[washed], xs[washed]] = False
-
-
-def _washed(seen: np.ndarray, board: np.ndarray, config: VisionConfig) -> np.ndarray:
-    """Which seen colours (N, 3) are their printed colours washed towards white:
-    board + (255 - board) * g for one g over ``glare_min``. Linear, so it holds for a
-    window's mean colour as for a pixel's."""
+    board = classes.board_bgr[geometry.expected[ys, xs]]
+    seen = bgr[ys, xs].astype(np.float32)
     room = 255.0 - board
     g = ((seen - board) * room).sum(axis=1) / np.maximum((room**2).sum(axis=1), 1.0)
     residual = np.abs(seen - board - room * g[:, None]).max(axis=1)
-    return (g > config.glare_min) & (residual < config.glare_tolerance)
+    washed = (g > config.glare_min) & (residual < config.glare_tolerance)
+    foreign[ys[washed], xs[washed]] = False

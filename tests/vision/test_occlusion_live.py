@@ -41,13 +41,8 @@ def test_a_hand_seen_by_a_tracker_hides_every_field_under_it():
     assert under <= reading.hidden_fields
     assert not set(reading.fields) & reading.hidden_fields
     assert {"A1", "B1", "F6"} <= set(reading.fields)  # well away from the hand
-    # without a clear view: the colour cue alone misses most of it, the field edges it
-    # hides find most of it
-    colour_only = VisionConfig(print_hidden_gain=float("-inf"))
-    alone = read_board(hand.frame, LAYOUT, tracker=tracker(colour_only))
+    alone = read_board(hand.frame, LAYOUT)  # no clear view: the colour cue alone
     assert len(under & alone.hidden_fields) < len(under) / 2
-    alone = read_board(hand.frame, LAYOUT)
-    assert alone.occluded and len(under & alone.hidden_fields) >= len(under) / 2
 
 
 def test_a_piece_set_down_reads_once_the_hand_has_gone():

@@ -447,8 +447,13 @@ class ThrowTracker:
                 and not _turned(dice, before_dice)
                 and (not self.config.dice_count or _kept(dice, before_dice))):
             return None  # same faces (nudged, dice put back) or some dice set aside
-        if before is not None and len(before) < len(values) and _stayed(before_dice, dice):
-            self.resting = values  # a die the last rest was short of is read now (or a side)
+        if (before is not None and len(before_dice) == len(before) < len(values)
+                and _stayed(before_dice, dice)):
+            # a die the last rest was short of is read now (or a side); not when the last
+            # rest was of dice set aside (fewer than the values kept): bench seed 8058, a hand
+            # unseen over a fresh throw left 2 6 of (2, 4, 6) read, and the whole throw read
+            # after it, those two dice where they lay, was taken for that rest completed
+            self.resting = values
             if len(values) != self.config.dice_count:
                 return None
             return ThrowSettled(values, self.throw_count, self._still_since or 0.0,

@@ -330,6 +330,22 @@ def test_the_die_a_rest_was_short_of_read_later_completes_that_throw() -> None:
     assert clock.tracker.resting == (1, 1, 4, 4, 6)
 
 
+def test_a_throw_read_short_as_dice_set_aside_is_counted_when_read_whole() -> None:
+    # bench seed 8058: a hand, not seen as one, over a fresh throw hid three dice; the two
+    # left (2 6 of the last rest's 2 4 6) rested as dice set aside, and the whole throw read
+    # after it, those two where they lay, was taken for a rest short of a die completed
+    clock = Clock(ThrowTracker())
+    rng = np.random.default_rng(14)
+    clock.roll(rng, [2, 4, 6])
+    clock.tumble(rng, 5, 4)
+    landed = lying([2, 6, 2, 2, 5], shift=15)
+    clock.hold(landed, 0.2)
+    clock.hold(landed[:2], 0.6)  # three dice hidden, no hand seen
+    clock.hold(landed, 1.2)
+    assert [(e.values, e.throw_number, e.read_whole) for e in clock.events] == [
+        ((2, 4, 6), 1, False), ((2, 2, 2, 5, 6), 2, False)]
+
+
 def test_dice_rerolled_where_they_lay_are_a_throw_though_their_faces_showed_before() -> None:
     clock = Clock(ThrowTracker())
     rng = np.random.default_rng(11)

@@ -214,6 +214,7 @@ class ThrowTracker:
         self._also_read: list[tuple[int, ...]] = []  # those dice read otherwise since, unmoved
         self._places: list[tuple[float, np.ndarray, float]] = []  # (last seen, place, reach)
         self._fresh: list[tuple[np.ndarray, float]] = []  # new places in the last frame
+        self._unread: list[tuple[np.ndarray, float]] = []  # dice seen unread in the last frame
         self._previous_time = 0.0
         # (time, values or None under a hand, dice read as (place, reach, value), the value
         # read with the least confidence) since still
@@ -254,7 +255,7 @@ class ThrowTracker:
             # what is read under a hand is no movement and no reading of the rest (it never
             # agrees); the dice's places are kept until they are seen again
             self._hidden += timestamp - (self._last_time or timestamp)
-            self._fresh, self._after_hand = [], True
+            self._fresh, self._unread, self._after_hand = [], [], True
             values, dice, weakest = None, [], None
         else:
             values, dice = self._watch_motion(timestamp, readings)
@@ -285,7 +286,11 @@ class ThrowTracker:
             # kept a Cuatro rest from agreeing (seed 13, 1 2 3 4 6 lay 0.6 s and was lost)
             values = tuple(sorted(r.value for r in read))
         reach = 1.0 if self._changed else self.config.misread_reach
-        new = [(p, r) for p, r in places if self._new([(p, r * reach)])]
+        # a die read where one lay unread on the last frame lay there (bench seed 8042: a 2
+        # unread on the first frame, read from the second, was taken for a die landing, and
+        # the dice lying there when watching began for a throw)
+        new = [(p, r) for p, r in places if self._new([(p, r * reach)])
+               and all(np.hypot(*(p - q)) > r for q, _ in self._unread)]
         if count and len(places) - len(new) >= count:
             # every die the game throws lies where one lay: one read at a new place besides is
             # a side face read now, no die landing (Cuatro seed 13: a side pip read as a 1 in
@@ -303,6 +308,7 @@ class ThrowTracker:
             self._still = [s for s in self._still if s[0] >= self._previous_time]
         self._after_hand = False
         self._fresh = new if started else []
+        self._unread = self._places_of([r for r in readings if r.value is None])
         self._previous_time = timestamp
         self._remember(timestamp - self._hidden, places)
         return values, [(p, r, v.value) for (p, r), v in zip(places, read, strict=True)]

@@ -118,6 +118,19 @@ def test_a_die_turning_unreadable_where_it_lay_is_no_new_throw() -> None:
     assert clock.events == [ThrowSettled((3, 4), 1)]
 
 
+def test_a_die_unread_on_the_first_frame_and_read_after_is_no_throw() -> None:
+    # bench seed 8042: a 2 unread on the first frame, read from the second where it lay, was
+    # taken for a die landing, and the dice lying there from the start were counted a throw
+    clock = Clock(ThrowTracker())
+    first = lying([2, 2, 3, 6, 6])
+    first[0] = die(None, *first[0].centre)
+    clock.feed(first)
+    clock.hold(lying([2, 2, 3, 6, 6]), 1.0)
+    assert clock.events == []
+    clock.roll(np.random.default_rng(15), [1, 3, 4, 4, 5])
+    assert clock.events == [ThrowSettled((1, 3, 4, 4, 5), 1)]
+
+
 def test_a_die_unread_all_through_its_rest_does_not_hold_the_throw_back() -> None:
     # bench seed 7020: a white 2 against a black 4 read as unread patterns all through the
     # last rest; that throw was never counted, and a later movement would have counted it

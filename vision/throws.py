@@ -186,10 +186,11 @@ class ThrowTracker:
     `ThrowSettled` on the frame a throw comes to rest, else None.
 
     Motion is judged by where the dice are, not by pixels changing: a new place is one farther
-    than ``still_mm`` from every place a die lay within ``settle_seconds``; the dice move when
-    new places show two frames running, or a die stays at a new place for a second frame. A
-    die missed for a frame, a stray unread pattern, or a misread die whose centre flips
-    between two places is no motion; nor, while the dice lie still, is a die read within
+    than ``still_mm`` from every place a die lay within ``settle_seconds`` (or lay unread on
+    the last frame: the same die, read now); the dice move when new places show two frames
+    running, or a die stays at a new place for a second frame. A die missed for a frame, a
+    stray unread pattern, or a misread die whose centre flips between two places is no
+    motion; nor, while the dice lie still, is a die read within
     ``misread_reach`` times ``still_mm`` of where one lay (a misread shifts the centre of the
     die it reads, a movement carries dice farther). Once nothing has moved for
     ``settle_seconds``, the values read in at least ``agree_share`` of those frames are the

@@ -186,10 +186,11 @@ class ThrowTracker:
     `ThrowSettled` on the frame a throw comes to rest, else None.
 
     Motion is judged by where the dice are, not by pixels changing: a new place is one farther
-    than ``still_mm`` from every place a die lay within ``settle_seconds``; the dice move when
-    new places show two frames running, or a die stays at a new place for a second frame. A
-    die missed for a frame, a stray unread pattern, or a misread die whose centre flips
-    between two places is no motion; nor, while the dice lie still, is a die read within
+    than ``still_mm`` from every place a die lay within ``settle_seconds`` (or lay unread on
+    the last frame: the same die, read now); the dice move when new places show two frames
+    running, or a die stays at a new place for a second frame. A die missed for a frame, a
+    stray unread pattern, or a misread die whose centre flips between two places is no
+    motion; nor, while the dice lie still, is a die read within
     ``misread_reach`` times ``still_mm`` of where one lay (a misread shifts the centre of the
     die it reads, a movement carries dice farther). Once nothing has moved for
     ``settle_seconds``, the values read in at least ``agree_share`` of those frames are the
@@ -214,6 +215,7 @@ class ThrowTracker:
         self._also_read: list[tuple[int, ...]] = []  # those dice read otherwise since, unmoved
         self._places: list[tuple[float, np.ndarray, float]] = []  # (last seen, place, reach)
         self._fresh: list[tuple[np.ndarray, float]] = []  # new places in the last frame
+        self._unread: list[tuple[np.ndarray, float]] = []  # dice seen unread in the last frame
         self._previous_time = 0.0
         # (time, values or None under a hand, dice read as (place, reach, value), the value
         # read with the least confidence) since still
@@ -254,7 +256,7 @@ class ThrowTracker:
             # what is read under a hand is no movement and no reading of the rest (it never
             # agrees); the dice's places are kept until they are seen again
             self._hidden += timestamp - (self._last_time or timestamp)
-            self._fresh, self._after_hand = [], True
+            self._fresh, self._unread, self._after_hand = [], [], True
             values, dice, weakest = None, [], None
         else:
             values, dice = self._watch_motion(timestamp, readings)
@@ -285,7 +287,11 @@ class ThrowTracker:
             # kept a Cuatro rest from agreeing (seed 13, 1 2 3 4 6 lay 0.6 s and was lost)
             values = tuple(sorted(r.value for r in read))
         reach = 1.0 if self._changed else self.config.misread_reach
-        new = [(p, r) for p, r in places if self._new([(p, r * reach)])]
+        # a die read where one lay unread on the last frame lay there (bench seed 8042: a 2
+        # unread on the first frame, read from the second, was taken for a die landing, and
+        # the dice lying there when watching began for a throw)
+        new = [(p, r) for p, r in places if self._new([(p, r * reach)])
+               and all(np.hypot(*(p - q)) > r for q, _ in self._unread)]
         if count and len(places) - len(new) >= count:
             # every die the game throws lies where one lay: one read at a new place besides is
             # a side face read now, no die landing (Cuatro seed 13: a side pip read as a 1 in
@@ -303,6 +309,7 @@ class ThrowTracker:
             self._still = [s for s in self._still if s[0] >= self._previous_time]
         self._after_hand = False
         self._fresh = new if started else []
+        self._unread = self._places_of([r for r in readings if r.value is None])
         self._previous_time = timestamp
         self._remember(timestamp - self._hidden, places)
         return values, [(p, r, v.value) for (p, r), v in zip(places, read, strict=True)]
@@ -447,8 +454,13 @@ class ThrowTracker:
                 and not _turned(dice, before_dice)
                 and (not self.config.dice_count or _kept(dice, before_dice))):
             return None  # same faces (nudged, dice put back) or some dice set aside
-        if before is not None and len(before) < len(values) and _stayed(before_dice, dice):
-            self.resting = values  # a die the last rest was short of is read now (or a side)
+        if (before is not None and len(before_dice) == len(before) < len(values)
+                and _stayed(before_dice, dice)):
+            # a die the last rest was short of is read now (or a side); not when the last
+            # rest was of dice set aside (fewer than the values kept): bench seed 8058, a hand
+            # unseen over a fresh throw left 2 6 of (2, 4, 6) read, and the whole throw read
+            # after it, those two dice where they lay, was taken for that rest completed
+            self.resting = values
             if len(values) != self.config.dice_count:
                 return None
             return ThrowSettled(values, self.throw_count, self._still_since or 0.0,

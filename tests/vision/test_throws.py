@@ -118,6 +118,19 @@ def test_a_die_turning_unreadable_where_it_lay_is_no_new_throw() -> None:
     assert clock.events == [ThrowSettled((3, 4), 1)]
 
 
+def test_a_die_unread_on_the_first_frame_and_read_after_is_no_throw() -> None:
+    # bench seed 8042: a 2 unread on the first frame, read from the second where it lay, was
+    # taken for a die landing, and the dice lying there from the start were counted a throw
+    clock = Clock(ThrowTracker())
+    first = lying([2, 2, 3, 6, 6])
+    first[0] = die(None, *first[0].centre)
+    clock.feed(first)
+    clock.hold(lying([2, 2, 3, 6, 6]), 1.0)
+    assert clock.events == []
+    clock.roll(np.random.default_rng(15), [1, 3, 4, 4, 5])
+    assert clock.events == [ThrowSettled((1, 3, 4, 4, 5), 1)]
+
+
 def test_a_die_unread_all_through_its_rest_does_not_hold_the_throw_back() -> None:
     # bench seed 7020: a white 2 against a black 4 read as unread patterns all through the
     # last rest; that throw was never counted, and a later movement would have counted it
@@ -328,6 +341,22 @@ def test_the_die_a_rest_was_short_of_read_later_completes_that_throw() -> None:
     assert [(e.values, e.throw_number, e.read_whole) for e in clock.events] == [
         ((1, 1, 4, 4), 1, False), ((1, 1, 4, 4, 6), 1, True)]
     assert clock.tracker.resting == (1, 1, 4, 4, 6)
+
+
+def test_a_throw_read_short_as_dice_set_aside_is_counted_when_read_whole() -> None:
+    # bench seed 8058: a hand, not seen as one, over a fresh throw hid three dice; the two
+    # left (2 6 of the last rest's 2 4 6) rested as dice set aside, and the whole throw read
+    # after it, those two where they lay, was taken for a rest short of a die completed
+    clock = Clock(ThrowTracker())
+    rng = np.random.default_rng(14)
+    clock.roll(rng, [2, 4, 6])
+    clock.tumble(rng, 5, 4)
+    landed = lying([2, 6, 2, 2, 5], shift=15)
+    clock.hold(landed, 0.2)
+    clock.hold(landed[:2], 0.6)  # three dice hidden, no hand seen
+    clock.hold(landed, 1.2)
+    assert [(e.values, e.throw_number, e.read_whole) for e in clock.events] == [
+        ((2, 4, 6), 1, False), ((2, 2, 2, 5, 6), 2, False)]
 
 
 def test_dice_rerolled_where_they_lay_are_a_throw_though_their_faces_showed_before() -> None:

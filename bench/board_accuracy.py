@@ -9,7 +9,9 @@ camera envelope, hard light, some hands and covered markers) it prints:
 * tower height exact accuracy (occupied fields of the stacking games), a confusion table
   of true against read height, accuracy per camera tilt and per distance of the field from
   the point below the lens (a tower's top is displaced away from it by an amount that
-  grows with that distance), and how many wrong heights the reader marked uncertain;
+  grows with that distance), per band of how far one more piece would move the tower's
+  top in the frame (under about a pixel no geometry can tell the heights apart), and how
+  many wrong heights the reader marked uncertain;
 * share of frames read entirely right;
 * occlusion: frames with a hand over fields that were flagged, and frames without one
   that were flagged anyway (false flags); truly hidden fields the reader still reported;
@@ -44,6 +46,7 @@ from vision.calibration import ColourCalibration  # noqa: E402
 from vision.config import VisionConfig  # noqa: E402
 from vision.reader import BoardTracker, read_board  # noqa: E402
 from vision.sim import random_pose, random_scene, render  # noqa: E402
+from vision.sim.solids import piece_pitch  # noqa: E402
 
 GAMES = ("just4fun", "cuatro", "muehle", "spexxx")
 
@@ -55,10 +58,31 @@ def reference_ms(frame: np.ndarray) -> float:
     return (time.perf_counter() - start) * 1000
 
 
+#: Bands (frame px) of how far one more piece moves a tower's top: see ``stone_shift_px``.
+SHIFT_BANDS_PX = (1.0, 2.0, 4.0)
+
+
+def stone_shift_px(pose, centre_mm, height: int, shape: str, height_mm: float,
+                   diameter_mm: float) -> float:
+    """How far (frame px) one more piece would move the far rim of a tower's top, the
+    silhouette's end: the physical limit of reading heights by geometry. Straight below
+    the lens the top does not move at all; one pixel is about what blur and noise leave."""
+    pitch = piece_pitch(shape, height_mm)
+    nadir = pose.centre_mm[:2]
+    away = np.asarray(centre_mm, float) - nadir
+    distance = float(np.hypot(*away))
+    unit = away / distance if distance > 1e-6 else np.array([1.0, 0.0])
+    rim = np.asarray(centre_mm, float) + unit * diameter_mm / 2
+    points = np.array([[*rim, height * pitch], [*rim, (height + 1) * pitch]])
+    px = pose.project(points)
+    return float(np.hypot(*(px[1] - px[0])))
+
+
 def print_heights(reads: Counter[tuple[int, int]], by_tilt: dict[int, list[int]],
-                  by_distance: dict[int, list[int]]) -> None:
+                  by_distance: dict[int, list[int]], by_shift: dict[int, list[int]]) -> None:
     """Confusion table of true (rows) against read (columns) tower height, and accuracy
-    per tilt and per distance from the nadir: where height reading fails."""
+    per tilt, per distance from the nadir and per band of one piece's shift of the top:
+    where height reading fails."""
     top = max(max(a, b) for a, b in reads)
     print("  tower heights, true (rows) against read (columns):")
     print("       " + "".join(f"{h:6d}" for h in range(top + 1)) + "   right")
@@ -75,6 +99,14 @@ def print_heights(reads: Counter[tuple[int, int]], by_tilt: dict[int, list[int]]
             label = f"{band * width}+" if band == 3 else f"{band * width}-{(band + 1) * width}"
             parts.append(f"{label} {unit} {100.0 * right / total:.1f} % ({total})")
         print(f"  heights by {title}: " + ", ".join(parts))
+    edges = (0.0, *SHIFT_BANDS_PX)
+    parts = []
+    for band in sorted(by_shift):
+        total, right = by_shift[band]
+        label = (f"{edges[band]:g}+" if band == len(SHIFT_BANDS_PX)
+                 else f"{edges[band]:g}-{edges[band + 1]:g}")
+        parts.append(f"{label} px {100.0 * right / total:.1f} % ({total})")
+    print("  heights by how far one more piece moves the top: " + ", ".join(parts))
 
 
 @dataclass
@@ -104,6 +136,7 @@ class Score:
     height_reads: Counter[tuple[int, int]] = field(default_factory=Counter)
     by_tilt: dict[int, list[int]] = field(default_factory=dict)
     by_distance: dict[int, list[int]] = field(default_factory=dict)
+    by_shift: dict[int, list[int]] = field(default_factory=dict)
     heights_wrong: int = 0
     heights_flagged: int = 0
     heights_confident: int = 0
@@ -155,22 +188,32 @@ class Score:
                     print(f"{note} {name}: truth {t.top} x{t.height}, read "
                           f"{got.top_colour} x{got.height} ({got.confidence:.2f})")
             if t.occupied and stacking:
-                self.add_tower(got, t.height, layout.fields[name].centre_mm, reading, pose,
-                               uncertain_below)
+                self.add_tower(got, t.height, layout, layout.fields[name].centre_mm, reading,
+                               pose, uncertain_below)
                 if got.height != t.height and verbose:
-                    print(f"{note} {name}: height {t.height} read {got.height}")
+                    shift = stone_shift_px(pose, layout.fields[name].centre_mm, t.height,
+                                           layout.piece.shape, layout.piece.height_mm,
+                                           layout.piece.diameter_mm)
+                    print(f"{note} {name}: height {t.height} read {got.height} "
+                          f"({got.confidence:.2f}; one more piece moves the top "
+                          f"{shift:.1f} px)")
             frame_ok = frame_ok and right and got.height == t.height
         self.frames_right += frame_ok
 
-    def add_tower(self, got, height: int, centre_mm, reading, pose,
+    def add_tower(self, got, height: int, layout, centre_mm, reading, pose,
                   uncertain_below: float) -> None:
         right = got.height == height
         self.towers += 1
         self.towers_right += right
         self.height_reads[(height, got.height)] += 1
         away = float(np.hypot(*(np.array(centre_mm) - reading.pose.nadir_mm)))
+        piece = layout.piece
+        shift = stone_shift_px(pose, centre_mm, height, piece.shape, piece.height_mm,
+                               piece.diameter_mm)
         for bands, band in ((self.by_tilt, min(int(pose.tilt_deg // 10), 3)),
-                            (self.by_distance, min(int(away // 80), 3))):
+                            (self.by_distance, min(int(away // 80), 3)),
+                            (self.by_shift, int(np.searchsorted(SHIFT_BANDS_PX, shift,
+                                                                side="right")))):
             tally = bands.setdefault(band, [0, 0])
             tally[0] += 1
             tally[1] += right
@@ -199,7 +242,7 @@ class Score:
               f"{pct(self.hidden_visible, self.hidden_visible + self.fields_total)}")
         print(f"  frames with a problem   {pct(self.problems, self.frames)}")
         if self.towers:
-            print_heights(self.height_reads, self.by_tilt, self.by_distance)
+            print_heights(self.height_reads, self.by_tilt, self.by_distance, self.by_shift)
             print(f"  wrong heights marked uncertain "
                   f"{pct(self.heights_flagged, self.heights_wrong)}; heights read with "
                   f"confidence {pct(self.heights_confident, self.towers)}, of them right "

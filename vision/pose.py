@@ -247,47 +247,48 @@ def fit_plane_pose(points_mm: np.ndarray, points_px: np.ndarray, noise: np.ndarr
     whiten = np.linalg.cholesky(np.linalg.inv(noise)).T  # whiten.T @ whiten = noise^-1
     free = 7 if focal_sigma_px > 0 else 6
 
+    prior_row = np.eye(1, 7, 6) / focal_sigma_px if free == 7 else None
+
     def cost(params: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         px, jac = _projection(params, points, width, height)
         residual = whiten @ (seen - px).ravel()
         jac = whiten @ jac[:, :free]
-        if free == 7:  # the focal prior as one more residual
+        if prior_row is not None:  # the focal prior as one more residual
             residual = np.append(residual, (focal_px - params[6]) / focal_sigma_px)
-            jac = np.vstack([jac, np.eye(1, 7, 6) / focal_sigma_px])
+            jac = np.vstack([jac, prior_row])
         return float(residual @ residual), residual, jac
 
     starts = [focal_px] if free == 6 else focal_px + focal_sigma_px * np.linspace(-2, 2, 5)
-    best: tuple[float, np.ndarray] | None = None
+    best: tuple[tuple[float, np.ndarray, np.ndarray], np.ndarray] | None = None
     for focal in starts:
         camera = _intrinsics(focal, width, height)
         _, rvecs, tvecs, _ = cv2.solvePnPGeneric(points, seen, camera, None,
                                                  flags=cv2.SOLVEPNP_IPPE)
         for rvec, tvec in zip(rvecs, tvecs, strict=True):
             params = np.concatenate([rvec.ravel(), tvec.ravel(), [focal]])
-            value = cost(params)[0]
-            if best is None or value < best[0]:
-                best = (value, params)
+            here = cost(params)
+            if best is None or here[0] < best[0][0]:
+                best = (here, params)
     if best is None:
         raise VisionError("no camera pose fits the points")
-    value, params = best
+    (value, residual, jac), params = best
     damping = 1e-3
     for _ in range(50):
-        _, residual, jac = cost(params)
         normal = jac.T @ jac
         step = np.linalg.solve(normal + damping * np.diag(np.diag(normal)), jac.T @ residual)
         trial = params.copy()
         trial[:free] += step
-        trial_value = cost(trial)[0]
+        trial_value, trial_residual, trial_jac = cost(trial)
         if trial_value < value:
             converged = value - trial_value < 1e-9 * value
             params, value, damping = trial, trial_value, damping / 10
+            residual, jac = trial_residual, trial_jac
             if converged:
                 break
         else:
             damping *= 10
             if damping > 1e8:
                 break
-    _, residual, jac = cost(params)
     covariance = np.zeros((7, 7))
     dof = max(len(residual) - free, 1)
     covariance[:free, :free] = np.linalg.pinv(jac.T @ jac) * max(1.0, value / dof)

@@ -67,6 +67,19 @@ def test_two_covered_markers_keep_the_previous_homography_but_fail_from_scratch(
     assert found.source == "previous" and max_error(found.homography, truth) < 1.0
 
 
+def test_after_a_bump_two_diagonal_markers_relocalise_the_board():
+    # the focal length is the one the four markers gave before the bump
+    before = camera_homography(LAYOUT, 600, 30, 45, 914)
+    after = camera_homography(LAYOUT, 620, 26, 40, 914)
+    localiser = Localiser(LAYOUT)
+    localiser.locate(grey(view(LAYOUT, before)))
+    covered = cover_marker(cover_marker(view(LAYOUT, after), after, 0), after, 2)
+    found = localiser.locate(grey(covered))
+    assert found.source == "two markers" and found.relocalised and localiser.bumps == 1
+    fields = np.array([f.centre_mm for f in LAYOUT.fields.values()])
+    assert np.abs(project(found.homography, fields) - project(after, fields)).max() < 4.0
+
+
 def test_a_bump_is_noticed_and_the_board_relocalised():
     before = camera_homography(LAYOUT, 650, 20, 10, 914)
     after = camera_homography(LAYOUT, 650, 24, 14, 914)

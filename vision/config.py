@@ -49,6 +49,22 @@ class VisionConfig:
     bump_threshold_px: float = 4.0
     #: Homography fit reprojection error (px) above which a marker set is inconsistent.
     max_fit_error_px: float = 3.0
+    #: With only two markers seen, the pose is fitted under the camera model
+    #: (``markers.fit_two_markers``) with this noise: each corner's after ``cornerSubPix``
+    #: (px, each axis), and each marker card lying this far (mm, each axis) and turned
+    #: this much (degrees) off its spot (the simulated table's 0.6 mm and 1 degree).
+    marker_corner_sigma_px: float = 0.3
+    marker_placement_mm: float = 0.6
+    marker_placement_deg: float = 1.0
+    #: Such a fit is used only when, at the farthest field, its standard error is at most
+    #: ``two_marker_max_spread_px`` and leaving out any one corner moves it at most
+    #: ``two_marker_max_jackknife_px`` (a bad corner: bench seed 1 frame 477 moved 2.7 px
+    #: and was 7.9 px off; those within 1.5 px were 0.9-1.6 px off), and the corners' RMS
+    #: reprojection error is at most ``two_marker_fit_error_px``: otherwise the board is
+    #: not located, rather than located wrong.
+    two_marker_max_spread_px: float = 3.5
+    two_marker_max_jackknife_px: float = 1.5
+    two_marker_fit_error_px: float = 1.0
 
     #: The board/camera geometry is rebuilt only when the board corners move by more
     #: than this (px); marker jitter below it would otherwise cost a rebuild per frame.

@@ -16,7 +16,7 @@ import numpy as np
 from companion.layout import Layout
 from vision.config import VisionConfig
 from vision.errors import VisionError
-from vision.pose import Camera
+from vision.pose import Camera, PlaneFit, fit_plane_pose, focal_from_fov, recover_pose
 
 #: Corner offsets of a marker around its centre, in units of its size, in ArUco's
 #: corner order (top-left, top-right, bottom-right, bottom-left of the printed marker).
@@ -34,7 +34,9 @@ class Localisation:
     homography: np.ndarray  # board mm -> undistorted frame px
     marker_corners: dict[int, np.ndarray] = field(default_factory=dict)  # seen, raw px
     relocalised: bool = False  # the camera or board moved since the last frame
-    source: str = "markers"  # "markers", "previous" (too few seen) or "corners"
+    #: "markers", "two markers" (fitted under the camera model), "previous" (too few
+    #: seen) or "corners"
+    source: str = "markers"
 
     @property
     def markers_seen(self) -> int:
@@ -167,6 +169,92 @@ def fit_homography(
     return homography / homography[2, 2], error
 
 
+@dataclass(frozen=True)
+class TwoMarkerFit:
+    """The board from two markers, and two measures of how far off it may be at the
+    fields (px): the fit's standard error under its noise model, and how far the fields
+    move when any one corner is left out (a bad corner the model cannot tell)."""
+
+    fit: PlaneFit
+    spread_px: float
+    jackknife_px: float
+
+    @property
+    def homography(self) -> np.ndarray:
+        return self.fit.homography
+
+    def sure(self, config: VisionConfig) -> bool:
+        """Close enough to read the fields by (config ``two_marker_*``)."""
+        return (self.spread_px <= config.two_marker_max_spread_px
+                and self.jackknife_px <= config.two_marker_max_jackknife_px
+                and self.fit.error_px <= config.two_marker_fit_error_px)
+
+
+def fit_two_markers(
+    detections: dict[int, np.ndarray],
+    layout: Layout,
+    camera: Camera,
+    config: VisionConfig,
+    focal_px: float | None = None,
+) -> TwoMarkerFit:
+    """Board pose from two markers alone, constrained by the camera model.
+
+    A free homography has eight unknowns, and two small clusters of four corners pin it
+    badly; a camera with square pixels and a centred principal point has seven (pose and
+    focal length), six with the focal length known (``focal_px``: the config's or one
+    trusted earlier). The corners' noise model includes each marker card lying a little
+    off its spot, which is what a fit from two markers carries furthest."""
+    mm = marker_corners_mm(layout)
+    ids = list(detections)
+    src = np.concatenate([mm[i] for i in ids])
+    dst = camera.undistort(np.concatenate([detections[i] for i in ids]))
+    guess, _ = cv2.findHomography(src, dst, 0)
+    if guess is None:
+        raise NoBoard("the visible markers do not form a board (degenerate positions)")
+    noise = config.marker_corner_sigma_px**2 * np.eye(2 * len(src))
+    angle = np.radians(config.marker_placement_deg)
+    prior = np.diag([config.marker_placement_mm**2] * 2 + [angle**2])
+    for k, marker_id in enumerate(ids):
+        offsets = mm[marker_id] - mm[marker_id].mean(axis=0)
+        moves = np.zeros((8, 3))  # a corner moves by (dx - da * oy, dy + da * ox) mm
+        moves[0::2, 0] = 1.0
+        moves[1::2, 1] = 1.0
+        moves[0::2, 2] = -offsets[:, 1]
+        moves[1::2, 2] = offsets[:, 0]
+        jacobian = _local_jacobians(guess, mm[marker_id]) @ moves
+        noise[8 * k:8 * k + 8, 8 * k:8 * k + 8] += jacobian @ prior @ jacobian.T
+    if focal_px is None:
+        low, high = config.fov_range_deg
+        focal = focal_from_fov(config.default_fov_deg, camera.width)
+        sigma = (focal_from_fov(low, camera.width) - focal_from_fov(high, camera.width)) / 4
+    else:
+        focal, sigma = focal_px, 0.0
+    size = (camera.width, camera.height)
+    fit = fit_plane_pose(src, dst, noise, *size, focal, sigma)
+    fields = np.array([f.centre_mm for f in layout.fields.values()], dtype=np.float64)
+    here = project(fit.homography, fields)
+    jackknife = 0.0
+    for k in range(len(src)):
+        keep = np.arange(len(src)) != k
+        rows = np.repeat(keep, 2)
+        other = fit_plane_pose(src[keep], dst[keep], noise[np.ix_(rows, rows)], *size,
+                               focal, sigma)
+        moved = np.linalg.norm(project(other.homography, fields) - here, axis=1).max()
+        jackknife = max(jackknife, float(moved))
+    return TwoMarkerFit(fit, float(fit.spread_px(fields).max()), jackknife)
+
+
+def _local_jacobians(homography: np.ndarray, points_mm: np.ndarray) -> np.ndarray:
+    """Block-diagonal (2N x 2N) derivatives of a homography's image points with respect
+    to their board mm."""
+    blocks = np.zeros((2 * len(points_mm), 2 * len(points_mm)))
+    for k, (x, y) in enumerate(points_mm):
+        p = homography @ np.array([x, y, 1.0])
+        block = (homography[:2, :2] * p[2] - np.outer(p[:2], homography[2, :2])) / p[2] ** 2
+        blocks[2 * k:2 * k + 2, 2 * k:2 * k + 2] = block
+    return blocks
+
+
 def homography_from_corners(corners_px: np.ndarray, layout: Layout, camera: Camera) -> np.ndarray:
     """Homography from four board corners clicked by hand (TL, TR, BR, BL, raw px)."""
     corners_px = np.asarray(corners_px, dtype=np.float64).reshape(-1, 2)
@@ -209,6 +297,8 @@ class Localiser:
     Holds the last good homography so that three markers (one covered by a hand) are
     enough, searches only near the expected markers when it can, and notices a bump
     (markers disagreeing with the previous homography) to re-localise from scratch.
+    With no good homography to go on, two markers are enough when the pose fitted to
+    them under the camera model is sure enough (:func:`fit_two_markers`).
     """
 
     def __init__(
@@ -223,6 +313,7 @@ class Localiser:
         self.camera = camera or Camera.from_config(self.config)
         self.detector = make_detector(layout, self.config)
         self.homography: np.ndarray | None = None
+        self._full: np.ndarray | None = None  # the last homography from 3-4 markers
         self.fixed = corners_px is not None
         if corners_px is not None:
             self.homography = homography_from_corners(corners_px, layout, self.camera)
@@ -260,7 +351,7 @@ class Localiser:
                     filled = self._expected(previous) | found
                     homography, error = fit_homography(filled, self.layout, self.camera)
                     if error <= cfg.max_fit_error_px:
-                        self.homography = homography
+                        self.homography = self._full = homography
                         return Localisation(homography, found, False, "markers")
                 return Localisation(previous, found, False, "previous")
             bumped = True
@@ -272,6 +363,11 @@ class Localiser:
             self.homography = None
             if not found:
                 raise NoBoard("no board in view: none of the four corner markers was found")
+            homography = self._from_two(found) if len(found) == 2 else None
+            if homography is not None:
+                self.bumps += bumped
+                self.homography = homography
+                return Localisation(homography, found, bumped, "two markers")
             what = "moved and " if bumped else ""
             raise NoBoard(f"the board {what}cannot be located: only {len(found)} of 4 corner "
                           "markers visible, need at least 3")
@@ -281,8 +377,24 @@ class Localiser:
                           "is a marker loose or mis-printed?")
         if bumped:
             self.bumps += 1
-        self.homography = homography
+        self.homography = self._full = homography
         return Localisation(homography, found, bumped, "markers")
+
+    def _from_two(self, found: dict[int, np.ndarray]) -> np.ndarray | None:
+        """The homography fitted to two markers under the camera model, or None when it
+        may be too far off at the fields (config ``two_marker_*``). The focal length is
+        the config's, else the one the last 3-4 marker homography gave (the same camera,
+        bumped), else fitted too."""
+        cfg = self.config
+        focal = cfg.focal_px
+        if focal is None and self._full is not None:
+            pose = recover_pose(self._full, cfg)
+            focal = pose.focal_px if pose.focal_estimated else None
+        try:
+            fit = fit_two_markers(found, self.layout, self.camera, cfg, focal)
+        except VisionError:
+            return None
+        return fit.homography if fit.sure(cfg) else None
 
     def _expected(self, homography: np.ndarray) -> dict[int, np.ndarray]:
         return {

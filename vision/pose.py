@@ -177,3 +177,122 @@ def recover_pose(homography: np.ndarray, config: VisionConfig) -> Pose:
             if pose.tilt_deg >= config.min_tilt_for_focal_deg:
                 return pose
     return pose_from_homography(homography, fallback, width, height)
+
+
+@dataclass(frozen=True)
+class PlaneFit:
+    """A camera pose and focal length fitted to points of the board plane (square pixels,
+    centred principal point), with the covariance of its seven parameters (rotation
+    vector, translation, focal), so that how far off it may be is known, not guessed."""
+
+    rvec: np.ndarray
+    tvec: np.ndarray
+    focal_px: float
+    width: int
+    height: int
+    error_px: float  # RMS reprojection error of the fitted points
+    covariance: np.ndarray  # 7x7, rvec, tvec (mm), focal (px)
+
+    @property
+    def homography(self) -> np.ndarray:
+        """``H = K [r1 r2 t]``: board mm -> undistorted px."""
+        rotation = cv2.Rodrigues(self.rvec)[0]
+        h = _intrinsics(self.focal_px, self.width, self.height) @ np.column_stack(
+            [rotation[:, 0], rotation[:, 1], self.tvec])
+        return h / h[2, 2]
+
+    def spread_px(self, points_mm: np.ndarray) -> np.ndarray:
+        """The fit's standard error (px, both axes together) where each board point
+        appears: the parameters' covariance carried through the projection."""
+        jacobian = _projection(self._params(), _on_plane(points_mm),
+                               self.width, self.height)[1]
+        variance = np.einsum("ij,jk,ik->i", jacobian, self.covariance, jacobian)
+        return np.sqrt(variance.reshape(-1, 2).sum(axis=1))
+
+    def _params(self) -> np.ndarray:
+        return np.concatenate([self.rvec, self.tvec, [self.focal_px]])
+
+
+def _intrinsics(focal_px: float, width: int, height: int) -> np.ndarray:
+    return np.array([[focal_px, 0, width / 2.0], [0, focal_px, height / 2.0], [0, 0, 1.0]])
+
+
+def _on_plane(points_mm: np.ndarray) -> np.ndarray:
+    points = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
+    return np.column_stack([points, np.zeros(len(points))])
+
+
+def _projection(params: np.ndarray, points: np.ndarray, width: int,
+                height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Undistorted px of 3-D board points and their Jacobian (2N x 7) with respect to
+    rvec, tvec and the one focal length of square pixels."""
+    camera = _intrinsics(params[6], width, height)
+    px, jac = cv2.projectPoints(points, params[:3], params[3:6], camera, None)
+    return px.reshape(-1, 2), np.column_stack([jac[:, :6], jac[:, 6] + jac[:, 7]])
+
+
+def fit_plane_pose(points_mm: np.ndarray, points_px: np.ndarray, noise: np.ndarray,
+                   width: int, height: int, focal_px: float,
+                   focal_sigma_px: float = 0.0) -> PlaneFit:
+    """Camera pose (and focal length) from board-plane points seen at undistorted px.
+
+    ``noise`` is the covariance (2N x 2N, px^2) of the seen points: corner noise, and the
+    correlated error of a marker card lying a little off its spot. The focal length has
+    the prior ``focal_px`` +- ``focal_sigma_px`` (0 fixes it). Poses are started from
+    OpenCV's planar PnP (IPPE) at focal lengths across +-2 sigma, then refined together
+    by Levenberg-Marquardt on the whitened residuals. The covariance is scaled up when
+    the points disagree more than ``noise`` says (chi-square per degree of freedom)."""
+    points = _on_plane(points_mm)
+    seen = np.asarray(points_px, dtype=np.float64).reshape(-1, 2)
+    whiten = np.linalg.cholesky(np.linalg.inv(noise)).T  # whiten.T @ whiten = noise^-1
+    free = 7 if focal_sigma_px > 0 else 6
+
+    prior_row = np.eye(1, 7, 6) / focal_sigma_px if free == 7 else None
+
+    def cost(params: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        px, jac = _projection(params, points, width, height)
+        residual = whiten @ (seen - px).ravel()
+        jac = whiten @ jac[:, :free]
+        if prior_row is not None:  # the focal prior as one more residual
+            residual = np.append(residual, (focal_px - params[6]) / focal_sigma_px)
+            jac = np.vstack([jac, prior_row])
+        return float(residual @ residual), residual, jac
+
+    starts = [focal_px] if free == 6 else focal_px + focal_sigma_px * np.linspace(-2, 2, 5)
+    best: tuple[tuple[float, np.ndarray, np.ndarray], np.ndarray] | None = None
+    for focal in starts:
+        camera = _intrinsics(focal, width, height)
+        _, rvecs, tvecs, _ = cv2.solvePnPGeneric(points, seen, camera, None,
+                                                 flags=cv2.SOLVEPNP_IPPE)
+        for rvec, tvec in zip(rvecs, tvecs, strict=True):
+            params = np.concatenate([rvec.ravel(), tvec.ravel(), [focal]])
+            here = cost(params)
+            if best is None or here[0] < best[0][0]:
+                best = (here, params)
+    if best is None:
+        raise VisionError("no camera pose fits the points")
+    (value, residual, jac), params = best
+    damping = 1e-3
+    for _ in range(50):
+        normal = jac.T @ jac
+        step = np.linalg.solve(normal + damping * np.diag(np.diag(normal)), jac.T @ residual)
+        trial = params.copy()
+        trial[:free] += step
+        trial_value, trial_residual, trial_jac = cost(trial)
+        if trial_value < value:
+            converged = value - trial_value < 1e-9 * value
+            params, value, damping = trial, trial_value, damping / 10
+            residual, jac = trial_residual, trial_jac
+            if converged:
+                break
+        else:
+            damping *= 10
+            if damping > 1e8:
+                break
+    covariance = np.zeros((7, 7))
+    dof = max(len(residual) - free, 1)
+    covariance[:free, :free] = np.linalg.pinv(jac.T @ jac) * max(1.0, value / dof)
+    px = _projection(params, points, width, height)[0]
+    error = float(np.sqrt(((px - seen) ** 2).sum(axis=1).mean()))
+    return PlaneFit(params[:3].copy(), params[3:6].copy(), float(params[6]), width, height,
+                    error, covariance)

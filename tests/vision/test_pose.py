@@ -1,9 +1,11 @@
+import numpy as np
 import pytest
 
 from companion.layout import load_layout
 from tests.vision.synthetic import camera_homography
 from vision.config import VisionConfig
-from vision.pose import focal_from_fov, recover_pose
+from vision.markers import board_corners_mm, marker_corners_mm, project
+from vision.pose import fit_plane_pose, focal_from_fov, recover_pose
 
 LAYOUT = load_layout("just4fun")
 
@@ -36,3 +38,28 @@ def test_lift_moves_raised_points_away_from_the_nadir():
     lifted = pose.lift([[145, 145]], 50.0)[0]
     # 50 mm up at 500 mm lens height: 1/9 further from the nadir
     assert lifted - nadir == pytest.approx(([145, 145] - nadir) * 500 / 450, abs=0.5)
+
+
+def two_marker_fit(truth, ids):
+    mm = np.concatenate([marker_corners_mm(LAYOUT)[LAYOUT.markers.ids[k]] for k in ids])
+    noise = 0.3**2 * np.eye(2 * len(mm))
+    return fit_plane_pose(mm, project(truth, mm), noise, 1280, 960, focal_from_fov(70, 1280),
+                          180.0)
+
+
+def test_plane_pose_from_two_markers_finds_the_focal_length_and_the_board():
+    focal = focal_from_fov(62, 1280)
+    truth = camera_homography(LAYOUT, 600, 30, 135, focal)
+    fit = two_marker_fit(truth, (0, 2))
+    assert fit.focal_px == pytest.approx(focal, rel=0.01)
+    corners = board_corners_mm(LAYOUT)
+    assert np.abs(project(fit.homography, corners) - project(truth, corners)).max() < 0.5
+
+
+def test_two_adjacent_markers_pin_the_board_worse_than_two_diagonal_ones():
+    # rotating the board about the line through two markers barely moves them
+    truth = camera_homography(LAYOUT, 600, 25, 20, focal_from_fov(70, 1280))
+    corners = board_corners_mm(LAYOUT)
+    diagonal = two_marker_fit(truth, (0, 2)).spread_px(corners).max()
+    adjacent = two_marker_fit(truth, (2, 3)).spread_px(corners).max()
+    assert adjacent > 1.5 * diagonal

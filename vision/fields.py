@@ -81,6 +81,13 @@ class ColourClasses:
                 self.look_alikes.setdefault(b, []).append((p, ratio))
             else:
                 self.shared.setdefault(b, []).append(p)
+        #: (darker, lighter) players whose colours differ in lightness alone (black and
+        #: white stones): see :func:`split_lightness`.
+        self.lightness_pairs = [
+            (p, q) for p in range(len(player_labs)) for q in range(len(player_labs))
+            if player_labs[q][0] - player_labs[p][0] >= config.lightness_pair_min
+            and np.hypot(*(player_labs[q][1:] - player_labs[p][1:]))
+            <= config.lightness_pair_chroma]
 
     def _matches(self, player_labs: np.ndarray) -> list[tuple[int, int, float]]:
         """(board colour, player, log brightness ratio piece over board) for each board
@@ -710,6 +717,45 @@ def look_alike_pieces(normalised: np.ndarray, states: list[FieldState],
         else:
             out[f] = FieldState(state.name, None, 0,
                                 float(min(state.confidence, 1.0, -margin)))
+    return out
+
+
+def split_lightness(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
+                    classes: ColourClasses, config: VisionConfig) -> list[FieldState]:
+    """``states`` with the pieces of two players whose colours differ in lightness alone
+    (black and white stones) told apart within the frame: the lookup tables accept each
+    colour from deep shade to glare, so a black stone in the lamp's reflection or in haze,
+    grey in the frame, can match white better. Split at the widest gap between the top
+    faces' median lightness of the pieces read as either, both groups' own majority
+    reading names them (a frame with one of the two colours keeps its readings), and every
+    piece takes its group's colour."""
+    if not classes.lightness_pairs:
+        return states
+    flat = lab.reshape(-1, 3)[:, 0]
+    out = list(states)
+    for dark, light in classes.lightness_pairs:
+        names = (classes.players[dark], classes.players[light])
+        pieces = [f for f, s in enumerate(out) if s.height and s.top_colour in names]
+        if len(pieces) < 2:
+            continue
+        faces = np.array([np.median(flat[geometry.top_idx[
+            geometry.top_seg == f * geometry.max_height + out[f].height - 1]])
+            for f in pieces])
+        order = np.argsort(faces)
+        gaps = np.diff(faces[order])
+        cut = int(gaps.argmax())
+        if gaps[cut] < config.lightness_split_gap:
+            continue
+        lower, upper = order[:cut + 1], order[cut + 1:]
+        read_dark = np.array([out[f].top_colour == names[0] for f in pieces])
+        if read_dark[lower].mean() <= 0.5 or read_dark[upper].mean() >= 0.5:
+            continue
+        for group, name in ((lower, names[0]), (upper, names[1])):
+            for k in group:
+                state = out[pieces[k]]
+                if state.top_colour != name:
+                    out[pieces[k]] = FieldState(state.name, name, state.height,
+                                                state.confidence)
     return out
 
 

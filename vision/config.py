@@ -139,7 +139,7 @@ class VisionConfig:
     #: lightness, when that gap is at least ``lightness_split_gap``.
     lightness_pair_min: float = 100.0
     lightness_pair_chroma: float = 20.0
-    lightness_split_gap: float = 40.0
+    lightness_split_gap: float = 25.0
     #: Printed lines and dots (Mühle's, as the layout gives them) are expected this much
     #: wider on each side: the board's pose is known to about a millimetre.
     printed_margin_mm: float = 0.7

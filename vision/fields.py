@@ -748,7 +748,7 @@ def split_lightness(lab: np.ndarray, states: list[FieldState], geometry: BoardGe
             continue
         lower, upper = order[:cut + 1], order[cut + 1:]
         read_dark = np.array([out[f].top_colour == names[0] for f in pieces])
-        if read_dark[lower].mean() <= 0.5 or read_dark[upper].mean() >= 0.5:
+        if read_dark[upper].mean() >= 0.5 or not read_dark[lower].any():
             continue
         for group, name in ((lower, names[0]), (upper, names[1])):
             for k in group:

@@ -725,10 +725,11 @@ def split_lightness(lab: np.ndarray, states: list[FieldState], geometry: BoardGe
     """``states`` with the pieces of two players whose colours differ in lightness alone
     (black and white stones) told apart within the frame: the lookup tables accept each
     colour from deep shade to glare, so a black stone in the lamp's reflection or in haze,
-    grey in the frame, can match white better. Split at the widest gap between the top
-    faces' median lightness of the pieces read as either, both groups' own majority
-    reading names them (a frame with one of the two colours keeps its readings), and every
-    piece takes its group's colour."""
+    grey in the frame, can match white better, while a white stone in shade stays far
+    lighter than black. Split at the widest gap between the top faces' median lightness
+    of the pieces read as either: when the lighter group mostly reads light and the darker
+    group holds a dark reading (a frame with one of the two colours keeps its readings),
+    every piece takes its group's colour."""
     if not classes.lightness_pairs:
         return states
     flat = lab.reshape(-1, 3)[:, 0]

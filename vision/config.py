@@ -137,7 +137,7 @@ class VisionConfig:
     #: within each frame (a black stone in glare or haze turns grey): their pieces split
     #: into a darker and a lighter group at the widest gap between their top faces'
     #: lightness, when that gap is at least ``lightness_split_gap`` (25 rather than 40: a
-    #: glare spot grades black stones towards white, and 40 left a test scene's twelve
+    #: glare spot grades black stones towards white, and 40 left a test scene's fourteen
     #: such stones read white; on 200 Spexxx frames of bench seed 1 it made 2 fewer errors).
     lightness_pair_min: float = 100.0
     lightness_pair_chroma: float = 20.0

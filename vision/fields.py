@@ -733,15 +733,15 @@ def split_lightness(lab: np.ndarray, states: list[FieldState], geometry: BoardGe
     if not classes.lightness_pairs:
         return states
     flat = lab.reshape(-1, 3)[:, 0]
+    starts = np.concatenate([[0], np.cumsum(geometry.top_area)])  # top_seg is sorted
     out = list(states)
     for dark, light in classes.lightness_pairs:
         names = (classes.players[dark], classes.players[light])
         pieces = [f for f, s in enumerate(out) if s.height and s.top_colour in names]
         if len(pieces) < 2:
             continue
-        faces = np.array([np.median(flat[geometry.top_idx[
-            geometry.top_seg == f * geometry.max_height + out[f].height - 1]])
-            for f in pieces])
+        segs = np.array([f * geometry.max_height + out[f].height - 1 for f in pieces])
+        faces = _segment_medians(flat, geometry.top_idx, starts[segs], starts[segs + 1])
         order = np.argsort(faces)
         gaps = np.diff(faces[order])
         cut = int(gaps.argmax())
@@ -758,6 +758,19 @@ def split_lightness(lab: np.ndarray, states: list[FieldState], geometry: BoardGe
                     out[pieces[k]] = FieldState(state.name, name, state.height,
                                                 state.confidence)
     return out
+
+
+def _segment_medians(values: np.ndarray, idx: np.ndarray, begin: np.ndarray,
+                     end: np.ndarray) -> np.ndarray:
+    """The median of ``values[idx[b:e]]`` for each (b, e), in one sort (a median per
+    piece took 4 ms on a full Spexxx board)."""
+    sizes = end - begin
+    owner = np.repeat(np.arange(len(begin)), sizes)
+    pos = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    picked = values[idx[np.repeat(begin, sizes) + pos]].astype(np.float64)
+    ordered = picked[np.lexsort((picked, owner))]
+    first = np.cumsum(sizes) - sizes
+    return (ordered[first + (sizes - 1) // 2] + ordered[first + sizes // 2]) / 2
 
 
 def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,

@@ -729,7 +729,8 @@ def split_lightness(lab: np.ndarray, states: list[FieldState], geometry: BoardGe
     lighter than black. Split at the widest gap between the top faces' median lightness
     of the pieces read as either: when the lighter group mostly reads light and the darker
     group holds a dark reading (a frame with one of the two colours keeps its readings),
-    every piece takes its group's colour."""
+    the darker group's pieces are dark. A dark reading is kept wherever it lies: where
+    glare grades the blacks into the whites the widest gap may fall among the blacks."""
     if not classes.lightness_pairs:
         return states
     flat = lab.reshape(-1, 3)[:, 0]
@@ -751,12 +752,9 @@ def split_lightness(lab: np.ndarray, states: list[FieldState], geometry: BoardGe
         read_dark = np.array([out[f].top_colour == names[0] for f in pieces])
         if read_dark[upper].mean() >= 0.5 or not read_dark[lower].any():
             continue
-        for group, name in ((lower, names[0]), (upper, names[1])):
-            for k in group:
-                state = out[pieces[k]]
-                if state.top_colour != name:
-                    out[pieces[k]] = FieldState(state.name, name, state.height,
-                                                state.confidence)
+        for k in lower:
+            state = out[pieces[k]]
+            out[pieces[k]] = FieldState(state.name, names[0], state.height, state.confidence)
     return out
 
 

@@ -81,6 +81,13 @@ class ColourClasses:
                 self.look_alikes.setdefault(b, []).append((p, ratio))
             else:
                 self.shared.setdefault(b, []).append(p)
+        #: (darker, lighter) players whose colours differ in lightness alone (black and
+        #: white stones): see :func:`split_lightness`.
+        self.lightness_pairs = [
+            (p, q) for p in range(len(player_labs)) for q in range(len(player_labs))
+            if player_labs[q][0] - player_labs[p][0] >= config.lightness_pair_min
+            and np.hypot(*(player_labs[q][1:] - player_labs[p][1:]))
+            <= config.lightness_pair_chroma]
 
     def _matches(self, player_labs: np.ndarray) -> list[tuple[int, int, float]]:
         """(board colour, player, log brightness ratio piece over board) for each board
@@ -711,6 +718,57 @@ def look_alike_pieces(normalised: np.ndarray, states: list[FieldState],
             out[f] = FieldState(state.name, None, 0,
                                 float(min(state.confidence, 1.0, -margin)))
     return out
+
+
+def split_lightness(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
+                    classes: ColourClasses, config: VisionConfig) -> list[FieldState]:
+    """``states`` with the pieces of two players whose colours differ in lightness alone
+    (black and white stones) told apart within the frame: the lookup tables accept each
+    colour from deep shade to glare, so a black stone in the lamp's reflection or in haze,
+    grey in the frame, can match white better, while a white stone in shade stays far
+    lighter than black. Split at the widest gap between the top faces' median lightness
+    of the pieces read as either: when the lighter group mostly reads light and the darker
+    group holds a dark reading (a frame with one of the two colours keeps its readings),
+    the darker group's pieces are dark. A dark reading is kept wherever it lies: where
+    glare grades the blacks into the whites the widest gap may fall among the blacks."""
+    if not classes.lightness_pairs:
+        return states
+    flat = lab.reshape(-1, 3)[:, 0]
+    starts = np.concatenate([[0], np.cumsum(geometry.top_area)])  # top_seg is sorted
+    out = list(states)
+    for dark, light in classes.lightness_pairs:
+        names = (classes.players[dark], classes.players[light])
+        pieces = [f for f, s in enumerate(out) if s.height and s.top_colour in names]
+        if len(pieces) < 2:
+            continue
+        segs = np.array([f * geometry.max_height + out[f].height - 1 for f in pieces])
+        faces = _segment_medians(flat, geometry.top_idx, starts[segs], starts[segs + 1])
+        order = np.argsort(faces)
+        gaps = np.diff(faces[order])
+        cut = int(gaps.argmax())
+        if gaps[cut] < config.lightness_split_gap:
+            continue
+        lower, upper = order[:cut + 1], order[cut + 1:]
+        read_dark = np.array([out[f].top_colour == names[0] for f in pieces])
+        if read_dark[upper].mean() >= 0.5 or not read_dark[lower].any():
+            continue
+        for k in lower:
+            state = out[pieces[k]]
+            out[pieces[k]] = FieldState(state.name, names[0], state.height, state.confidence)
+    return out
+
+
+def _segment_medians(values: np.ndarray, idx: np.ndarray, begin: np.ndarray,
+                     end: np.ndarray) -> np.ndarray:
+    """The median of ``values[idx[b:e]]`` for each (b, e), in one sort (a median per
+    piece took 4 ms on a full Spexxx board)."""
+    sizes = end - begin
+    owner = np.repeat(np.arange(len(begin)), sizes)
+    pos = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    picked = values[idx[np.repeat(begin, sizes) + pos]].astype(np.float64)
+    ordered = picked[np.lexsort((picked, owner))]
+    first = np.cumsum(sizes) - sizes
+    return (ordered[first + (sizes - 1) // 2] + ordered[first + sizes // 2]) / 2
 
 
 def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,

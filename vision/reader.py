@@ -36,6 +36,7 @@ from vision.fields import (
     look_alike_pieces,
     read_fields,
     sample_profiles,
+    split_lightness,
     tower_mask,
 )
 from vision.markers import Localisation, Localiser, NoBoard, project
@@ -319,6 +320,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
         profiles = sample_profiles(frame, geometry, tracker.classes, matrix)
     states = read_fields(labels, geometry, tracker.classes, config, profiles)
     states = look_alike_pieces(normalised, states, geometry, tracker.classes, config)
+    states = split_lightness(lab, states, geometry, tracker.classes, config)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
     towers = tower_mask(states, geometry, config.tower_margin_mm)
     occlusion = occlusion_of(normalised, lab, geometry, tracker, states, towers, missing,

@@ -177,6 +177,25 @@ def test_white_stones_on_silver_cells_under_uneven_light(light_from):
     assert read_states(reading) == field_states(rendered.truth)
 
 
+@pytest.mark.parametrize("glare", [(0.5, 0.5, 0.2, 0.4), (0.5, 0.5, 0.12, 0.6)])
+def test_black_stones_in_a_glare_spot_are_not_read_white(glare):
+    """A lamp's reflection over the board washes black stones towards grey, and the
+    lookup tables (which accept white in deep shade) read a dozen of them white; within
+    the frame they are still far darker than every white stone. (A cell washed out by the
+    glare may still read as a stone: not what this test is about.)"""
+    layout = load_layout("spexxx")
+    playable = [n for n, f in layout.fields.items() if f.attrs.get("playable", True)]
+    stacks = {n: ["black" if k % 2 else "white"] for k, n in enumerate(playable[::5])}
+    layout, rendered = frame("spexxx", stacks, lighting=Lighting(glare=(glare,)))
+    reading = read_board(rendered.frame, layout,
+                         ColourCalibration.default(layout, ["black", "white"]))
+    read = {n: f.top_colour for n, f in reading.fields.items()}
+    assert len(read) == len(layout.fields)
+    assert [n for n, c in stacks.items() if c == ["black"] and read[n] == "white"] == []
+    assert [n for n, c in stacks.items() if c == ["white"] and read[n] != "white"] == []
+    assert [n for n in read if n not in stacks and read[n] == "black"] == []
+
+
 def test_reading_survives_exposure_and_white_balance():
     stacks = {"a1": ["white"], "d2": ["black"], "g7": ["white"], "c4": ["black"]}
     dim_warm = Lighting(exposure=0.6, white_balance=(0.8, 1.0, 1.2), vignetting=0.3)

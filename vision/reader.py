@@ -42,6 +42,7 @@ from vision.markers import Localisation, Localiser, NoBoard, project
 from vision.occlusion import (
     ClearView,
     Occlusion,
+    Rim,
     changed,
     clear_view,
     field_share,
@@ -49,6 +50,8 @@ from vision.occlusion import (
     find_occlusion,
     moved_pieces,
     on_board,
+    rim_entry,
+    rim_strips,
     smoothed,
     tower_spots,
 )
@@ -132,6 +135,7 @@ class BoardTracker:
         self._geometry: BoardGeometry | None = None
         self._pose: Pose | None = None
         self._geometry_for: np.ndarray | None = None
+        self.rim: Rim | None = None  # across the board's edge, for the geometry above
         self.clear: ClearView | None = None
         self._previous: ClearView | None = None
         self._still = 0
@@ -148,6 +152,7 @@ class BoardTracker:
             self._geometry = build_geometry(self.layout, homography, self._pose,
                                             self.localiser.camera, self.classes, self.config)
             self._geometry_for = homography
+            self.rim = rim_strips(self._geometry, self.localiser.camera, self.config)
         return self._geometry, self._pose
 
     def follow(self, lab: np.ndarray, view: ClearView, foreign: bool, changed_much: bool,
@@ -321,8 +326,9 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     states = look_alike_pieces(normalised, states, geometry, tracker.classes, config)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
     towers = tower_mask(states, geometry, config.tower_margin_mm)
+    entry = rim_entry(frame, tracker.rim, config) if tracker.rim is not None else None
     occlusion = occlusion_of(normalised, lab, geometry, tracker, states, towers, missing,
-                             where.relocalised)
+                             where.relocalised, entry)
     # a field that looks changed while its reading is not may hold a piece the reader
     # missed: say so by its confidence
     fields = {s.name: FieldReading(s.name, s.top_colour, s.height,
@@ -336,8 +342,10 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
 
 def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
                  tracker: BoardTracker, states: list[FieldState], towers: np.ndarray,
-                 missing: int, relocalised: bool) -> Occlusion:
-    """Both occlusion cues: foreign colour reaching in over the board, and — once the
+                 missing: int, relocalised: bool, entry: np.ndarray | None = None
+                 ) -> Occlusion:
+    """Both occlusion cues: foreign colour reaching in over the board (across a broken
+    stretch of its edge, ``entry``, also a colour close to the board's), and — once the
     tracker has a clear view — change from that view; then the clear view follows."""
     config = tracker.config
     lab = smoothed(lab, geometry, config)
@@ -346,7 +354,7 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
         clear = None
     change = None if clear is None else changed(lab, clear, config)
     foreign = find_occlusion(smoothed(normalised, geometry, config), lab, geometry,
-                             tracker.classes, towers, config, missing, change)
+                             tracker.classes, towers, config, missing, change, entry)
     moved = Occlusion(False, frozenset())
     if clear is not None:
         pieces = moved_pieces(states, clear, geometry, config)

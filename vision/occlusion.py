@@ -168,12 +168,15 @@ def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
     cores = np.bincount(components[core], minlength=count)
     entries = np.bincount(components.ravel()[entry], minlength=count)
     px_mm2 = geometry.px_per_mm**2
-    depths = len(_entry_depths(config))
-    hands = [k for k in range(1, count)
+    blobs = [k for k in range(1, count)
              if stats[k, cv2.CC_STAT_AREA] >= config.hand_min_area_mm2 * px_mm2
-             and cores[k] >= config.faint_hand_core_mm2 * px_mm2
-             and entries[k] >= config.faint_hand_entry_mm * depths]
-    return _hidden_under(components, stats, hands, geometry, config)
+             and cores[k] >= config.faint_hand_core_mm2 * px_mm2]
+    depths = len(_entry_depths(config))
+    if not any(entries[k] >= config.faint_hand_entry_mm * depths for k in blobs):
+        return set()
+    # with an arm reaching in, the other such blobs are its parts that the printed
+    # lines cut off (as in find_occlusion)
+    return _hidden_under(components, stats, blobs, geometry, config)
 
 
 @dataclass(frozen=True)

@@ -127,7 +127,7 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     hidden = _hidden_under(components, stats, big, geometry, config)
     faint: set[str] = set()
     if entry is not None and entry.size:
-        faint = _faint_hand(distance, usable, entry, change, bgr, geometry, classes, config)
+        faint = _faint_hand(distance, usable, entry, bgr, geometry, classes, config)
         hidden |= faint
     reasons = []
     if big or faint:
@@ -151,8 +151,8 @@ def _blobs(mask: np.ndarray, geometry: BoardGeometry, config: VisionConfig
 
 
 def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
-                change: np.ndarray | None, bgr: np.ndarray, geometry: BoardGeometry,
-                classes: ColourClasses, config: VisionConfig) -> set[str]:
+                bgr: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
+                config: VisionConfig) -> set[str]:
     """Fields hidden by a hand whose colour is close to the board's: judged against the
     frame's own mismatch with the print (lamps, casts), and only where it reaches in
     across a broken stretch of the board's edge (``entry``, :func:`rim_entry`)."""
@@ -160,8 +160,6 @@ def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
     level = float(np.median(plain[np.isfinite(plain)])) if plain.size else 0.0
     scale = config.faint_hand_level_ratio * level
     faint = (distance > max(config.faint_hand_distance, scale)) & usable
-    if change is not None:
-        faint &= change
     _drop_light_effects(faint, bgr, geometry, classes, config)
     count, components, stats = _blobs(faint, geometry, config)
     core = (distance > max(config.faint_hand_core_distance, scale)) & faint

@@ -242,6 +242,27 @@ class VisionConfig:
     hand_edge_mm: float = 6.0
     #: Fields within this distance of a hand blob are hidden too (shadow, arm edges).
     hand_margin_mm: float = 8.0
+    #: An arm reaching in breaks the board's outer edge: across the rim, every mm along
+    #: it, the colour over this range outside the edge (mm, the table) is compared with
+    #: the range inside (the printed rim); where that contrast falls under
+    #: ``rim_break_ratio`` of its median round the board, something lies across the edge.
+    rim_outside_mm: tuple[float, float] = (2.0, 8.0)
+    rim_inside_mm: tuple[float, float] = (1.5, 6.0)
+    rim_break_ratio: float = 0.3
+    rim_lightness_weight: float = 0.5
+    #: A hand close to the board's colour (a pale hand on the pale Mühle board, 10-20 from
+    #: the print where ``hand_board_distance`` wants 20) is a blob farther than
+    #: ``faint_hand_distance`` from the print, and than ``faint_hand_level_ratio`` times
+    #: the frame's median over plain board (lamps and casts raise that), which holds
+    #: ``faint_hand_core_mm2`` farther than ``faint_hand_core_distance`` and meets a
+    #: broken edge over ``faint_hand_entry_mm`` of the rim (within ``faint_hand_depth_mm``
+    #: inside it): a lamp's gradient or a cast reaches the rim where its edge is intact.
+    faint_hand_distance: float = 8.0
+    faint_hand_level_ratio: float = 2.0
+    faint_hand_core_distance: float = 14.0
+    faint_hand_core_mm2: float = 300.0
+    faint_hand_entry_mm: float = 10.0
+    faint_hand_depth_mm: float = 9.0
 
     # --- occlusion seen as change (a tracker that has seen the board clear) -------------
     #: Smoothed Lab distance from the clear view above which a board pixel has changed:

@@ -22,6 +22,7 @@ import numpy as np
 
 from vision.config import VisionConfig
 from vision.fields import BoardGeometry, ColourClasses, FieldState, tower_mask
+from vision.pose import Camera
 
 
 @dataclass(frozen=True)
@@ -101,38 +102,145 @@ def changed(lab: np.ndarray, before: ClearView, config: VisionConfig) -> np.ndar
 
 def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
                    classes: ColourClasses, towers: np.ndarray, config: VisionConfig,
-                   markers_missing: int = 0, change: np.ndarray | None = None) -> Occlusion:
+                   markers_missing: int = 0, change: np.ndarray | None = None,
+                   entry: np.ndarray | None = None) -> Occlusion:
     """Hidden fields from the smoothed, rectified, normalised board image (BGR and Lab)
     and the mask of the towers read in it (:func:`vision.fields.tower_mask`). With a
     clear view, only what ``change``d from it can be a hand: a patch that was there
-    when the board was clear is part of the scene (glare, a stain)."""
+    when the board was clear is part of the scene (glare, a stain). ``entry``
+    (:func:`rim_entry`) says where something lies across the board's outer edge, where
+    a hand close to the board's colour may reach in (:func:`_faint_hand`)."""
     # Unexpected: not the printed board, on plain board where no tower stands (deep
     # shade or glare on a piece match nothing either, and printed edges blur). Judged
     # strictly, on a slightly smoothed image: many skin tones are close to some board
     # colour.
     distance = classes.board_distance_at(lab, geometry.expected_offsets)
-    foreign = (distance > config.hand_board_distance) & (geometry.plain > 0) & (towers == 0)
+    usable = (geometry.plain > 0) & (towers == 0)
+    foreign = (distance > config.hand_board_distance) & usable
     if change is not None:
         foreign &= change
     _drop_light_effects(foreign, bgr, geometry, classes, config)
-    foreign = foreign.astype(np.uint8)
-    kernel = np.ones((3, 3), np.uint8)
-    foreign = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, kernel)
-    # bridge the printed edges and towers left out above, so a hand is one blob
-    bridge = int(round(config.hand_bridge_mm * geometry.px_per_mm)) | 1
-    foreign = cv2.morphologyEx(foreign, cv2.MORPH_CLOSE, np.ones((bridge, bridge), np.uint8))
-    count, components, stats, _ = cv2.connectedComponentsWithStats(foreign, connectivity=8)
+    count, components, stats = _blobs(foreign, geometry, config)
     min_area = config.hand_min_area_mm2 * geometry.px_per_mm**2
     big = _hand_blobs(components, stats, geometry, config, min_area)
     # Towers and printed edges were left out of the test, so a hand shows in pieces.
     hidden = _hidden_under(components, stats, big, geometry, config)
+    faint: set[str] = set()
+    if entry is not None and entry.size:
+        faint = _faint_hand(distance, usable, entry, bgr, geometry, classes, config)
+        hidden |= faint
     reasons = []
-    if big:
+    if big or faint:
         reasons.append(f"something over the board hides {len(hidden)} field(s)")
     if markers_missing:
         reasons.append(f"{markers_missing} marker(s) covered")
     # A covered marker alone does not hide a field (a card or cup may lie on it).
     return Occlusion(bool(hidden), frozenset(hidden), "; ".join(reasons))
+
+
+def _blobs(mask: np.ndarray, geometry: BoardGeometry, config: VisionConfig
+           ) -> tuple[int, np.ndarray, np.ndarray]:
+    """Connected blobs of a boolean board mask, specks opened away and gaps of
+    ``hand_bridge_mm`` closed: the printed edges and towers left out of the colour test
+    would otherwise cut a hand into pieces."""
+    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    bridge = int(round(config.hand_bridge_mm * geometry.px_per_mm)) | 1
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((bridge, bridge), np.uint8))
+    count, components, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    return count, components, stats
+
+
+def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
+                bgr: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
+                config: VisionConfig) -> set[str]:
+    """Fields hidden by a hand whose colour is close to the board's: judged against the
+    frame's own mismatch with the print (lamps, casts), and only where it reaches in
+    across a broken stretch of the board's edge (``entry``, :func:`rim_entry`)."""
+    plain = distance[usable]
+    level = float(np.median(plain[np.isfinite(plain)])) if plain.size else 0.0
+    scale = config.faint_hand_level_ratio * level
+    faint = (distance > max(config.faint_hand_distance, scale)) & usable
+    _drop_light_effects(faint, bgr, geometry, classes, config)
+    count, components, stats = _blobs(faint, geometry, config)
+    core = (distance > max(config.faint_hand_core_distance, scale)) & faint
+    cores = np.bincount(components[core], minlength=count)
+    entries = np.bincount(components.ravel()[entry], minlength=count)
+    px_mm2 = geometry.px_per_mm**2
+    blobs = [k for k in range(1, count)
+             if stats[k, cv2.CC_STAT_AREA] >= config.hand_min_area_mm2 * px_mm2
+             and cores[k] >= config.faint_hand_core_mm2 * px_mm2]
+    depths = len(_entry_depths(config))
+    if not any(entries[k] >= config.faint_hand_entry_mm * depths for k in blobs):
+        return set()
+    # with an arm reaching in, the other such blobs are its parts that the printed
+    # lines cut off (as in find_occlusion)
+    return _hidden_under(components, stats, blobs, geometry, config)
+
+
+@dataclass(frozen=True)
+class Rim:
+    """Where to look across the board's outer edge, built once per board position: per
+    mm along the edge, a strip from the table outside into the printed rim (raw frame
+    px), and the rectified px a few mm inside the edge where an arm crossing it goes on."""
+
+    map_x: np.ndarray  # (S, K) raw frame px
+    map_y: np.ndarray
+    outside: np.ndarray  # (K,) the strip's columns beyond the edge
+    inside: np.ndarray  # (K,) ... and within it
+    inward: np.ndarray  # (S, D) flat rectified px inside the edge, -1 off the image
+
+
+def _entry_depths(config: VisionConfig) -> np.ndarray:
+    return np.arange(1.0, config.faint_hand_depth_mm + 0.5, 2.0)
+
+
+def rim_strips(geometry: BoardGeometry, camera: Camera, config: VisionConfig) -> Rim:
+    """The strips across the board's outer edge (:class:`Rim`) for one board position."""
+    w, h = geometry.board_size_mm
+    along_w, along_h = np.arange(0.5, w, 1.0), np.arange(0.5, h, 1.0)
+    points = np.concatenate([  # clockwise round the board, with the inward normal
+        np.column_stack([along_w, np.zeros_like(along_w)]),
+        np.column_stack([np.full_like(along_h, w), along_h]),
+        np.column_stack([w - along_w, np.full_like(along_w, h)]),
+        np.column_stack([np.zeros_like(along_h), h - along_h])])
+    normals = np.repeat([(0.0, 1.0), (-1.0, 0.0), (0.0, -1.0), (1.0, 0.0)],
+                        [len(along_w), len(along_h), len(along_w), len(along_h)], axis=0)
+    start = -config.rim_outside_mm[1]
+    across = np.arange(start, config.rim_inside_mm[1] + 0.25, 0.5)
+    strip = points[:, None, :] + normals[:, None, :] * across[None, :, None]
+    ideal = cv2.perspectiveTransform(geometry.to_px(strip.reshape(-1, 1, 2)), geometry.warp)
+    raw = camera.distort(ideal.reshape(-1, 2)).astype(np.float32)
+    outside = (across >= -config.rim_outside_mm[1]) & (across <= -config.rim_outside_mm[0])
+    inside = (across >= config.rim_inside_mm[0]) & (across <= config.rim_inside_mm[1])
+    depths = _entry_depths(config)
+    deep = geometry.to_px(points[:, None, :] + normals[:, None, :] * depths[None, :, None])
+    col, row = np.rint(deep[..., 0]).astype(int), np.rint(deep[..., 1]).astype(int)
+    width, height = geometry.size
+    inward = np.where((col >= 0) & (col < width) & (row >= 0) & (row < height),
+                      row * width + col, -1)
+    shape = strip.shape[:2]
+    return Rim(raw[:, 0].reshape(shape), raw[:, 1].reshape(shape), outside, inside, inward)
+
+
+def rim_entry(frame: np.ndarray, rim: Rim, config: VisionConfig) -> np.ndarray:
+    """Flat rectified px just inside the stretches of the board's outer edge that
+    something lies across: where the contrast between table and printed rim falls under
+    ``rim_break_ratio`` of its median round the board (a hand or a card across it hides
+    both sides alike; shadows and lamps darken or lighten both and keep the step)."""
+    strip = cv2.remap(frame, rim.map_x, rim.map_y, cv2.INTER_LINEAR,
+                      borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+    lab = cv2.cvtColor(strip, cv2.COLOR_BGR2Lab).astype(np.float32)
+    height, width = frame.shape[:2]
+    seen = ((rim.map_x >= 0) & (rim.map_x <= width - 1)
+            & (rim.map_y >= 0) & (rim.map_y <= height - 1)).all(axis=1)
+    weights = np.array([config.rim_lightness_weight, 1.0, 1.0], np.float32)
+    step = (np.median(lab[:, rim.inside], axis=1) - np.median(lab[:, rim.outside], axis=1))
+    contrast = np.linalg.norm(step * weights, axis=1)
+    if not seen.any():
+        return np.empty(0, np.int64)
+    broken = seen & (contrast < config.rim_break_ratio * np.median(contrast[seen]))
+    inward = rim.inward[broken]
+    return inward[inward >= 0]
 
 
 def on_board(geometry: BoardGeometry, shape: tuple[int, ...]) -> np.ndarray:

@@ -1,6 +1,7 @@
 """The reader as a whole: bad input, occlusion, calibration, and `companion read`."""
 
 import json
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -11,6 +12,7 @@ from tests.vision.rendered import field_states, frame, read_states
 from vision.calibration import ColourCalibration
 from vision.config import ConfigError, VisionConfig
 from vision.errors import BadFrame
+from vision.occlusion import rim_entry
 from vision.reader import BoardTracker, learn_calibration, read_board
 from vision.sim import Hand
 from vision.sim.scene import Die
@@ -80,10 +82,11 @@ def test_a_hand_hides_fields_and_they_get_no_state():
     assert far <= set(reading.fields)
 
 
-def _paint_on_board(image: np.ndarray, truth, corners_mm: list[tuple[float, float]]):
+def _paint_on_board(image: np.ndarray, truth, corners_mm: list[tuple[float, float]],
+                    colour: tuple[int, int, int] = (110, 145, 200)):
     """A skin-coloured patch over the given board polygon (mm), drawn into the frame."""
     px = cv2.perspectiveTransform(np.array([corners_mm], np.float64), truth.homography)
-    cv2.fillConvexPoly(image, np.rint(px[0]).astype(np.int32), (110, 145, 200))
+    cv2.fillConvexPoly(image, np.rint(px[0]).astype(np.int32), colour)
 
 
 def test_a_patch_inside_the_board_is_no_hand_but_one_reaching_in_is(rendered):
@@ -95,6 +98,59 @@ def test_a_patch_inside_the_board_is_no_hand_but_one_reaching_in_is(rendered):
     reaching = rendered.frame.copy()
     _paint_on_board(reaching, rendered.truth, [(110, 110), (290, 110), (290, 170), (110, 170)])
     assert read_board(reaching, LAYOUT).occluded
+
+
+MUEHLE = load_layout("muehle")
+EDGE_OFF = replace(VisionConfig(), rim_break_ratio=0.0)  # no stretch of edge is broken
+
+
+@pytest.fixture(scope="module")
+def muehle_board():
+    return frame("muehle", {"a1": ["white"], "d7": ["black"]})[1]
+
+
+def test_a_hand_close_to_the_board_colour_is_seen_where_it_breaks_the_edge():
+    """A tanned hand on the pale Mühle board lies under ``hand_board_distance`` from the
+    print; where its arm crosses the board's outer edge it is a hand all the same."""
+    hand = Hand(entry_mm=(700.0, 150.0), tip_mm=(120.0, 150.0), height_mm=70,
+                skin_bgr=(85, 120, 175))
+    _, rendered = frame("muehle", {"a1": ["white"], "d7": ["black"]}, hand=hand)
+    truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
+    assert not read_board(rendered.frame, MUEHLE, config=EDGE_OFF).occluded
+    reading = read_board(rendered.frame, MUEHLE)
+    assert reading.occluded and len(truly_hidden) >= 5
+    assert reading.hidden_fields == truly_hidden
+    assert set(reading.fields) == set(MUEHLE.fields) - truly_hidden
+
+
+def test_a_faint_patch_is_a_hand_only_across_the_board_edge(muehle_board):
+    """The same faint patch (close to the print, as a pale hand is) reaching the rim from
+    inside is a lamp's gradient or a stain; across the edge onto the table, it is an arm."""
+    inside, across = muehle_board.frame.copy(), muehle_board.frame.copy()
+    _paint_on_board(inside, muehle_board.truth, [(150, 120), (318, 120), (318, 180), (150, 180)],
+                    (90, 130, 185))
+    _paint_on_board(across, muehle_board.truth, [(150, 120), (360, 120), (360, 180), (150, 180)],
+                    (90, 130, 185))
+    assert not read_board(inside, MUEHLE).occluded
+    assert not read_board(across, MUEHLE, config=EDGE_OFF).occluded
+    reading = read_board(across, MUEHLE)
+    assert reading.occluded and {"e4", "f4", "g4"} <= reading.hidden_fields
+    assert {"a1", "d7", "a7", "g1"} <= set(reading.fields)
+
+
+def test_the_broken_edge_is_where_something_lies_across_it(muehle_board):
+    tracker = BoardTracker(MUEHLE, ColourCalibration.default(MUEHLE, ["white", "black"]))
+    assert not read_board(muehle_board.frame, MUEHLE, tracker=tracker).occluded
+    assert rim_entry(muehle_board.frame, tracker.rim, tracker.config).size == 0
+    across = muehle_board.frame.copy()
+    _paint_on_board(across, muehle_board.truth, [(250, 120), (360, 120), (360, 180), (250, 180)],
+                    (90, 130, 185))
+    entry = rim_entry(across, tracker.rim, tracker.config)
+    geometry = tracker.geometry(tracker.localiser.homography)[0]
+    rows, cols = np.divmod(entry, geometry.size[0])
+    mm = np.column_stack([cols, rows]) / geometry.px_per_mm + geometry.origin_mm
+    assert len(entry) and (mm[:, 0] > 310).all()  # just inside the right-hand edge ...
+    assert (mm[:, 1] > 115).all() and (mm[:, 1] < 185).all()  # ... where the patch lies
 
 
 def test_no_hand_no_occlusion(rendered):

@@ -33,6 +33,9 @@ class Occlusion:
     #: Fields that look changed since the clear view while their reading is not
     #: (:func:`find_change_occlusion`): what lies there may not be what was read.
     changed_look: frozenset[str] = frozenset()
+    #: Of ``hidden_fields``, those only a hand close to the board's colour hides
+    #: (:func:`_faint_hand`): a still photo's cue, which a tracker does not wait on.
+    faint: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -124,18 +127,19 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     min_area = config.hand_min_area_mm2 * geometry.px_per_mm**2
     big = _hand_blobs(components, stats, geometry, config, min_area)
     # Towers and printed edges were left out of the test, so a hand shows in pieces.
-    hidden = _hidden_under(components, stats, big, geometry, config)
+    strict = _hidden_under(components, stats, big, geometry, config)
     faint: set[str] = set()
     if entry is not None and entry.size:
         faint = _faint_hand(distance, usable, entry, bgr, geometry, classes, config)
-        hidden |= faint
+    hidden = strict | faint
     reasons = []
     if big or faint:
         reasons.append(f"something over the board hides {len(hidden)} field(s)")
     if markers_missing:
         reasons.append(f"{markers_missing} marker(s) covered")
     # A covered marker alone does not hide a field (a card or cup may lie on it).
-    return Occlusion(bool(hidden), frozenset(hidden), "; ".join(reasons))
+    return Occlusion(bool(hidden), frozenset(hidden), "; ".join(reasons),
+                     faint=frozenset(faint - strict))
 
 
 def _blobs(mask: np.ndarray, geometry: BoardGeometry, config: VisionConfig

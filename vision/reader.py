@@ -349,7 +349,9 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
     Without a clear view (a single photo), a colour close to the board's counts too
     where it reaches in across a broken stretch of the board's edge
     (:func:`vision.occlusion.rim_entry`): with one, that only added false flags (board
-    bench seed 2, live: 3 -> 6 of 229, no hand more found)."""
+    bench seed 2, live: 3 -> 6 of 229, no hand more found). Nor does the tracker wait on
+    that cue for its first clear view: its false flags would keep the change cue off,
+    and the fields hidden, for ``clear_view_accept_frames``."""
     config = tracker.config
     lab = smoothed(lab, geometry, config)
     clear = tracker.clear
@@ -366,9 +368,10 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
         standing = np.array([now.height > 0 or then.height > 0
                              for now, then in zip(states, clear.states, strict=True)])
         moved = find_change_occlusion(change, pieces, standing, geometry, config)
-    tracker.follow(lab, clear_view(lab, states, geometry, config), foreign.occluded,
-                   moved.occluded, relocalised, geometry, moved.hidden_fields,
-                   foreign.hidden_fields, moved.changed_look)
+    seen = foreign.hidden_fields - foreign.faint
+    tracker.follow(lab, clear_view(lab, states, geometry, config), bool(seen),
+                   moved.occluded, relocalised, geometry, moved.hidden_fields, seen,
+                   moved.changed_look)
     if not moved.occluded:
         return replace(foreign, changed_look=moved.changed_look - foreign.hidden_fields)
     hidden = foreign.hidden_fields | moved.hidden_fields

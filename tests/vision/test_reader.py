@@ -138,6 +138,18 @@ def test_a_faint_patch_is_a_hand_only_across_the_board_edge(muehle_board):
     assert {"a1", "d7", "a7", "g1"} <= set(reading.fields)
 
 
+def test_a_tracker_does_not_wait_on_the_faint_cue_for_its_clear_view(muehle_board):
+    """The faint cue is a still photo's: a tracker whose first frame only that cue flags
+    still takes it as its clear view, and then judges what changes from it."""
+    across = muehle_board.frame.copy()
+    _paint_on_board(across, muehle_board.truth, [(150, 120), (360, 120), (360, 180), (150, 180)],
+                    (90, 130, 185))
+    tracker = BoardTracker(MUEHLE, ColourCalibration.default(MUEHLE, ["white", "black"]))
+    assert read_board(across, MUEHLE, tracker=tracker).occluded
+    assert tracker.clear is not None
+    assert not read_board(across, MUEHLE, tracker=tracker).occluded
+
+
 def test_the_broken_edge_is_where_something_lies_across_it(muehle_board):
     tracker = BoardTracker(MUEHLE, ColourCalibration.default(MUEHLE, ["white", "black"]))
     assert not read_board(muehle_board.frame, MUEHLE, tracker=tracker).occluded

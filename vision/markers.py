@@ -159,14 +159,21 @@ def fit_homography(
     its RMS reprojection error in px."""
     if len(detections) < 2:
         raise NoBoard(f"only {len(detections)} board marker(s) visible; need at least 3")
-    mm = marker_corners_mm(layout)
-    src = np.concatenate([mm[i] for i in detections])
-    dst = camera.undistort(np.concatenate([detections[i] for i in detections]))
+    src, dst = _correspondences(detections, layout, camera)
     homography, _ = cv2.findHomography(src, dst, 0)
     if homography is None:
         raise NoBoard("the visible markers do not form a board (degenerate positions)")
     error = reprojection_error(homography, src, dst)
     return homography / homography[2, 2], error
+
+
+def _correspondences(detections: dict[int, np.ndarray], layout: Layout, camera: Camera
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """The seen markers' corners, in board mm and in undistorted frame px, pair by pair."""
+    mm = marker_corners_mm(layout)
+    src = np.concatenate([mm[i] for i in detections])
+    dst = camera.undistort(np.concatenate([detections[i] for i in detections]))
+    return src, dst
 
 
 @dataclass(frozen=True)
@@ -206,11 +213,8 @@ def fit_two_markers(
     off its spot, which is what a fit from two markers carries furthest."""
     mm = marker_corners_mm(layout)
     ids = list(detections)
-    src = np.concatenate([mm[i] for i in ids])
-    dst = camera.undistort(np.concatenate([detections[i] for i in ids]))
-    guess, _ = cv2.findHomography(src, dst, 0)
-    if guess is None:
-        raise NoBoard("the visible markers do not form a board (degenerate positions)")
+    src, dst = _correspondences(detections, layout, camera)
+    guess, _ = fit_homography(detections, layout, camera)
     noise = config.marker_corner_sigma_px**2 * np.eye(2 * len(src))
     angle = np.radians(config.marker_placement_deg)
     prior = np.diag([config.marker_placement_mm**2] * 2 + [angle**2])

@@ -197,7 +197,7 @@ class PlaneFit:
     def homography(self) -> np.ndarray:
         """``H = K [r1 r2 t]``: board mm -> undistorted px."""
         rotation = cv2.Rodrigues(self.rvec)[0]
-        h = _intrinsics(self.focal_px, self.width, self.height) @ np.column_stack(
+        h = Camera(self.focal_px, self.width, self.height).matrix @ np.column_stack(
             [rotation[:, 0], rotation[:, 1], self.tvec])
         return h / h[2, 2]
 
@@ -213,10 +213,6 @@ class PlaneFit:
         return np.concatenate([self.rvec, self.tvec, [self.focal_px]])
 
 
-def _intrinsics(focal_px: float, width: int, height: int) -> np.ndarray:
-    return np.array([[focal_px, 0, width / 2.0], [0, focal_px, height / 2.0], [0, 0, 1.0]])
-
-
 def _on_plane(points_mm: np.ndarray) -> np.ndarray:
     points = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
     return np.column_stack([points, np.zeros(len(points))])
@@ -226,7 +222,7 @@ def _projection(params: np.ndarray, points: np.ndarray, width: int,
                 height: int) -> tuple[np.ndarray, np.ndarray]:
     """Undistorted px of 3-D board points and their Jacobian (2N x 7) with respect to
     rvec, tvec and the one focal length of square pixels."""
-    camera = _intrinsics(params[6], width, height)
+    camera = Camera(params[6], width, height).matrix
     px, jac = cv2.projectPoints(points, params[:3], params[3:6], camera, None)
     return px.reshape(-1, 2), np.column_stack([jac[:, :6], jac[:, 6] + jac[:, 7]])
 
@@ -261,7 +257,7 @@ def fit_plane_pose(points_mm: np.ndarray, points_px: np.ndarray, noise: np.ndarr
     starts = [focal_px] if free == 6 else focal_px + focal_sigma_px * np.linspace(-2, 2, 5)
     best: tuple[tuple[float, np.ndarray, np.ndarray], np.ndarray] | None = None
     for focal in starts:
-        camera = _intrinsics(focal, width, height)
+        camera = Camera(focal, width, height).matrix
         _, rvecs, tvecs, _ = cv2.solvePnPGeneric(points, seen, camera, None,
                                                  flags=cv2.SOLVEPNP_IPPE)
         for rvec, tvec in zip(rvecs, tvecs, strict=True):

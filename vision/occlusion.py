@@ -192,6 +192,7 @@ class Rim:
     outside: np.ndarray  # (K,) the strip's columns beyond the edge
     inside: np.ndarray  # (K,) ... and within it
     inward: np.ndarray  # (S, D) flat rectified px inside the edge, -1 off the image
+    seen: np.ndarray  # (S,) the whole strip lies within the frame
 
 
 def _entry_depths(config: VisionConfig) -> np.ndarray:
@@ -223,7 +224,10 @@ def rim_strips(geometry: BoardGeometry, camera: Camera, config: VisionConfig) ->
     inward = np.where((col >= 0) & (col < width) & (row >= 0) & (row < height),
                       row * width + col, -1)
     shape = strip.shape[:2]
-    return Rim(raw[:, 0].reshape(shape), raw[:, 1].reshape(shape), outside, inside, inward)
+    map_x, map_y = raw[:, 0].reshape(shape), raw[:, 1].reshape(shape)
+    seen = ((map_x >= 0) & (map_x <= camera.width - 1)
+            & (map_y >= 0) & (map_y <= camera.height - 1)).all(axis=1)
+    return Rim(map_x, map_y, outside, inside, inward, seen)
 
 
 def rim_entry(frame: np.ndarray, rim: Rim, config: VisionConfig) -> np.ndarray:
@@ -234,15 +238,12 @@ def rim_entry(frame: np.ndarray, rim: Rim, config: VisionConfig) -> np.ndarray:
     strip = cv2.remap(frame, rim.map_x, rim.map_y, cv2.INTER_LINEAR,
                       borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
     lab = cv2.cvtColor(strip, cv2.COLOR_BGR2Lab).astype(np.float32)
-    height, width = frame.shape[:2]
-    seen = ((rim.map_x >= 0) & (rim.map_x <= width - 1)
-            & (rim.map_y >= 0) & (rim.map_y <= height - 1)).all(axis=1)
     weights = np.array([config.rim_lightness_weight, 1.0, 1.0], np.float32)
     step = (np.median(lab[:, rim.inside], axis=1) - np.median(lab[:, rim.outside], axis=1))
     contrast = np.linalg.norm(step * weights, axis=1)
-    if not seen.any():
+    if not rim.seen.any():
         return np.empty(0, np.int64)
-    broken = seen & (contrast < config.rim_break_ratio * np.median(contrast[seen]))
+    broken = rim.seen & (contrast < config.rim_break_ratio * np.median(contrast[rim.seen]))
     inward = rim.inward[broken]
     return inward[inward >= 0]
 

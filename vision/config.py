@@ -151,13 +151,13 @@ class VisionConfig:
     #: Two players whose colours differ by at least this much lightness (8-bit Lab L) and
     #: at most ``lightness_pair_chroma`` in a/b (black and white stones) are told apart
     #: within each frame (a black stone in glare or haze turns grey): their pieces split
-    #: into a darker and a lighter group at the widest gap between their top faces'
-    #: lightness, when that gap is at least ``lightness_split_gap`` (25 rather than 40: a
-    #: glare spot grades black stones towards white, and 40 left a test scene's fourteen
-    #: such stones read white; on 200 Spexxx frames of bench seed 1 it made 2 fewer errors).
+    #: into a darker and a lighter group where their top faces' lightness parts best
+    #: (Otsu), when the gap there is at least ``lightness_split_gap`` (20: a glare spot
+    #: grades black stones towards white, and a test scene's glare left 24 levels between
+    #: its greyest black and its whites, while the widest gap lay among the blacks).
     lightness_pair_min: float = 100.0
     lightness_pair_chroma: float = 20.0
-    lightness_split_gap: float = 25.0
+    lightness_split_gap: float = 20.0
     #: Printed lines and dots (Mühle's, as the layout gives them) are expected this much
     #: wider on each side: the board's pose is known to about a millimetre.
     printed_margin_mm: float = 0.7

@@ -726,11 +726,12 @@ def split_lightness(lab: np.ndarray, states: list[FieldState], geometry: BoardGe
     (black and white stones) told apart within the frame: the lookup tables accept each
     colour from deep shade to glare, so a black stone in the lamp's reflection or in haze,
     grey in the frame, can match white better, while a white stone in shade stays far
-    lighter than black. Split at the widest gap between the top faces' median lightness
-    of the pieces read as either: when the lighter group mostly reads light and the darker
+    lighter than black. Split between the top faces' median lightness
+    of the pieces read as either (Otsu's cut, :func:`_otsu_cut`; the gap there must be
+    ``lightness_split_gap`` wide): when the lighter group mostly reads light and the darker
     group holds a dark reading (a frame with one of the two colours keeps its readings),
     the darker group's pieces are dark. A dark reading is kept wherever it lies: where
-    glare grades the blacks into the whites the widest gap may fall among the blacks."""
+    glare grades the blacks into the whites the cut may fall among the blacks."""
     if not classes.lightness_pairs:
         return states
     flat = lab.reshape(-1, 3)[:, 0]
@@ -744,8 +745,9 @@ def split_lightness(lab: np.ndarray, states: list[FieldState], geometry: BoardGe
         segs = np.array([f * geometry.max_height + out[f].height - 1 for f in pieces])
         faces = _segment_medians(flat, geometry.top_idx, starts[segs], starts[segs + 1])
         order = np.argsort(faces)
-        gaps = np.diff(faces[order])
-        cut = int(gaps.argmax())
+        ranked = faces[order]
+        gaps = np.diff(ranked)
+        cut = _otsu_cut(ranked)
         if gaps[cut] < config.lightness_split_gap:
             continue
         lower, upper = order[:cut + 1], order[cut + 1:]
@@ -756,6 +758,16 @@ def split_lightness(lab: np.ndarray, states: list[FieldState], geometry: BoardGe
             state = out[pieces[k]]
             out[pieces[k]] = FieldState(state.name, names[0], state.height, state.confidence)
     return out
+
+
+def _otsu_cut(ranked: np.ndarray) -> int:
+    """Where sorted values part best into two groups (the most variance between them,
+    Otsu's criterion): the widest gap alone falls among black stones a glare spot spreads
+    from dark to grey, with the whites still far above them."""
+    count = np.arange(1, len(ranked))
+    below = np.cumsum(ranked)[:-1] / count
+    above = (ranked.sum() - below * count) / (len(ranked) - count)
+    return int(np.argmax(count * (len(ranked) - count) * (above - below) ** 2))
 
 
 def _segment_medians(values: np.ndarray, idx: np.ndarray, begin: np.ndarray,

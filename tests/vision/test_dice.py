@@ -352,11 +352,12 @@ def test_five_with_large_dark_pips_is_read(seed: int) -> None:
     assert read == true
 
 
-@pytest.mark.parametrize("seed", [1036, 1178])
+@pytest.mark.parametrize("seed", [1036, 1156])
 def test_blurred_two_and_three_are_joined_by_their_body(seed: int) -> None:
     """Blurred 2s and 3s: the closing does not fill a blurred pip's core with body colour, so
     the even-body line from the face's centre dipped 23 grey levels at the pip itself, over
-    ``edge_drop`` (hard tuning seeds 1036 and 1178: a 2 read as a 1, a 3 unreadable)."""
+    ``edge_drop`` (hard tuning seeds 1036 and 1156: with ``body_pip_clearance`` 0, a 2 or
+    a 3 is read as a 1 or unreadable)."""
     read, true = _bench_values(seed, hard=True)
     assert read == true
 
@@ -447,10 +448,15 @@ def test_located_pips_hold_every_die_and_read_as_the_whole_area(seed: int,
     config = _rectified_pip_config(TABLE)
     for polarity in TABLE.polarities:
         a, b = ((top if polarity == "dark" else 255 - top) for top in (whole, part))
-        pips = sorted((p.x, p.y) for p in find_pips(a, None, config)[0])
-        found = sorted((p.x, p.y) for p in find_pips(b, located.search, config,
-                                                     located.boxes)[0])
-        assert np.array(found) == pytest.approx(np.array(pips), abs=0.1)
+        pips = np.array([(p.x, p.y) for p in find_pips(a, None, config)[0]])
+        found = np.array([(p.x, p.y) for p in find_pips(b, located.search, config,
+                                                        located.boxes)[0]])
+        assert len(found) == len(pips)
+        # one to one; a pip across a seam between two warped strips may sit half a pixel
+        # off (the spexxx board's dotted line on hard seed 1003, which is no die)
+        apart = np.hypot(*(pips[:, None, :] - found[None, :, :]).transpose(2, 0, 1))
+        assert (apart.min(axis=1) < 0.7).all() and (apart.min(axis=0) < 0.7).all()
+        assert np.median(apart.min(axis=1)) < 0.05
     everywhere = dataclasses.replace(TABLE, locate_contrast=0.0)
     assert read_dice(out.frame, area_px, TABLE, region_mm=area_mm) == read_dice(
         out.frame, area_px, everywhere, region_mm=area_mm)

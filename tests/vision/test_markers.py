@@ -124,10 +124,11 @@ def test_barrel_distortion_is_undone():
     assert max_error(plain.homography, truth) > 3
 
 
-@pytest.mark.parametrize("seed,index", [((1, 137)), ((1, 185))])
+@pytest.mark.parametrize("seed,index", [((1, 125)), ((1, 185))])
 def test_small_blurred_markers_are_read(seed, index):
-    # bench seed 1's Cuatro frames 137 and 185: markers 29-39 px wide, blurred (and JPEG);
-    # OpenCV's default bit sampling found two of four, which leaves the photo unreadable
+    # bench seed 1's Cuatro frames 125 and 185: small, blurred markers (137 before the
+    # renderer's noise was mended); OpenCV's default bit sampling finds two of four, which
+    # leaves the photo unreadable
     from vision.sim import random_pose, random_scene, render
 
     rng = np.random.default_rng([seed, index])

@@ -867,7 +867,9 @@ def _noise_tile() -> np.ndarray:
     if "tile" not in _NOISE_TILE:
         tile = np.empty((1400, 1800, 3), np.int16)
         cv2.setRNGSeed(1234)
-        cv2.randn(tile, 128, 16)
+        # a scalar mean and sigma would fill only the first channel: the others would
+        # come out near 0 and, taken off as 128 below, darken green and red by up to 60
+        cv2.randn(tile, (128, 128, 128), (16, 16, 16))
         _NOISE_TILE["tile"] = np.clip(tile, 0, 255).astype(np.uint8)
     return _NOISE_TILE["tile"]
 

@@ -228,6 +228,9 @@ class VisionConfig:
     #: (within ``glare_tolerance`` grey levels) is glare, not a hand.
     glare_min: float = 0.05
     glare_tolerance: float = 12.0
+    #: A normalised channel within this many grey levels of what a clipped channel
+    #: becomes is taken as clipped: its true value may have been higher.
+    clip_margin: float = 3.0
     #: Margin around each tower read (mm) where its shadow and rim are not hand evidence.
     tower_margin_mm: float = 3.0
     #: Gaps (mm) bridged between pieces of one foreign blob (edges and towers between).

@@ -106,13 +106,15 @@ def changed(lab: np.ndarray, before: ClearView, config: VisionConfig) -> np.ndar
 def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
                    classes: ColourClasses, towers: np.ndarray, config: VisionConfig,
                    markers_missing: int = 0, change: np.ndarray | None = None,
-                   entry: np.ndarray | None = None) -> Occlusion:
+                   entry: np.ndarray | None = None,
+                   ceiling: np.ndarray | None = None) -> Occlusion:
     """Hidden fields from the smoothed, rectified, normalised board image (BGR and Lab)
     and the mask of the towers read in it (:func:`vision.fields.tower_mask`). With a
     clear view, only what ``change``d from it can be a hand: a patch that was there
     when the board was clear is part of the scene (glare, a stain). ``entry``
     (:func:`rim_entry`) says where something lies across the board's outer edge, where
-    a hand close to the board's colour may reach in (:func:`_faint_hand`)."""
+    a hand close to the board's colour may reach in (:func:`_faint_hand`). ``ceiling``
+    is, per channel, what a channel clipped in the frame becomes in ``bgr``."""
     # Unexpected: not the printed board, on plain board where no tower stands (deep
     # shade or glare on a piece match nothing either, and printed edges blur). Judged
     # strictly, on a slightly smoothed image: many skin tones are close to some board
@@ -122,7 +124,7 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     foreign = (distance > config.hand_board_distance) & usable
     if change is not None:
         foreign &= change
-    _drop_light_effects(foreign, bgr, geometry, classes, config)
+    _drop_light_effects(foreign, bgr, geometry, classes, config, ceiling)
     count, components, stats = _blobs(foreign, geometry, config)
     min_area = config.hand_min_area_mm2 * geometry.px_per_mm**2
     big = _hand_blobs(components, stats, geometry, config, min_area)
@@ -130,7 +132,7 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     strict = _hidden_under(components, stats, big, geometry, config)
     faint: set[str] = set()
     if entry is not None and entry.size:
-        faint = _faint_hand(distance, usable, entry, bgr, geometry, classes, config)
+        faint = _faint_hand(distance, usable, entry, bgr, geometry, classes, config, ceiling)
     hidden = strict | faint
     reasons = []
     if big or faint:
@@ -156,7 +158,7 @@ def _blobs(mask: np.ndarray, geometry: BoardGeometry, config: VisionConfig
 
 def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
                 bgr: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-                config: VisionConfig) -> set[str]:
+                config: VisionConfig, ceiling: np.ndarray | None = None) -> set[str]:
     """Fields hidden by a hand whose colour is close to the board's: judged against the
     frame's own mismatch with the print (lamps, casts), and only where it reaches in
     across a broken stretch of the board's edge (``entry``, :func:`rim_entry`)."""
@@ -164,7 +166,7 @@ def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
     level = float(np.median(plain[np.isfinite(plain)])) if plain.size else 0.0
     scale = config.faint_hand_level_ratio * level
     faint = (distance > max(config.faint_hand_distance, scale)) & usable
-    _drop_light_effects(faint, bgr, geometry, classes, config)
+    _drop_light_effects(faint, bgr, geometry, classes, config, ceiling)
     count, components, stats = _blobs(faint, geometry, config)
     core = (distance > max(config.faint_hand_core_distance, scale)) & faint
     cores = np.bincount(components[core], minlength=count)
@@ -386,16 +388,27 @@ def _reaching(components: np.ndarray, count: int, geometry: BoardGeometry,
 
 
 def _drop_light_effects(foreign: np.ndarray, bgr: np.ndarray, geometry: BoardGeometry,
-                classes: ColourClasses, config: VisionConfig) -> None:
+                classes: ColourClasses, config: VisionConfig,
+                ceiling: np.ndarray | None = None) -> None:
     """Clear pixels whose colour is the printed board washed towards white by a lamp's
-    reflection (or over-exposure): board + (255 - board) * g for one g."""
+    reflection (or over-exposure): board + (255 - board) * g for one g. A channel at its
+    ``ceiling`` (what a channel clipped in the frame becomes once normalised) only says
+    the true value was at least that high, so it bounds the wash from below instead of
+    fixing it: a reflection that clips one or two channels is otherwise never that
+    colour (board bench seed 1, frame 26)."""
     ys, xs = np.nonzero(foreign)
     if not len(ys):
         return
     board = classes.board_bgr[geometry.expected[ys, xs]]
     seen = bgr[ys, xs].astype(np.float32)
     room = 255.0 - board
-    g = ((seen - board) * room).sum(axis=1) / np.maximum((room**2).sum(axis=1), 1.0)
-    residual = np.abs(seen - board - room * g[:, None]).max(axis=1)
+    clipped = np.zeros(seen.shape, bool) if ceiling is None \
+        else seen >= np.asarray(ceiling, np.float32) - config.clip_margin
+    free = ~clipped
+    fitted = (((seen - board) * room) * free).sum(axis=1)
+    scale = ((room**2) * free).sum(axis=1)
+    g = np.where(free.any(axis=1), fitted / np.maximum(scale, 1.0), 1.0)
+    error = seen - board - room * g[:, None]
+    residual = np.where(clipped, np.maximum(error, 0.0), np.abs(error)).max(axis=1)
     washed = (g > config.glare_min) & (residual < config.glare_tolerance)
     foreign[ys[washed], xs[washed]] = False

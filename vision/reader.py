@@ -316,7 +316,10 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     rectified = geometry.rectify(frame)
     normalised = normalise(rectified, levels)
     cast = board_cast(normalised, geometry, tracker.classes, config)
-    normalised = cv2.transform(normalised, np.diag(1.0 / cast).astype(np.float32))
+    uncast = np.diag(1.0 / cast).astype(np.float32)
+    normalised = cv2.transform(normalised, uncast)
+    # what a channel clipped in the frame becomes: glare that clips is judged by it
+    ceiling = cv2.transform(normalise(np.full((1, 1, 3), 255, np.uint8), levels), uncast)[0, 0]
     lab = to_lab(normalised)
     labels = tracker.classes.label(lab, geometry.expected_offsets)
     profiles = None
@@ -329,7 +332,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
     towers = tower_mask(states, geometry, config.tower_margin_mm)
     occlusion = occlusion_of(normalised, lab, geometry, tracker, states, towers, missing,
-                             where.relocalised, frame)
+                             where.relocalised, frame, ceiling)
     # a field that looks changed while its reading is not may hold a piece the reader
     # missed: say so by its confidence
     fields = {s.name: FieldReading(s.name, s.top_colour, s.height,
@@ -343,7 +346,8 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
 
 def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
                  tracker: BoardTracker, states: list[FieldState], towers: np.ndarray,
-                 missing: int, relocalised: bool, frame: np.ndarray) -> Occlusion:
+                 missing: int, relocalised: bool, frame: np.ndarray,
+                 ceiling: np.ndarray | None = None) -> Occlusion:
     """Both occlusion cues: foreign colour reaching in over the board, and — once the
     tracker has a clear view — change from that view; then the clear view follows.
     Without a clear view (a single photo), a colour close to the board's counts too
@@ -361,7 +365,7 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
     entry = rim_entry(frame, tracker.rim, config) \
         if clear is None and tracker.rim is not None else None
     foreign = find_occlusion(smoothed(normalised, geometry, config), lab, geometry,
-                             tracker.classes, towers, config, missing, change, entry)
+                             tracker.classes, towers, config, missing, change, entry, ceiling)
     moved = Occlusion(False, frozenset())
     if clear is not None:
         pieces = moved_pieces(states, clear, geometry, config)

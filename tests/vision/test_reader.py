@@ -12,7 +12,7 @@ from tests.vision.rendered import field_states, frame, read_states
 from vision.calibration import ColourCalibration
 from vision.config import ConfigError, VisionConfig
 from vision.errors import BadFrame
-from vision.occlusion import rim_entry
+from vision.occlusion import find_occlusion, rim_entry
 from vision.reader import BoardTracker, learn_calibration, read_board
 from vision.sim import Hand
 from vision.sim.scene import Die
@@ -163,6 +163,40 @@ def test_the_broken_edge_is_where_something_lies_across_it(muehle_board):
     mm = np.column_stack([cols, rows]) / geometry.px_per_mm + geometry.origin_mm
     assert len(entry) and (mm[:, 0] > 310).all()  # just inside the right-hand edge ...
     assert (mm[:, 1] > 115).all() and (mm[:, 1] < 185).all()  # ... where the patch lies
+
+
+def _printed_board_with_patch(tracker: BoardTracker, colour: tuple[int, int, int]
+                              ) -> tuple[np.ndarray, np.ndarray]:
+    """The Mühle board as printed (normalised BGR), with a patch from inside the board
+    across its right-hand rim, of ``colour`` (None: the print washed towards white)."""
+    geometry = tracker.geometry(tracker.localiser.homography)[0]
+    image = tracker.classes.board_bgr[geometry.expected].astype(np.float32)
+    (x0, y0), (x1, y1) = np.rint(geometry.to_px([(200, 120), (330, 180)])).astype(int)
+    image[y0:y1, x0:x1] = colour
+    return np.clip(image, 0, 255).astype(np.uint8), geometry
+
+
+def test_glare_that_clips_a_channel_is_not_a_hand(muehle_board):
+    """A lamp's reflection washes the print towards white; where a channel clips in the
+    frame its normalised value stops at a ceiling, so the wash only bounds it from below.
+    Read as it stands the patch is no wash of the print and was taken for an arm
+    (board bench seed 1, frame 26); a hand's colour with the same channel clipped is
+    still a hand."""
+    tracker = BoardTracker(MUEHLE, ColourCalibration.default(MUEHLE, ["white", "black"]))
+    read_board(muehle_board.frame, MUEHLE, tracker=tracker)
+    printed = tracker.classes.board_bgr[0]
+    ceiling = np.array([255.0, 255.0, 233.0])  # red clips in the frame, then the cast
+    washed = np.minimum(printed + (255 - printed) * 0.8, ceiling)
+    assert washed[2] == 233 and washed[0] < 250  # the wash clips red alone
+    for colour, hand in ((washed, False), ((120, 150, 233), True)):
+        image, geometry = _printed_board_with_patch(tracker, colour)
+        lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
+        towers = np.zeros(image.shape[:2], np.uint8)
+        as_clipped = find_occlusion(image, lab, geometry, tracker.classes, towers,
+                                    tracker.config, ceiling=ceiling)
+        assert as_clipped.occluded == hand
+        assert find_occlusion(image, lab, geometry, tracker.classes, towers,
+                              tracker.config).occluded  # as it stands, both are a hand
 
 
 def test_no_hand_no_occlusion(rendered):

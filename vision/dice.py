@@ -812,6 +812,9 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
     read dice would be their sides."""
     faint_config = replace(_rectified_pip_config(config), min_contrast=config.faint_contrast,
                            split_levels=config.faint_split_levels, pip_row_pitch_px=0.0)
+    # an empty lattice point's limit is a share of the faint search's contrast: the strong
+    # one's (30) let a faint 3's corners, its fainter middle pip unfound, pass as a 2
+    faint_tops = replace(tops, min_contrast=config.faint_contrast)
     strong = [(np.asarray(f.centre), f.pitch / config.pip_pitch_share) for f, _ in faces]
     s = config.rectified_px_per_mm
 
@@ -834,8 +837,8 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         new = [all(math.hypot(p.x - q.x, p.y - q.y) > p.diameter / 2 for q in found_pips)
                for p in pips]
-        judge = _Judge(pips, pts, closed, hat, tops, to_px, to_px(nadir))
-        for f in fit_faces(pips, pts, judge, tops, lattice_candidates(pts, tops), throw,
+        judge = _Judge(pips, pts, closed, hat, faint_tops, to_px, to_px(nadir))
+        for f in fit_faces(pips, pts, judge, faint_tops, lattice_candidates(pts, tops), throw,
                            nadir):
             edge = f.pitch / config.pip_pitch_share
             members = [pips[i] for i in f.members]

@@ -414,6 +414,19 @@ def test_faint_pips_of_a_tiny_die_need_to_be_round() -> None:
         assert (4 in there) == four
 
 
+def test_faint_three_missing_its_middle_pip_is_no_two() -> None:
+    """A dim, blurred green 3 (held-out hard seed 2024, seen while confirming the faint
+    search): its corner pips are found at 32-34 black-hat, its middle pip, fainter, is
+    not. An empty lattice point must stay under ``empty_cell_contrast`` of the search's
+    contrast: the strong search's (0.6 x 50 = 30) let the middle pip pass for an empty
+    point, and the corners were read as a 2; the faint search's (0.6 x 30 = 18) does not."""
+    out, area_px, area_mm = _bench_scene(2024, hard=True)
+    three = next(d for d in out.truth.dice if d.value == 3)
+    there = [r.value for r in read_dice(out.frame, area_px, TABLE, area_mm)
+             if math.dist(r.centre, three.centre_px) < 12]
+    assert 2 not in there
+
+
 def test_one_over_a_weaker_lone_pip_is_read() -> None:
     """A flat 1 whose die stands over a lone pip of under ``side_pip_share`` its strength
     (0.45: a side pip, foreshortened and fainter) stays a 1 with ``one_over_one`` (tame

@@ -148,6 +148,15 @@ class DiceConfig:
     # closing's reach; 0 searches the whole area
     locate_contrast: float = 0.0
     locate_margin_mm: float = 15.0
+    # Faint dice (top view): pips of at least this black-hat contrast, under min_contrast,
+    # are fitted as faces of their own where no face read from the pips over min_contrast
+    # lies; only faces of 2-6 pips read with a value are kept. Blur and dim light take a
+    # blurred pip's contrast far under min_contrast; 0: off
+    faint_contrast: float = 0.0
+    faint_roundness: float = 0.75  # least mean roundness of such a face's pips
+    # ... their merged blobs split at these shares of their contrast, bars of pips not cut
+    # (each split level and the cutting cost as much as the faint search itself)
+    faint_split_levels: tuple[float, ...] = (0.5,)
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -160,7 +169,7 @@ class DiceConfig:
         unknown = sorted(set(data) - known)
         if unknown:
             raise DiceInputError(f"unknown dice config keys: {', '.join(unknown)}")
-        for key in ("polarities", "split_levels", "pip_row_spacing"):
+        for key in ("polarities", "split_levels", "pip_row_spacing", "faint_split_levels"):
             if key in data:
                 data[key] = tuple(data[key])
         return cls(**data)
@@ -772,6 +781,8 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     throw = throw_sizes(faces, tops)
     if throw is not None:
         faces = fit(throw)
+    if config.faint_contrast:
+        faces = _with_faint_faces(faces, layers, located, throw, tops, lo, lens[0], config)
     strength = {f: sum(p.diameter * p.contrast for p in members) / len(members)
                 for f, members in faces}
     shown = drop_side_faces([f for f, _ in faces], lens, config, strength)
@@ -785,6 +796,59 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
                   else 1)
         still.keep(key, _LastRead(px.copy(), view.frame_box, blocks, readings, agreed))
     return list(readings)
+
+
+def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
+                      located: _Located | None, throw: tuple[float, float] | None,
+                      tops: DiceConfig, lo: np.ndarray, nadir: np.ndarray,
+                      config: DiceConfig) -> list[tuple[GridFace, list[Pip]]]:
+    """``faces`` and the faces of faint pips (``faint_contrast``, black-hat under
+    ``min_contrast``: blur and dim light take a small pip's contrast far under it): a face
+    of 2-6 pips read with a value, its pips round (``faint_roundness``), at least one of
+    them a pip the search over ``min_contrast`` did not find, where no face of those pips
+    (read, or unreadable) would stand by its die (``side_overlap``). ``layers`` are
+    `read_dice_rectified`'s per pip colour: the closing and black-hat are the same at any
+    threshold. Faint lone pips are no 1s (``single_min_contrast``), and faint pips beside
+    read dice would be their sides."""
+    faint_config = replace(_rectified_pip_config(config), min_contrast=config.faint_contrast,
+                           split_levels=config.faint_split_levels, pip_row_pitch_px=0.0)
+    # an empty lattice point's limit is a share of the faint search's contrast: the strong
+    # one's (30) let a faint 3's corners, its fainter middle pip unfound, pass as a 2
+    faint_tops = replace(tops, min_contrast=config.faint_contrast)
+    strong = [(np.asarray(f.centre), f.pitch / config.pip_pitch_share) for f, _ in faces]
+    s = config.rectified_px_per_mm
+
+    def to_px(q: np.ndarray) -> np.ndarray:
+        return (q - lo) * s
+
+    # no pip within this of a strong face's centre is on a faint face kept (its lattice
+    # reaches sqrt(2) pitches from its centre): not searched
+    search = (np.full(layers[0][3].shape, 255, np.uint8) if located is None
+              else located.search.copy())
+    for (c, e), (f, _) in zip(strong, faces, strict=True):
+        r = config.side_overlap * e - math.sqrt(2) * f.pitch
+        if r > 0:
+            cv2.circle(search, tuple(int(v) for v in np.rint(to_px(c))), int(r * s), 0, -1)
+    found: list[tuple[GridFace, list[Pip]]] = []
+    for found_pips, _, closed, hat, _ in layers:
+        binary = cv2.threshold(hat, config.faint_contrast, 255, cv2.THRESH_BINARY)[1]
+        binary = cv2.bitwise_and(binary, search)
+        pips = _blobs(binary, hat, faint_config, windows=located and located.boxes)
+        pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
+        new = [all(math.hypot(p.x - q.x, p.y - q.y) > p.diameter / 2 for q in found_pips)
+               for p in pips]
+        judge = _Judge(pips, pts, closed, hat, faint_tops, to_px, to_px(nadir))
+        for f in fit_faces(pips, pts, judge, faint_tops, lattice_candidates(pts, tops), throw,
+                           nadir):
+            edge = f.pitch / config.pip_pitch_share
+            members = [pips[i] for i in f.members]
+            if (f.value and len(members) >= 2 and any(new[i] for i in f.members)
+                    and sum(p.roundness for p in members) / len(members)
+                    >= config.faint_roundness
+                    and all(np.linalg.norm(np.asarray(f.centre) - c) >= config.side_overlap
+                            * max(edge, e) for c, e in strong)):
+                found.append((f, members))
+    return faces + found
 
 
 def _grey_box(frame: np.ndarray, box: Box) -> np.ndarray:

@@ -391,28 +391,32 @@ def test_leaning_die_read_as_a_one_is_unreadable(seed: int, hard: bool) -> None:
     assert read == true
 
 
-@pytest.mark.parametrize("seed", [1062, 1092, 1190])
-def test_faint_dice_of_a_blurred_dim_frame_are_read(seed: int) -> None:
-    """Blur (sigma 1.1-1.4 frame px) and dim light leave the pips of small dice, white pips
-    on coloured dice most, at a black-hat contrast of ~32-45 in the top view, under
-    ``min_contrast`` (50): no pip was found and the dice were missed (hard tuning seeds
-    1062: all five dice, 1092: a blue 4, 1190: a black 5). Found over ``faint_contrast``
-    (30) where no face of the strong pips lies, they are read."""
-    read, true = _bench_values(seed, hard=True)
+def test_faint_dice_of_a_blurred_dim_frame_are_read() -> None:
+    """Blur and dim light leave the pips of small dice, white pips on coloured dice most,
+    at a black-hat contrast under ``min_contrast`` (50) in the top view: no pip was found
+    and the die was missed (hard tuning seed 1092: a 4; 1062, 1190 before the renderer's
+    noise was mended). Found over ``faint_contrast`` (30) where no face of the strong pips
+    lies, it is read."""
+    read, true = _bench_values(1092, hard=True)
     assert read == true
+    out, area_px, area_mm = _bench_scene(1092, hard=True)
+    strong_only = dataclasses.replace(TABLE, faint_contrast=0.0)
+    assert 4 not in [r.value for r in read_dice(out.frame, area_px, strong_only, area_mm)]
 
 
-def test_faint_pips_of_a_tiny_die_need_to_be_round() -> None:
-    """A far, blurred yellow 1 about 12 frame pixels across (hard tuning seed 1081): faint
-    blobs round it (0.66-0.81 round, 0.72 mean) fit a 4. Faces of faint pips need
-    ``faint_roundness`` (0.75) mean roundness, so no 4 is read there; without it, one is."""
-    out, area_px, area_mm = _bench_scene(1081, hard=True)
-    one = next(d for d in out.truth.dice if d.value == 1)
-    for roundness, four in ((TABLE.faint_roundness, False), (0.0, True)):
+@pytest.mark.parametrize("seed", [1062, 1130])
+def test_faint_pips_need_to_be_round(seed: int) -> None:
+    """Faint blobs round far, blurred dice (or a Spexxx dotted line) fit faces that are not
+    there (hard tuning seeds 1062 and 1130; 1081, a tiny 1 read as a 4, before the
+    renderer's noise was mended). Faces of faint pips need ``faint_roundness`` (0.75) mean
+    roundness: with it no wrong value is read, without it one is."""
+    out, area_px, area_mm = _bench_scene(seed, hard=True)
+    true = Counter(None if d.leaning else d.value for d in out.truth.dice if d.visible)
+    for roundness, wrong in ((TABLE.faint_roundness, False), (0.0, True)):
         config = dataclasses.replace(TABLE, faint_roundness=roundness)
-        there = [r.value for r in read_dice(out.frame, area_px, config, area_mm)
-                 if math.dist(r.centre, one.centre_px) < 12]
-        assert (4 in there) == four
+        read = Counter(r.value for r in read_dice(out.frame, area_px, config, area_mm)
+                       if r.value is not None)
+        assert bool(read - true) == wrong
 
 
 def test_faint_three_missing_its_middle_pip_is_no_two() -> None:

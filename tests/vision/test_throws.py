@@ -166,7 +166,7 @@ def test_a_turn_s_first_throw_counts_though_it_shows_the_last_player_s_faces() -
     clock.roll(rng, [1, 3, 4, 4, 6])
     tracker.new_turn()
     clock.roll(rng, [6, 4, 1, 4, 3])  # the same faces, rolled by the next player
-    clock.roll(rng, [1, 3, 4])  # two dice set aside: the same faces again, no throw
+    clock.hold(clock.last[2:], 1.0)  # two dice set aside: the same faces again, no throw
     assert [(e.values, e.throw_number) for e in clock.events] == [
         ((1, 3, 4, 4, 6), 1), ((1, 3, 4, 4, 6), 1)]
 
@@ -368,6 +368,48 @@ def test_dice_rerolled_where_they_lay_are_a_throw_though_their_faces_showed_befo
     clock.tumble(rng, 3, 4)
     clock.hold(lying([2, 3, 1]), 1.0)  # the three land where they lay, each on another face
     assert [e.values for e in clock.events] == [(1, 2, 3, 4, 5), (1, 2, 3)]
+
+
+def test_dice_seen_in_flight_are_a_throw_though_they_land_on_faces_showing_before() -> None:
+    # bench seeds 8083 and 8092: 3 6 4 rerolled where they lay landed 3 2 4, the 2 read 6.5 mm
+    # from where the 6 had been (beyond still_mm): faces that showed before, no die showing
+    # another face where one lay, so the reroll was taken for dice set aside
+    clock = Clock(ThrowTracker())
+    rng = np.random.default_rng(15)
+    clock.roll(rng, [3, 6, 4, 2, 5])
+    rest = clock.last
+    clock.hold(rest[:3], 1.0)  # two dice set aside
+    clock.hold(rest, 1.0)  # and put back
+    clock.tumble(rng, 3, 4)
+    landed = rest[:3]
+    landed[1] = die(2, landed[1].centre[0] + 7, landed[1].centre[1])
+    clock.hold(landed, 1.0)
+    assert [(e.values, e.throw_number) for e in clock.events] == [
+        ((2, 3, 4, 5, 6), 1), ((2, 3, 4), 2)]
+
+
+def test_fingers_read_as_dice_far_off_over_dice_lying_still_are_no_throw() -> None:
+    clock = Clock(ThrowTracker())
+    rng = np.random.default_rng(16)
+    clock.roll(rng, [1, 2, 3, 4, 5])
+    rest = clock.last
+    clock.feed([*rest, die(1, 520, 350), die(None, 540, 330)])  # a hand not seen as one
+    clock.feed([*rest, die(2, 500, 340)])
+    clock.feed(rest[2:])
+    clock.hold(rest, 1.0)
+    assert [e.throw_number for e in clock.events] == [1]
+
+
+def test_dice_put_back_read_on_their_way_are_no_throw() -> None:
+    clock = Clock(ThrowTracker())
+    rng = np.random.default_rng(17)
+    clock.roll(rng, [1, 2, 3, 4, 5])
+    rest = clock.last
+    clock.hold(rest[:3], 1.0)  # two dice set aside
+    clock.feed([*rest[:3], die(4, 520, 350), die(5, 540, 330)])  # carried back, read in flight
+    clock.feed([*rest[:3], die(4, 470, 300)])
+    clock.hold(rest, 1.0)
+    assert [e.throw_number for e in clock.events] == [1]
 
 
 def _bench_session():

@@ -703,11 +703,21 @@ def look_alike_pieces(normalised: np.ndarray, states: list[FieldState],
         state = out[f]
         if state.height:
             continue
-        face = np.percentile(flat[top].mean(axis=1), config.look_alike_face_percentile)
-        corners = np.percentile(flat[rim].mean(axis=1), config.look_alike_rim_percentile)
-        seen = math.log(max(float(face), 1.0) / max(float(corners), 1.0))
-        player, ratio = max(classes.look_alikes[board], key=lambda pr: seen / pr[1])
-        share = seen / ratio
+        face_px, rim_px = flat[top].mean(axis=1), flat[rim].mean(axis=1)
+        shares = []
+        for player, ratio in classes.look_alikes[board]:
+            # doubt goes to the empty field: a lighter piece's face is taken at its dark
+            # end and the corners at their light end, a darker piece's the other way round
+            # (a dark printed cell's corners take in the lighter board beside it)
+            face_pct, rim_pct = config.look_alike_face_percentile, \
+                config.look_alike_rim_percentile
+            if ratio < 0:
+                face_pct, rim_pct = 100.0 - face_pct, 100.0 - rim_pct
+            face = np.percentile(face_px, face_pct)
+            corners = np.percentile(rim_px, rim_pct)
+            seen = math.log(max(float(face), 1.0) / max(float(corners), 1.0))
+            shares.append((seen / ratio, player))
+        share, player = max(shares)
         margin = (share - config.look_alike_piece_share) / config.look_alike_sure_share
         if margin > 0:
             out[f] = FieldState(state.name, classes.players[player], 1, float(min(1.0, margin)))

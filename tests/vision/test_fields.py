@@ -10,7 +10,7 @@ from tests.vision.rendered import field_states, frame, read_states
 from vision.calibration import ColourCalibration
 from vision.config import VisionConfig
 from vision.errors import VisionError
-from vision.fields import BOARD, read_fields, silhouette_bias
+from vision.fields import BOARD, FieldState, look_alike_pieces, read_fields, silhouette_bias
 from vision.reader import BoardTracker, read_board
 from vision.sim import CameraPose, Lighting, Scene, render
 
@@ -298,3 +298,35 @@ def test_dark_unplayable_cells_in_a_dim_noisy_frame_are_empty():
     reading = read_board(rendered.frame, layout, ColourCalibration.default(layout))
     assert {n: f.top_colour for n, f in reading.fields.items() if f.height} == {}
 
+
+def test_a_dark_cell_beside_light_board_is_not_a_black_stone():
+    """The brightness test for look-alike colours (a white stone on silver) also pairs
+    black stones with cells printed darker than their zone. The corners of such a cell
+    take in the light board beside it, so their light end says nothing of the cell:
+    for a piece darker than the print, the face is taken at its light end and the
+    corners at their dark end (doubt goes to the empty field)."""
+    layout, rendered = frame("spexxx", {})
+    calibration = ColourCalibration.default(layout)
+    tracker = BoardTracker(layout, calibration)
+    reading = read_board(rendered.frame, layout, calibration, tracker=tracker)
+    geometry, _ = tracker.geometry(reading.homography)
+    config = VisionConfig()
+    name = "1x1+1x1"
+    f = geometry.names.index(name)
+    board = tracker.classes.board_index("orange_unplayable")
+    black = tracker.classes.players.index("black")
+    assert black in [p for p, _ in tracker.classes.look_alikes[board]]
+    found = {g: (top, rim) for g, b, top, rim in geometry.look_alike}
+    assert f in found
+    top, rim = found[f]
+    normalised = np.zeros((geometry.size[1], geometry.size[0], 3), np.uint8)
+    flat = normalised.reshape(-1, 3)
+    flat[top] = (24, 84, 145)  # the empty cell, as printed
+    flat[rim] = (24, 84, 145)
+    flat[rim[::4]] = (200, 220, 230)  # a quarter of its corners blurred into the margin
+    states = [FieldState(n, None, 0, 1.0) for n in geometry.names]
+    out = look_alike_pieces(normalised, states, geometry, tracker.classes, config)
+    assert (out[f].top_colour, out[f].height) == (None, 0)
+    flat[top] = (5, 15, 25)  # a black stone there is still seen
+    out = look_alike_pieces(normalised, states, geometry, tracker.classes, config)
+    assert (out[f].top_colour, out[f].height) == ("black", 1)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from companion.layout import Field, Layout
+from companion.layout import Layout
 from vision.calibration import ColourCalibration, bgr_to_lab, hex_to_bgr, lab_to_bgr
 from vision.config import VisionConfig
 from vision.errors import VisionError
@@ -345,7 +345,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
 def _sliver_shared(layout: Layout, geometry: BoardGeometry,
                    classes: ColourClasses) -> list[tuple[int, np.ndarray]]:
     """:attr:`BoardGeometry.sliver_shared`."""
-    own = np.array([classes.board_index(c) if (c := _printed_colour(layout.fields[name]))
+    own = np.array([classes.board_index(c) if (c := layout.fields[name].printed)
                     in classes.board else classes.board_index("board")
                     for name in geometry.names])
     printed = geometry.expected.ravel()[geometry.sliver_idx]
@@ -356,9 +356,6 @@ def _sliver_shared(layout: Layout, geometry: BoardGeometry,
             for p in players]
 
 
-def _printed_colour(fld: Field) -> str | None:
-    """The colour a field's square is printed in (Just 4 Fun's colours, Spexxx's zones)."""
-    return fld.attrs.get("colour") or fld.attrs.get("zone")
 
 
 def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourClasses,
@@ -374,7 +371,7 @@ def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourC
     kernel = np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)
     found = []
     for f, name in enumerate(geometry.names):
-        colour = _printed_colour(layout.fields[name])
+        colour = layout.fields[name].printed
         board = classes.board_index(colour) if colour in classes.board else -1
         if board not in classes.look_alikes:
             continue
@@ -666,7 +663,7 @@ def expected_board(layout: Layout, geometry: BoardGeometry, classes: ColourClass
         x1, y1 = np.rint(geometry.to_px([w, h])).astype(int)
         expected[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = classes.board_index("board")
     for fld in layout.fields.values():
-        colour = _printed_colour(fld)
+        colour = fld.printed
         if colour in classes.board:
             half = fld.size_mm / 2
             x0, y0 = np.rint(geometry.to_px([fld.x_mm - half, fld.y_mm - half])).astype(int)
@@ -706,11 +703,21 @@ def look_alike_pieces(normalised: np.ndarray, states: list[FieldState],
         state = out[f]
         if state.height:
             continue
-        face = np.percentile(flat[top].mean(axis=1), config.look_alike_face_percentile)
-        corners = np.percentile(flat[rim].mean(axis=1), config.look_alike_rim_percentile)
-        seen = math.log(max(float(face), 1.0) / max(float(corners), 1.0))
-        player, ratio = max(classes.look_alikes[board], key=lambda pr: seen / pr[1])
-        share = seen / ratio
+        face_px, rim_px = flat[top].mean(axis=1), flat[rim].mean(axis=1)
+        shares = []
+        for player, ratio in classes.look_alikes[board]:
+            # doubt goes to the empty field: a lighter piece's face is taken at its dark
+            # end and the corners at their light end, a darker piece's the other way round
+            # (a dark printed cell's corners take in the lighter board beside it)
+            face_pct, rim_pct = config.look_alike_face_percentile, \
+                config.look_alike_rim_percentile
+            if ratio < 0:
+                face_pct, rim_pct = 100.0 - face_pct, 100.0 - rim_pct
+            face = np.percentile(face_px, face_pct)
+            corners = np.percentile(rim_px, rim_pct)
+            seen = math.log(max(float(face), 1.0) / max(float(corners), 1.0))
+            shares.append((seen / ratio, player))
+        share, player = max(shares)
         margin = (share - config.look_alike_piece_share) / config.look_alike_sure_share
         if margin > 0:
             out[f] = FieldState(state.name, classes.players[player], 1, float(min(1.0, margin)))

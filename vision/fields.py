@@ -21,7 +21,14 @@ import cv2
 import numpy as np
 
 from companion.layout import Field, Layout
-from vision.calibration import ColourCalibration, bgr_to_lab, hex_to_bgr, lab_to_bgr
+from vision.calibration import (
+    ColourCalibration,
+    Levels,
+    bgr_to_lab,
+    clipped_variants,
+    hex_to_bgr,
+    lab_to_bgr,
+)
 from vision.config import VisionConfig
 from vision.errors import VisionError
 from vision.pose import Camera, Pose
@@ -143,14 +150,31 @@ class ColourClasses:
         ``offsets`` from :meth:`offsets`."""
         return self.board_distance[offsets + self.bins(lab)]
 
-    def label(self, lab: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    def label(self, lab: np.ndarray, offsets: np.ndarray,
+              alternatives: tuple[np.ndarray, list[np.ndarray]] | None = None
+              ) -> np.ndarray:
         """Per pixel: the player index, BOARD (matches the predicted empty board) or
         FOREIGN (matches neither: a hand, a sleeve, glare); ``offsets`` from
-        :meth:`offsets` of the expected board classes."""
+        :meth:`offsets` of the expected board classes. ``alternatives`` are other Lab
+        values some pixels (flat indices) may have had (clipped channels:
+        :func:`~vision.calibration.clipped_variants`): each colour is matched there by
+        the value that fits it best."""
         bins = self.bins(lab)
         player = self.nearest_player[bins]
         d_player = self.player_distance[bins]
         d_board = self.board_distance[offsets + bins]
+        if alternatives is not None and alternatives[1]:
+            index, others = alternatives
+            shape = bins.shape
+            player, d_player, d_board = player.ravel(), d_player.ravel(), d_board.ravel()
+            at = np.ravel(offsets)[index]
+            for other in others:
+                alt = self.bins(other)
+                nearer = self.player_distance[alt] < d_player[index]
+                player[index] = np.where(nearer, self.nearest_player[alt], player[index])
+                d_player[index] = np.minimum(d_player[index], self.player_distance[alt])
+                d_board[index] = np.minimum(d_board[index], self.board_distance[at + alt])
+            player, d_player, d_board = (a.reshape(shape) for a in (player, d_player, d_board))
         labels = np.full(bins.shape, FOREIGN, np.uint8)
         # A pixel is a piece only when clearly nearer a player colour than the board
         # colour printed there: a white stone must outshine a brightly lit silver zone.
@@ -627,15 +651,20 @@ class TowerProfiles:
 
 
 def sample_profiles(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-                    levels_matrix: np.ndarray) -> TowerProfiles:
+                    levels_matrix: np.ndarray, levels: Levels | None = None,
+                    clip_tolerance: float = 0.0) -> TowerProfiles:
     """Labels and colours of the height-profile samples, taken from the full-resolution
-    frame (a layer moves a tower's top by only 1-4 mm)."""
+    frame (a layer moves a tower's top by only 1-4 mm); channels that may have been
+    clipped matched as they are or brighter (with ``levels``, see
+    :func:`vision.calibration.clipped_variants`)."""
     sampled = cv2.remap(frame, geometry.profile_maps[0], geometry.profile_maps[1],
                         cv2.INTER_LINEAR)
     normalised = cv2.transform(sampled, levels_matrix)
+    variants = None if levels is None else clipped_variants(sampled, normalised, levels,
+                                                            clip_tolerance)
     lab = cv2.cvtColor(normalised, cv2.COLOR_BGR2Lab)
     colours = normalised.reshape(len(geometry.names), geometry.profile_lines, -1, 3)
-    return TowerProfiles(classes.label(lab, geometry.profile_offsets),
+    return TowerProfiles(classes.label(lab, geometry.profile_offsets, variants),
                          colours.mean(axis=1, dtype=np.float32))
 
 

@@ -20,6 +20,7 @@ from companion.layout import Layout
 from vision.calibration import (
     CalibrationError,
     ColourCalibration,
+    clipped_variants,
     frame_levels,
     image_levels,
     normalise,
@@ -318,11 +319,13 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     cast = board_cast(normalised, geometry, tracker.classes, config)
     normalised = cv2.transform(normalised, np.diag(1.0 / cast).astype(np.float32))
     lab = to_lab(normalised)
-    labels = tracker.classes.label(lab, geometry.expected_offsets)
+    variants = clipped_variants(rectified, normalised, levels, config.clip_tolerance)
+    labels = tracker.classes.label(lab, geometry.expected_offsets, variants)
     profiles = None
     if geometry.max_height > 1:
         matrix = levels.matrix() / cast[:, None].astype(np.float32)
-        profiles = sample_profiles(frame, geometry, tracker.classes, matrix)
+        profiles = sample_profiles(frame, geometry, tracker.classes, matrix, levels,
+                                   config.clip_tolerance)
     states = read_fields(labels, geometry, tracker.classes, config, profiles)
     states = look_alike_pieces(normalised, states, geometry, tracker.classes, config)
     states = split_lightness(lab, states, geometry, tracker.classes, config)

@@ -242,3 +242,21 @@ def test_a_white_stone_at_muehles_far_rim_is_read_though_it_matches_the_board():
                          ColourCalibration.default(layout, ["white", "black"]),
                          VisionConfig(k1=pose.k1))
     assert read_states(reading) == field_states(rendered.truth)
+
+
+@pytest.mark.parametrize("exposure", [1.45, 1.5])
+def test_empty_orange_fields_in_an_overexposed_frame_are_not_yellow(exposure):
+    """Board bench seed 1 (Just 4 Fun frames 24 and 144): an overexposed camera clips the
+    red of the orange fields at the same level as the markers' white; scaled down by the
+    board's cast like the unclipped channels, that red fell below the field's green and
+    the empty orange fields read as yellow stones. A clipped channel is as bright as white."""
+    stacks = {"C3": ["yellow"], "A6": ["red"], "F1": ["green", "yellow"], "D4": ["blue"]}
+    light = Lighting(exposure=exposure, vignetting=0.4, gradient=0.25)
+    layout, rendered = frame("just4fun", stacks, lighting=light)
+    reading = read_board(rendered.frame, layout, ColourCalibration.default(layout))
+    orange = [n for n, f in layout.fields.items()
+              if f.attrs.get("colour") == "orange" and n not in stacks]
+    read = read_states(reading)
+    assert {n: read[n] for n in orange} == {n: (None, 0) for n in orange}
+    assert {n: top for n, (top, _) in read.items()} == \
+        {n: t.top for n, t in rendered.truth.fields.items()}

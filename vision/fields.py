@@ -23,9 +23,7 @@ import numpy as np
 from companion.layout import Field, Layout
 from vision.calibration import (
     ColourCalibration,
-    Levels,
     bgr_to_lab,
-    clipped_variants,
     hex_to_bgr,
     lab_to_bgr,
 )
@@ -651,20 +649,17 @@ class TowerProfiles:
 
 
 def sample_profiles(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-                    levels_matrix: np.ndarray, levels: Levels | None = None,
-                    clip_tolerance: float = 0.0) -> TowerProfiles:
+                    levels_matrix: np.ndarray) -> TowerProfiles:
     """Labels and colours of the height-profile samples, taken from the full-resolution
-    frame (a layer moves a tower's top by only 1-4 mm); channels that may have been
-    clipped matched as they are or brighter (with ``levels``, see
-    :func:`vision.calibration.clipped_variants`)."""
+    frame (a layer moves a tower's top by only 1-4 mm). Clipped channels are not matched
+    brighter here (:func:`vision.calibration.clipped_variants`): on board bench seed 1
+    that moved two towers' silhouettes, both to a wrong height."""
     sampled = cv2.remap(frame, geometry.profile_maps[0], geometry.profile_maps[1],
                         cv2.INTER_LINEAR)
     normalised = cv2.transform(sampled, levels_matrix)
-    variants = None if levels is None else clipped_variants(sampled, normalised, levels,
-                                                            clip_tolerance)
     lab = cv2.cvtColor(normalised, cv2.COLOR_BGR2Lab)
     colours = normalised.reshape(len(geometry.names), geometry.profile_lines, -1, 3)
-    return TowerProfiles(classes.label(lab, geometry.profile_offsets, variants),
+    return TowerProfiles(classes.label(lab, geometry.profile_offsets),
                          colours.mean(axis=1, dtype=np.float32))
 
 

@@ -319,7 +319,8 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     cast = board_cast(normalised, geometry, tracker.classes, config)
     normalised = cv2.transform(normalised, np.diag(1.0 / cast).astype(np.float32))
     lab = to_lab(normalised)
-    variants = clipped_variants(rectified, normalised, levels, config.clip_tolerance)
+    variants = clipped_variants(rectified, normalised, levels, config.clip_tolerance,
+                                geometry.read_px)
     labels = tracker.classes.label(lab, geometry.expected_offsets, variants)
     profiles = None
     if geometry.max_height > 1:

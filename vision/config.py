@@ -123,6 +123,10 @@ class VisionConfig:
     #: of per-channel gains; one board pixel in ``cast_sample_step`` is used.
     cast_range: tuple[float, float] = (0.7, 1.4)
     cast_sample_step: int = 20
+    #: A channel at or above the markers' white, less this (grey levels: sensor noise),
+    #: may have been clipped: the colour is matched as it is, half way to white and at
+    #: white, whichever fits best (see docs/vision.md, *Clipped channels*).
+    clip_tolerance: float = 3.0
 
     # --- fields -----------------------------------------------------------------------
     #: Fraction of the inner top face of a piece that must match one player colour.

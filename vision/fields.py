@@ -143,14 +143,31 @@ class ColourClasses:
         ``offsets`` from :meth:`offsets`."""
         return self.board_distance[offsets + self.bins(lab)]
 
-    def label(self, lab: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    def label(self, lab: np.ndarray, offsets: np.ndarray,
+              alternatives: tuple[np.ndarray, list[np.ndarray]] | None = None
+              ) -> np.ndarray:
         """Per pixel: the player index, BOARD (matches the predicted empty board) or
         FOREIGN (matches neither: a hand, a sleeve, glare); ``offsets`` from
-        :meth:`offsets` of the expected board classes."""
+        :meth:`offsets` of the expected board classes. ``alternatives`` are other Lab
+        values some pixels (flat indices) may have had (clipped channels:
+        :func:`~vision.calibration.clipped_variants`): each colour is matched there by
+        the value that fits it best."""
         bins = self.bins(lab)
         player = self.nearest_player[bins]
         d_player = self.player_distance[bins]
         d_board = self.board_distance[offsets + bins]
+        if alternatives is not None and alternatives[1]:
+            index, others = alternatives
+            shape = bins.shape
+            player, d_player, d_board = player.ravel(), d_player.ravel(), d_board.ravel()
+            at = np.ravel(offsets)[index]
+            for other in others:
+                alt = self.bins(other)
+                nearer = self.player_distance[alt] < d_player[index]
+                player[index] = np.where(nearer, self.nearest_player[alt], player[index])
+                d_player[index] = np.minimum(d_player[index], self.player_distance[alt])
+                d_board[index] = np.minimum(d_board[index], self.board_distance[at + alt])
+            player, d_player, d_board = (a.reshape(shape) for a in (player, d_player, d_board))
         labels = np.full(bins.shape, FOREIGN, np.uint8)
         # A pixel is a piece only when clearly nearer a player colour than the board
         # colour printed there: a white stone must outshine a brightly lit silver zone.
@@ -206,6 +223,9 @@ class BoardGeometry:
     #: (player, per sliver pixel: printed, beside the field's own colour, in a colour that
     #: player's piece shares - :attr:`ColourClasses.shared`: Mühle's lines for black).
     sliver_shared: list[tuple[int, np.ndarray]] = field(default_factory=list)
+    #: Per flat rectified pixel: read by :func:`read_fields` (in some field's sliver or
+    #: top face); the labels of no other pixel are used.
+    read_px: np.ndarray | None = None
 
     def to_px(self, points_mm: np.ndarray) -> np.ndarray:
         return (np.asarray(points_mm, dtype=np.float64) - self.origin_mm) * self.px_per_mm
@@ -339,6 +359,9 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.field_area = np.bincount(geometry.field_seg, minlength=len(names))
     geometry.home = _homes(geometry, config.tower_change_margin_mm * ppm)
     geometry.look_alike = _look_alike_fields(layout, geometry, classes, config)
+    geometry.read_px = np.zeros(size[0] * size[1], bool)
+    geometry.read_px[geometry.sliver_idx] = True
+    geometry.read_px[geometry.top_idx] = True
     return geometry
 
 
@@ -626,7 +649,9 @@ class TowerProfiles:
 def sample_profiles(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
                     levels_matrix: np.ndarray) -> TowerProfiles:
     """Labels and colours of the height-profile samples, taken from the full-resolution
-    frame (a layer moves a tower's top by only 1-4 mm)."""
+    frame (a layer moves a tower's top by only 1-4 mm). Clipped channels are not matched
+    brighter here (:func:`vision.calibration.clipped_variants`): on board bench seed 1
+    that moved two towers' silhouettes, both to a wrong height."""
     sampled = cv2.remap(frame, geometry.profile_maps[0], geometry.profile_maps[1],
                         cv2.INTER_LINEAR)
     normalised = cv2.transform(sampled, levels_matrix)

@@ -7,10 +7,17 @@ import pytest
 from companion.layout import load_layout
 from companion.simtable import TABLE_LIGHT, table_pose
 from tests.vision.rendered import field_states, frame, read_states
-from vision.calibration import ColourCalibration
+from vision.calibration import ColourCalibration, Levels, clipped_variants, to_lab
 from vision.config import VisionConfig
 from vision.errors import VisionError
-from vision.fields import BOARD, FieldState, look_alike_pieces, read_fields, silhouette_bias
+from vision.fields import (
+    BOARD,
+    ColourClasses,
+    FieldState,
+    look_alike_pieces,
+    read_fields,
+    silhouette_bias,
+)
 from vision.reader import BoardTracker, read_board
 from vision.sim import CameraPose, Lighting, Scene, render
 
@@ -333,3 +340,41 @@ def test_a_dark_cell_beside_light_board_is_not_a_black_stone():
     flat[top] = (5, 15, 25)  # a black stone there is still seen
     out = look_alike_pieces(normalised, states, geometry, tracker.classes, config)
     assert (out[f].top_colour, out[f].height) == ("black", 1)
+
+
+@pytest.mark.parametrize("exposure", [1.45, 1.5])
+def test_empty_orange_fields_in_an_overexposed_frame_are_not_yellow(exposure):
+    """Board bench seed 1 (Just 4 Fun frames 24 and 144): an overexposed camera clips the
+    red of the orange fields at the same level as the markers' white; scaled down by the
+    board's cast like the unclipped channels, that red fell below the field's green and
+    the empty orange fields read as yellow stones. A clipped channel is as bright as white."""
+    stacks = {"C3": ["yellow"], "A6": ["red"], "F1": ["green", "yellow"], "D4": ["blue"]}
+    light = Lighting(exposure=exposure, vignetting=0.4, gradient=0.25)
+    layout, rendered = frame("just4fun", stacks, lighting=light)
+    reading = read_board(rendered.frame, layout, ColourCalibration.default(layout))
+    orange = [n for n, f in layout.fields.items()
+              if f.attrs.get("colour") == "orange" and n not in stacks]
+    read = read_states(reading)
+    assert {n: read[n] for n in orange} == {n: (None, 0) for n in orange}
+    assert {n: top for n, (top, _) in read.items()} == \
+        {n: t.top for n, t in rendered.truth.fields.items()}
+
+
+def test_a_clipped_red_is_matched_as_at_least_that_bright():
+    """Just 4 Fun seed 1 frame 24 of the board bench: an empty orange field whose red the
+    camera clipped at the markers' white, divided by the board's cast (78/193/221 BGR where
+    orange is printed 80/160/240), is nearer yellow than orange. Matched as at least that
+    bright, it is the board."""
+    layout = load_layout("just4fun")
+    classes = ColourClasses(layout, ColourCalibration.default(layout), VisionConfig())
+    orange = np.full((1, 1), classes.board_index("orange"), np.int16)
+    offsets = classes.offsets(orange)
+    seen = np.array([[[78, 193, 221]]], np.uint8)  # normalised, cast removed
+    raw = np.array([[[109, 218, 238]]], np.uint8)  # red at the markers' white
+    levels = Levels(np.array([31.0, 15.0, 14.0]), np.array([254.0, 237.0, 237.0]))
+    yellow = classes.players.index("yellow")
+    assert classes.label(to_lab(seen), offsets)[0, 0] == yellow
+    variants = clipped_variants(raw, seen, levels, VisionConfig().clip_tolerance)
+    assert classes.label(to_lab(seen), offsets, variants)[0, 0] == BOARD
+    unclipped = np.array([[[109, 200, 220]]], np.uint8)  # below the white: nothing to vary
+    assert len(clipped_variants(unclipped, seen, levels, 3.0)[0]) == 0

@@ -300,7 +300,8 @@ def test_a_printed_colour_in_the_layout_is_what_the_simulator_draws(tmp_path):
 
 def test_dark_unplayable_cells_in_a_dim_noisy_frame_are_empty():
     """A dim, warm, noisy frame (board bench seed 1 frame 79 of ``--games spexxx``): with
-    the zone colour expected there, dark orange cells read as magenta stones."""
+    the zone colour expected there, dark orange cells read as magenta stones (on the
+    renderer's frames before its noise was mended, which crushed green and red)."""
     light = Lighting(exposure=0.64, white_balance=(0.88, 1.01, 1.12), light_azimuth_deg=310,
                      light_elevation_deg=60, shadow_strength=0.57, vignetting=0.03,
                      gradient=0.3, gradient_angle_deg=13)

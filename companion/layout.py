@@ -41,6 +41,14 @@ class Field:
     def centre_mm(self) -> tuple[float, float]:
         return (self.x_mm, self.y_mm)
 
+    @property
+    def printed(self) -> str | None:
+        """The name of the colour its square is printed in (a key of
+        ``Layout.field_colours``), or None when the layout does not say: attribute
+        ``printed`` where the square is not printed in its colour or zone (Spexxx's
+        unplayable cells), else ``colour`` (Just 4 Fun), else ``zone`` (Spexxx)."""
+        return self.attrs.get("printed") or self.attrs.get("colour") or self.attrs.get("zone")
+
 
 @dataclass(frozen=True, slots=True)
 class MarkerSpec:
@@ -159,6 +167,12 @@ def parse_layout(data: Any, source: str = "<layout>") -> Layout:
             isinstance(printed.get(k), int | float) for k in ("width_mm", "point_radius_mm"))):
         raise LayoutError(f"{where}: a board with mills needs printed_lines: "
                           '{"width_mm": ..., "point_radius_mm": ...} (its lines and dots)')
+    colours = data.get("field_colours", {})
+    unknown = sorted({str(f.attrs["printed"]) for f in fields.values() if "printed" in f.attrs}
+                     - set(colours))
+    if unknown:
+        raise LayoutError(f"{where}: fields printed in {', '.join(unknown)}, which "
+                          "field_colours does not give")
     core = {
         "game", "title", "board_size_mm", "markers", "piece", "fields", "grid", "cells",
         "field_colours", "piece_colours", "dice_area_mm", "provisional",
@@ -170,7 +184,7 @@ def parse_layout(data: Any, source: str = "<layout>") -> Layout:
         fields=fields,
         markers=spec,
         piece=piece_spec,
-        field_colours=dict(data.get("field_colours", {})),
+        field_colours=dict(colours),
         piece_colours=dict(need("piece_colours")),
         dice_area_mm=dice_area,
         provisional=tuple(data.get("provisional", ())),

@@ -172,5 +172,31 @@ def normalise(image: np.ndarray, levels: Levels) -> np.ndarray:
     return cv2.transform(image, levels.matrix())
 
 
+def clipped_variants(image: np.ndarray, normalised: np.ndarray, levels: Levels,
+                     tolerance: float, within: np.ndarray | None = None
+                     ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Other values ``normalised`` (from the raw ``image``) may have had: a channel at or
+    above the markers' white (within ``tolerance``) was clipped, by an overexposed camera
+    (whose white on the markers clips first) or by normalising to 8 bits, so all that is
+    known of it is that it was at least that bright. Scaled down by the board's cast like
+    the others, an orange field's clipped red fell below its green's share and the field
+    read yellow. Returns the flat indices of the pixels with such a channel, and their
+    normalised colours (N, 3) with those channels half way to white and at white, in Lab
+    (what :meth:`vision.fields.ColourClasses.label` takes as ``alternatives``); only
+    those ``within`` (flat pixels) when given."""
+    clipped = (image >= (levels.white.astype(np.float32) - tolerance)).reshape(-1, 3)
+    wanted = clipped.any(axis=1)
+    if within is not None:
+        wanted &= within
+    index = np.flatnonzero(wanted)
+    if not len(index):
+        return index, []
+    clipped = clipped[index]
+    colours = normalised.reshape(-1, 3)[index]
+    half = np.where(clipped, colours // 2 + 128, colours)
+    white = np.where(clipped, np.uint8(255), colours)
+    return index, [to_lab(v.reshape(-1, 1, 3)).reshape(-1, 3) for v in (half, white)]
+
+
 def to_lab(normalised_bgr: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(normalised_bgr, cv2.COLOR_BGR2Lab)

@@ -123,6 +123,10 @@ class VisionConfig:
     #: of per-channel gains; one board pixel in ``cast_sample_step`` is used.
     cast_range: tuple[float, float] = (0.7, 1.4)
     cast_sample_step: int = 20
+    #: A channel at or above the markers' white, less this (grey levels: sensor noise),
+    #: may have been clipped: the colour is matched as it is, half way to white and at
+    #: white, whichever fits best (see docs/vision.md, *Clipped channels*).
+    clip_tolerance: float = 3.0
 
     # --- fields -----------------------------------------------------------------------
     #: Fraction of the inner top face of a piece that must match one player colour.
@@ -141,7 +145,9 @@ class VisionConfig:
     look_alike_piece_share: float = 0.7
     look_alike_sure_share: float = 0.35
     #: The face's brightness is this percentile of its pixels, the corners' this one of
-    #: theirs (chosen on 400 rendered Spexxx frames of bench seed 1, see docs/vision.md).
+    #: theirs (chosen on 400 rendered Spexxx frames of bench seed 1, see docs/vision.md),
+    #: for a piece lighter than the print; for a darker one (a black stone on Spexxx's
+    #: dark unplayable cells) 100 minus each, so that doubt still goes to the empty field.
     look_alike_face_percentile: float = 25.0
     look_alike_rim_percentile: float = 90.0
     #: Fewest uncovered corner pixels of a field's square to compare with, beyond a

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from companion.layout import Field, Layout
+from companion.layout import Layout
 from vision.calibration import ColourCalibration, bgr_to_lab, hex_to_bgr, lab_to_bgr
 from vision.config import VisionConfig
 from vision.errors import VisionError
@@ -143,14 +143,31 @@ class ColourClasses:
         ``offsets`` from :meth:`offsets`."""
         return self.board_distance[offsets + self.bins(lab)]
 
-    def label(self, lab: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    def label(self, lab: np.ndarray, offsets: np.ndarray,
+              alternatives: tuple[np.ndarray, list[np.ndarray]] | None = None
+              ) -> np.ndarray:
         """Per pixel: the player index, BOARD (matches the predicted empty board) or
         FOREIGN (matches neither: a hand, a sleeve, glare); ``offsets`` from
-        :meth:`offsets` of the expected board classes."""
+        :meth:`offsets` of the expected board classes. ``alternatives`` are other Lab
+        values some pixels (flat indices) may have had (clipped channels:
+        :func:`~vision.calibration.clipped_variants`): each colour is matched there by
+        the value that fits it best."""
         bins = self.bins(lab)
         player = self.nearest_player[bins]
         d_player = self.player_distance[bins]
         d_board = self.board_distance[offsets + bins]
+        if alternatives is not None and alternatives[1]:
+            index, others = alternatives
+            shape = bins.shape
+            player, d_player, d_board = player.ravel(), d_player.ravel(), d_board.ravel()
+            at = np.ravel(offsets)[index]
+            for other in others:
+                alt = self.bins(other)
+                nearer = self.player_distance[alt] < d_player[index]
+                player[index] = np.where(nearer, self.nearest_player[alt], player[index])
+                d_player[index] = np.minimum(d_player[index], self.player_distance[alt])
+                d_board[index] = np.minimum(d_board[index], self.board_distance[at + alt])
+            player, d_player, d_board = (a.reshape(shape) for a in (player, d_player, d_board))
         labels = np.full(bins.shape, FOREIGN, np.uint8)
         # A pixel is a piece only when clearly nearer a player colour than the board
         # colour printed there: a white stone must outshine a brightly lit silver zone.
@@ -206,6 +223,9 @@ class BoardGeometry:
     #: (player, per sliver pixel: printed, beside the field's own colour, in a colour that
     #: player's piece shares - :attr:`ColourClasses.shared`: Mühle's lines for black).
     sliver_shared: list[tuple[int, np.ndarray]] = field(default_factory=list)
+    #: Per flat rectified pixel: read by :func:`read_fields` (in some field's sliver or
+    #: top face); the labels of no other pixel are used.
+    read_px: np.ndarray | None = None
 
     def to_px(self, points_mm: np.ndarray) -> np.ndarray:
         return (np.asarray(points_mm, dtype=np.float64) - self.origin_mm) * self.px_per_mm
@@ -339,13 +359,16 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.field_area = np.bincount(geometry.field_seg, minlength=len(names))
     geometry.home = _homes(geometry, config.tower_change_margin_mm * ppm)
     geometry.look_alike = _look_alike_fields(layout, geometry, classes, config)
+    geometry.read_px = np.zeros(size[0] * size[1], bool)
+    geometry.read_px[geometry.sliver_idx] = True
+    geometry.read_px[geometry.top_idx] = True
     return geometry
 
 
 def _sliver_shared(layout: Layout, geometry: BoardGeometry,
                    classes: ColourClasses) -> list[tuple[int, np.ndarray]]:
     """:attr:`BoardGeometry.sliver_shared`."""
-    own = np.array([classes.board_index(c) if (c := _printed_colour(layout.fields[name]))
+    own = np.array([classes.board_index(c) if (c := layout.fields[name].printed)
                     in classes.board else classes.board_index("board")
                     for name in geometry.names])
     printed = geometry.expected.ravel()[geometry.sliver_idx]
@@ -356,9 +379,6 @@ def _sliver_shared(layout: Layout, geometry: BoardGeometry,
             for p in players]
 
 
-def _printed_colour(fld: Field) -> str | None:
-    """The colour a field's square is printed in (Just 4 Fun's colours, Spexxx's zones)."""
-    return fld.attrs.get("colour") or fld.attrs.get("zone")
 
 
 def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourClasses,
@@ -374,7 +394,7 @@ def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourC
     kernel = np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)
     found = []
     for f, name in enumerate(geometry.names):
-        colour = _printed_colour(layout.fields[name])
+        colour = layout.fields[name].printed
         board = classes.board_index(colour) if colour in classes.board else -1
         if board not in classes.look_alikes:
             continue
@@ -629,7 +649,9 @@ class TowerProfiles:
 def sample_profiles(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
                     levels_matrix: np.ndarray) -> TowerProfiles:
     """Labels and colours of the height-profile samples, taken from the full-resolution
-    frame (a layer moves a tower's top by only 1-4 mm)."""
+    frame (a layer moves a tower's top by only 1-4 mm). Clipped channels are not matched
+    brighter here (:func:`vision.calibration.clipped_variants`): on board bench seed 1
+    that moved two towers' silhouettes, both to a wrong height."""
     sampled = cv2.remap(frame, geometry.profile_maps[0], geometry.profile_maps[1],
                         cv2.INTER_LINEAR)
     normalised = cv2.transform(sampled, levels_matrix)
@@ -666,7 +688,7 @@ def expected_board(layout: Layout, geometry: BoardGeometry, classes: ColourClass
         x1, y1 = np.rint(geometry.to_px([w, h])).astype(int)
         expected[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = classes.board_index("board")
     for fld in layout.fields.values():
-        colour = _printed_colour(fld)
+        colour = fld.printed
         if colour in classes.board:
             half = fld.size_mm / 2
             x0, y0 = np.rint(geometry.to_px([fld.x_mm - half, fld.y_mm - half])).astype(int)
@@ -706,11 +728,21 @@ def look_alike_pieces(normalised: np.ndarray, states: list[FieldState],
         state = out[f]
         if state.height:
             continue
-        face = np.percentile(flat[top].mean(axis=1), config.look_alike_face_percentile)
-        corners = np.percentile(flat[rim].mean(axis=1), config.look_alike_rim_percentile)
-        seen = math.log(max(float(face), 1.0) / max(float(corners), 1.0))
-        player, ratio = max(classes.look_alikes[board], key=lambda pr: seen / pr[1])
-        share = seen / ratio
+        face_px, rim_px = flat[top].mean(axis=1), flat[rim].mean(axis=1)
+        shares = []
+        for player, ratio in classes.look_alikes[board]:
+            # doubt goes to the empty field: a lighter piece's face is taken at its dark
+            # end and the corners at their light end, a darker piece's the other way round
+            # (a dark printed cell's corners take in the lighter board beside it)
+            face_pct, rim_pct = config.look_alike_face_percentile, \
+                config.look_alike_rim_percentile
+            if ratio < 0:
+                face_pct, rim_pct = 100.0 - face_pct, 100.0 - rim_pct
+            face = np.percentile(face_px, face_pct)
+            corners = np.percentile(rim_px, rim_pct)
+            seen = math.log(max(float(face), 1.0) / max(float(corners), 1.0))
+            shares.append((seen / ratio, player))
+        share, player = max(shares)
         margin = (share - config.look_alike_piece_share) / config.look_alike_sure_share
         if margin > 0:
             out[f] = FieldState(state.name, classes.players[player], 1, float(min(1.0, margin)))

@@ -20,6 +20,7 @@ from companion.layout import Layout
 from vision.calibration import (
     CalibrationError,
     ColourCalibration,
+    clipped_variants,
     frame_levels,
     image_levels,
     normalise,
@@ -321,7 +322,9 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     # what a channel clipped in the frame becomes: glare that clips is judged by it
     ceiling = cv2.transform(normalise(np.full((1, 1, 3), 255, np.uint8), levels), uncast)[0, 0]
     lab = to_lab(normalised)
-    labels = tracker.classes.label(lab, geometry.expected_offsets)
+    variants = clipped_variants(rectified, normalised, levels, config.clip_tolerance,
+                                geometry.read_px)
+    labels = tracker.classes.label(lab, geometry.expected_offsets, variants)
     profiles = None
     if geometry.max_height > 1:
         matrix = levels.matrix() / cast[:, None].astype(np.float32)

@@ -7,10 +7,17 @@ import pytest
 from companion.layout import load_layout
 from companion.simtable import TABLE_LIGHT, table_pose
 from tests.vision.rendered import field_states, frame, read_states
-from vision.calibration import ColourCalibration
+from vision.calibration import ColourCalibration, Levels, clipped_variants, to_lab
 from vision.config import VisionConfig
 from vision.errors import VisionError
-from vision.fields import BOARD, read_fields, silhouette_bias
+from vision.fields import (
+    BOARD,
+    ColourClasses,
+    FieldState,
+    look_alike_pieces,
+    read_fields,
+    silhouette_bias,
+)
 from vision.reader import BoardTracker, read_board
 from vision.sim import CameraPose, Lighting, Scene, render
 
@@ -245,3 +252,130 @@ def test_a_white_stone_at_muehles_far_rim_is_read_though_it_matches_the_board():
                          ColourCalibration.default(layout, ["white", "black"]),
                          VisionConfig(k1=pose.k1))
     assert read_states(reading) == field_states(rendered.truth)
+
+
+def test_unplayable_spexxx_cells_are_printed_as_the_layout_says():
+    """Spexxx's unplayable diagonal cells: the layout says what they are printed in, and
+    the simulator draws and the reader expects that one colour (the simulator drew them
+    at 0.6x their zone while the reader expected the zone: dark orange read as magenta)."""
+    from vision.sim.board import PX_PER_MM, board_texture, hex_to_bgr
+
+    layout = load_layout("spexxx")
+    unplayable = [f for f in layout.fields.values() if not f.attrs.get("playable", True)]
+    assert len(unplayable) == 12
+    texture = board_texture(layout)
+    for f in unplayable:
+        assert f.printed in layout.field_colours and f.printed != f.attrs["zone"]
+        x, y = int(f.x_mm * PX_PER_MM), int((f.y_mm - f.size_mm / 4) * PX_PER_MM)
+        seen = texture[y - 2:y + 3, x - 2:x + 3].reshape(-1, 3).mean(axis=0)
+        assert np.abs(seen - hex_to_bgr(layout.field_colours[f.printed])).max() < 12, f.name
+    layout, rendered = frame("spexxx", {})
+    tracker = BoardTracker(layout, ColourCalibration.default(layout))
+    reading = read_board(rendered.frame, layout, tracker=tracker)
+    geometry, _ = tracker.geometry(reading.homography)
+    for f in unplayable:
+        x, y = np.rint(geometry.to_px(f.centre_mm)).astype(int)
+        assert geometry.expected[y, x] == tracker.classes.board_index(f.printed), f.name
+
+
+def test_a_printed_colour_in_the_layout_is_what_the_simulator_draws(tmp_path):
+    import json
+
+    from companion.layout import LAYOUT_DIR, LayoutError, parse_layout
+    from vision.sim.board import PX_PER_MM, board_texture, hex_to_bgr
+
+    data = json.loads((LAYOUT_DIR / "spexxx.json").read_text(encoding="utf-8"))
+    data["cells"][0][1]["printed"] = "purple"
+    layout = parse_layout(data, str(tmp_path / "purple.json"))
+    f = layout.fields["1x2+1x1"]
+    assert f.printed == "purple"
+    texture = board_texture(layout)
+    x, y = int(f.x_mm * PX_PER_MM), int(f.y_mm * PX_PER_MM)
+    seen = texture[y - 2:y + 3, x - 2:x + 3].reshape(-1, 3).mean(axis=0)
+    assert np.abs(seen - hex_to_bgr(layout.field_colours["purple"])).max() < 12
+    data["cells"][0][1]["printed"] = "mauve"
+    with pytest.raises(LayoutError, match="mauve"):
+        parse_layout(data)
+
+
+def test_dark_unplayable_cells_in_a_dim_noisy_frame_are_empty():
+    """A dim, warm, noisy frame (board bench seed 1 frame 79 of ``--games spexxx``): with
+    the zone colour expected there, dark orange cells read as magenta stones (on the
+    renderer's frames before its noise was mended, which crushed green and red)."""
+    light = Lighting(exposure=0.64, white_balance=(0.88, 1.01, 1.12), light_azimuth_deg=310,
+                     light_elevation_deg=60, shadow_strength=0.57, vignetting=0.03,
+                     gradient=0.3, gradient_angle_deg=13)
+    layout, rendered = frame("spexxx", {}, lighting=light, noise_sigma=7.0, jpeg_quality=67)
+    reading = read_board(rendered.frame, layout, ColourCalibration.default(layout))
+    assert {n: f.top_colour for n, f in reading.fields.items() if f.height} == {}
+
+
+def test_a_dark_cell_beside_light_board_is_not_a_black_stone():
+    """The brightness test for look-alike colours (a white stone on silver) also pairs
+    black stones with cells printed darker than their zone. The corners of such a cell
+    take in the light board beside it, so their light end says nothing of the cell:
+    for a piece darker than the print, the face is taken at its light end and the
+    corners at their dark end (doubt goes to the empty field)."""
+    layout, rendered = frame("spexxx", {})
+    calibration = ColourCalibration.default(layout)
+    tracker = BoardTracker(layout, calibration)
+    reading = read_board(rendered.frame, layout, calibration, tracker=tracker)
+    geometry, _ = tracker.geometry(reading.homography)
+    config = VisionConfig()
+    name = "1x1+1x1"
+    f = geometry.names.index(name)
+    board = tracker.classes.board_index("orange_unplayable")
+    black = tracker.classes.players.index("black")
+    assert black in [p for p, _ in tracker.classes.look_alikes[board]]
+    found = {g: (top, rim) for g, b, top, rim in geometry.look_alike}
+    assert f in found
+    top, rim = found[f]
+    normalised = np.zeros((geometry.size[1], geometry.size[0], 3), np.uint8)
+    flat = normalised.reshape(-1, 3)
+    flat[top] = (24, 84, 145)  # the empty cell, as printed
+    flat[rim] = (24, 84, 145)
+    flat[rim[::4]] = (200, 220, 230)  # a quarter of its corners blurred into the margin
+    states = [FieldState(n, None, 0, 1.0) for n in geometry.names]
+    out = look_alike_pieces(normalised, states, geometry, tracker.classes, config)
+    assert (out[f].top_colour, out[f].height) == (None, 0)
+    flat[top] = (5, 15, 25)  # a black stone there is still seen
+    out = look_alike_pieces(normalised, states, geometry, tracker.classes, config)
+    assert (out[f].top_colour, out[f].height) == ("black", 1)
+
+
+@pytest.mark.parametrize("exposure", [1.45, 1.5])
+def test_empty_orange_fields_in_an_overexposed_frame_are_not_yellow(exposure):
+    """Board bench seed 1 (Just 4 Fun frames 24 and 144): an overexposed camera clips the
+    red of the orange fields at the same level as the markers' white; scaled down by the
+    board's cast like the unclipped channels, that red fell below the field's green and
+    the empty orange fields read as yellow stones. A clipped channel is as bright as white."""
+    stacks = {"C3": ["yellow"], "A6": ["red"], "F1": ["green", "yellow"], "D4": ["blue"]}
+    light = Lighting(exposure=exposure, vignetting=0.4, gradient=0.25)
+    layout, rendered = frame("just4fun", stacks, lighting=light)
+    reading = read_board(rendered.frame, layout, ColourCalibration.default(layout))
+    orange = [n for n, f in layout.fields.items()
+              if f.attrs.get("colour") == "orange" and n not in stacks]
+    read = read_states(reading)
+    assert {n: read[n] for n in orange} == {n: (None, 0) for n in orange}
+    assert {n: top for n, (top, _) in read.items()} == \
+        {n: t.top for n, t in rendered.truth.fields.items()}
+
+
+def test_a_clipped_red_is_matched_as_at_least_that_bright():
+    """Just 4 Fun seed 1 frame 24 of the board bench: an empty orange field whose red the
+    camera clipped at the markers' white, divided by the board's cast (78/193/221 BGR where
+    orange is printed 80/160/240), is nearer yellow than orange. Matched as at least that
+    bright, it is the board."""
+    layout = load_layout("just4fun")
+    classes = ColourClasses(layout, ColourCalibration.default(layout), VisionConfig())
+    orange = np.full((1, 1), classes.board_index("orange"), np.int16)
+    offsets = classes.offsets(orange)
+    seen = np.array([[[78, 193, 221]]], np.uint8)  # normalised, cast removed
+    raw = np.array([[[109, 218, 238]]], np.uint8)  # red at the markers' white
+    levels = Levels(np.array([31.0, 15.0, 14.0]), np.array([254.0, 237.0, 237.0]))
+    yellow = classes.players.index("yellow")
+    assert classes.label(to_lab(seen), offsets)[0, 0] == yellow
+    variants = clipped_variants(raw, seen, levels, VisionConfig().clip_tolerance)
+    assert classes.label(to_lab(seen), offsets, variants)[0, 0] == BOARD
+    unclipped = np.array([[[109, 200, 220]]], np.uint8)  # below the white: nothing to vary
+    assert len(clipped_variants(unclipped, seen, levels, 3.0)[0]) == 0

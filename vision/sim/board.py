@@ -11,7 +11,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from companion.layout import Layout
+from companion.layout import Field, Layout
 
 PX_PER_MM = 3.0
 QUIET_MM = 5.0  # white border around each marker, as printed on a card
@@ -38,11 +38,12 @@ def _p(x_mm: float, y_mm: float) -> tuple[int, int]:
     return (int(round((x_mm * s - 0.5) * 16)), int(round((y_mm * s - 0.5) * 16)))
 
 
-def _field_colour(layout: Layout, attrs: dict, board: tuple[int, int, int]) -> tuple | None:
-    for key in ("colour", "zone"):
-        name = attrs.get(key)
-        if name is not None and name in layout.field_colours:
-            return hex_to_bgr(layout.field_colours[name])
+def _field_colour(layout: Layout, fld: Field) -> tuple | None:
+    """The colour the layout says the field's square is printed in (``Field.printed``),
+    the one the board reader expects there too."""
+    name = fld.printed
+    if name is not None and name in layout.field_colours:
+        return hex_to_bgr(layout.field_colours[name])
     return None
 
 
@@ -85,11 +86,9 @@ def _draw_grid_fields(img: np.ndarray, layout: Layout, board: tuple[int, int, in
     ink = (40, 40, 40)
     for f in layout.fields.values():
         half = f.size_mm / 2.0
-        colour = _field_colour(layout, dict(f.attrs), board)
+        colour = _field_colour(layout, f)
         tl, br = _p(f.x_mm - half, f.y_mm - half), _p(f.x_mm + half, f.y_mm + half)
         if colour is not None:
-            if not f.attrs.get("playable", True):
-                colour = tuple(int(c * 0.6) for c in colour)
             cv2.rectangle(img, tl, br, colour, -1, cv2.LINE_AA, 4)
         edge = tuple(int(c * 0.5) for c in (colour or board))
         cv2.rectangle(img, tl, br, edge, 1, cv2.LINE_AA, 4)

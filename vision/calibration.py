@@ -183,15 +183,16 @@ def clipped_variants(image: np.ndarray, normalised: np.ndarray, levels: Levels,
     read yellow. Returns the flat indices of the pixels with such a channel, and their
     normalised colours (N, 3) with those channels half way to white and at white, in Lab
     (what :meth:`vision.fields.ColourClasses.label` takes as ``alternatives``); only
-    those ``within`` (flat pixels) when given."""
-    clipped = (image >= (levels.white.astype(np.float32) - tolerance)).reshape(-1, 3)
+    those ``within`` (sorted flat pixel indices) when given: only those are compared."""
+    # integer values at or above white - tolerance: an 8-bit threshold, no float image
+    threshold = np.clip(np.ceil(levels.white - tolerance), 0, 255).astype(np.uint8)
+    flat = image.reshape(-1, 3)
+    clipped = (flat if within is None else flat[within]) >= threshold
     wanted = clipped.any(axis=1)
-    if within is not None:
-        wanted &= within
-    index = np.flatnonzero(wanted)
+    index = np.flatnonzero(wanted) if within is None else within[wanted]
     if not len(index):
         return index, []
-    clipped = clipped[index]
+    clipped = clipped[wanted]
     colours = normalised.reshape(-1, 3)[index]
     half = np.where(clipped, colours // 2 + 128, colours)
     white = np.where(clipped, np.uint8(255), colours)

@@ -223,8 +223,8 @@ class BoardGeometry:
     #: (player, per sliver pixel: printed, beside the field's own colour, in a colour that
     #: player's piece shares - :attr:`ColourClasses.shared`: Mühle's lines for black).
     sliver_shared: list[tuple[int, np.ndarray]] = field(default_factory=list)
-    #: Per flat rectified pixel: read by :func:`read_fields` (in some field's sliver or
-    #: top face); the labels of no other pixel are used.
+    #: The flat rectified pixels :func:`read_fields` reads (in some field's sliver or top
+    #: face), sorted; the labels of no other pixel are used.
     read_px: np.ndarray | None = None
 
     def to_px(self, points_mm: np.ndarray) -> np.ndarray:
@@ -359,9 +359,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.field_area = np.bincount(geometry.field_seg, minlength=len(names))
     geometry.home = _homes(geometry, config.tower_change_margin_mm * ppm)
     geometry.look_alike = _look_alike_fields(layout, geometry, classes, config)
-    geometry.read_px = np.zeros(size[0] * size[1], bool)
-    geometry.read_px[geometry.sliver_idx] = True
-    geometry.read_px[geometry.top_idx] = True
+    geometry.read_px = np.union1d(geometry.sliver_idx, geometry.top_idx)
     return geometry
 
 

@@ -377,8 +377,6 @@ def _sliver_shared(layout: Layout, geometry: BoardGeometry,
             for p in players]
 
 
-
-
 def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourClasses,
                        config: VisionConfig) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
     """:attr:`BoardGeometry.look_alike`: for each field whose square is printed in a

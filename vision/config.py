@@ -34,6 +34,12 @@ class VisionConfig:
     #: Half-width of the search window around an expected marker, in marker sizes; big
     #: enough for a few mm of board drift between frames, small enough to be fast.
     search_margin: float = 1.0
+    #: Smallest candidate perimeter in a search window, as a share of the window's longer
+    #: side (ArUco's minMarkerPerimeterRate). A window is 1 + 2 x search_margin marker
+    #: sizes across, so the marker's own perimeter is over 1.1 of it even at 40 degrees
+    #: tilt; OpenCV's 0.03 made every speck of texture a candidate whose bits were read
+    #: (15 ms a warm frame for four windows, 5 ms with 0.3, the same markers found).
+    search_min_perimeter_rate: float = 0.3
     #: Window (px, half-size) for cv2.cornerSubPix refinement of marker corners.
     subpix_window: int = 3
     #: How ArUco reads a candidate's bits (its DetectorParameters of the same meaning):

@@ -66,8 +66,14 @@ def _dictionary(layout: Layout) -> cv2.aruco.Dictionary:
     return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
 
 
-def make_detector(layout: Layout, config: VisionConfig) -> cv2.aruco.ArucoDetector:
+def make_detector(
+    layout: Layout, config: VisionConfig, min_perimeter_rate: float | None = None
+) -> cv2.aruco.ArucoDetector:
+    """An ArUco detector for the layout's dictionary; ``min_perimeter_rate`` (a share of
+    the image's longer side) leaves out candidates too small to be the marker sought."""
     params = cv2.aruco.DetectorParameters()
+    if min_perimeter_rate is not None:
+        params.minMarkerPerimeterRate = min_perimeter_rate
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE  # we refine ourselves
     params.perspectiveRemovePixelPerCell = config.marker_pixels_per_cell
     params.perspectiveRemoveIgnoredMarginPerCell = config.marker_cell_margin
@@ -101,7 +107,7 @@ def detect_markers_near(
     detector: cv2.aruco.ArucoDetector | None = None,
 ) -> dict[int, np.ndarray]:
     """Search only small windows around where each marker is expected (px corners)."""
-    detector = detector or make_detector(layout, config)
+    detector = detector or make_detector(layout, config, config.search_min_perimeter_rate)
     height, width = gray.shape
     found: dict[int, np.ndarray] = {}
     for marker_id, corners in expected.items():
@@ -316,6 +322,8 @@ class Localiser:
         self.config = config or VisionConfig()
         self.camera = camera or Camera.from_config(self.config)
         self.detector = make_detector(layout, self.config)
+        self.near_detector = make_detector(layout, self.config,
+                                           self.config.search_min_perimeter_rate)
         self.homography: np.ndarray | None = None
         self._full: np.ndarray | None = None  # the last homography from 3-4 markers
         self.fixed = corners_px is not None
@@ -344,7 +352,7 @@ class Localiser:
         found: dict[int, np.ndarray] = {}
         if previous is not None:
             found = detect_markers_near(gray, self.layout, cfg, self._expected(previous),
-                                        self.detector)
+                                        self.near_detector)
         if len(found) < 3:
             found = detect_markers(gray, self.layout, cfg, self.detector) | found
         if previous is not None and found:

@@ -324,7 +324,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     lab = to_lab(normalised)
     variants = clipped_variants(rectified, normalised, levels, config.clip_tolerance,
                                 geometry.read_px)
-    labels = tracker.classes.label(lab, geometry.expected_offsets, variants)
+    labels = tracker.classes.label(lab, geometry.expected_offsets, variants, geometry.read_px)
     profiles = None
     if geometry.max_height > 1:
         matrix = levels.matrix() / cast[:, None].astype(np.float32)

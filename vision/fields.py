@@ -173,12 +173,15 @@ class ColourClasses:
             shape = bins.shape
             player, d_player, d_board = player.ravel(), d_player.ravel(), d_board.ravel()
             at = np.ravel(offsets)[index]
+            best, d_best, d_printed = player[index], d_player[index], d_board[index]
             for other in others:
                 alt = self.bins(other)
-                nearer = self.player_distance[alt] < d_player[index]
-                player[index] = np.where(nearer, self.nearest_player[alt], player[index])
-                d_player[index] = np.minimum(d_player[index], self.player_distance[alt])
-                d_board[index] = np.minimum(d_board[index], self.board_distance[at + alt])
+                d_alt = self.player_distance[alt]
+                nearer = d_alt < d_best
+                best = np.where(nearer, self.nearest_player[alt], best)
+                d_best = np.where(nearer, d_alt, d_best)
+                d_printed = np.minimum(d_printed, self.board_distance[at + alt])
+            player[index], d_player[index], d_board[index] = best, d_best, d_printed
             player, d_player, d_board = (a.reshape(shape) for a in (player, d_player, d_board))
         labels = np.full(bins.shape, FOREIGN, np.uint8)
         # A pixel is a piece only when clearly nearer a player colour than the board

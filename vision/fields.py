@@ -734,24 +734,23 @@ def look_alike_pieces(normalised: np.ndarray, states: list[FieldState],
     if not geometry.look_alike:
         return states
     flat = normalised.reshape(-1, normalised.shape[-1])
+    face_pct, rim_pct = config.look_alike_face_percentile, config.look_alike_rim_percentile
     out = list(states)
     for f, board, top, rim in geometry.look_alike:
         state = out[f]
         if state.height:
             continue
-        face_px, rim_px = flat[top].mean(axis=1), flat[rim].mean(axis=1)
+        face_px = np.take(flat, top, axis=0).mean(axis=1)
+        rim_px = np.take(flat, rim, axis=0).mean(axis=1)
+        # doubt goes to the empty field: a lighter piece's face is taken at its dark end
+        # and the corners at their light end, a darker piece's the other way round (a
+        # dark printed cell's corners take in the lighter board beside it)
+        faces = np.percentile(face_px, [face_pct, 100.0 - face_pct])
+        rims = np.percentile(rim_px, [rim_pct, 100.0 - rim_pct])
         shares = []
         for player, ratio in classes.look_alikes[board]:
-            # doubt goes to the empty field: a lighter piece's face is taken at its dark
-            # end and the corners at their light end, a darker piece's the other way round
-            # (a dark printed cell's corners take in the lighter board beside it)
-            face_pct, rim_pct = config.look_alike_face_percentile, \
-                config.look_alike_rim_percentile
-            if ratio < 0:
-                face_pct, rim_pct = 100.0 - face_pct, 100.0 - rim_pct
-            face = np.percentile(face_px, face_pct)
-            corners = np.percentile(rim_px, rim_pct)
-            seen = math.log(max(float(face), 1.0) / max(float(corners), 1.0))
+            darker = int(ratio < 0)
+            seen = math.log(max(float(faces[darker]), 1.0) / max(float(rims[darker]), 1.0))
             shares.append((seen / ratio, player))
         share, player = max(shares)
         margin = (share - config.look_alike_piece_share) / config.look_alike_sure_share

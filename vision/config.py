@@ -40,6 +40,12 @@ class VisionConfig:
     #: tilt; OpenCV's 0.03 made every speck of texture a candidate whose bits were read
     #: (15 ms a warm frame for four windows, 5 ms with 0.3, the same markers found).
     search_min_perimeter_rate: float = 0.3
+    #: A marker's search window that still shows what it showed when the marker was last
+    #: found keeps that marker's corners, unsearched: blocks of this many px, each mean
+    #: grey difference within this level (a 1 px shift of the marker's edge moves a
+    #: block along it by some 15-20 levels; sensor noise averages to 1-2).
+    marker_still_block_px: int = 8
+    marker_still_level: float = 6.0
     #: Window (px, half-size) for cv2.cornerSubPix refinement of marker corners.
     subpix_window: int = 3
     #: How ArUco reads a candidate's bits (its DetectorParameters of the same meaning):

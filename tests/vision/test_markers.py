@@ -15,6 +15,7 @@ from vision.markers import (
     detect_markers,
     fit_two_markers,
     homography_from_corners,
+    looks_unchanged,
     project,
 )
 from vision.pose import Camera
@@ -54,6 +55,34 @@ def test_one_covered_marker_keeps_the_board_located():
     found = localiser.locate(grey(cover_marker(view(LAYOUT, truth), truth, 2)))
     assert found.markers_seen == 3 and not found.relocalised
     assert max_error(found.homography, truth) < 1.0
+
+
+def test_a_marker_window_unchanged_but_for_noise_and_exposure_looks_unchanged():
+    rng = np.random.default_rng(3)
+    truth = camera_homography(LAYOUT, 650, 20, 10, 914)
+    image = grey(view(LAYOUT, truth)).astype(np.float32) * 0.7 + 30  # a camera's range
+    x, y = project(truth, [LAYOUT.markers.centres_mm[0]])[0].astype(int)
+    window = (slice(y - 60, y + 60), slice(x - 60, x + 60))
+    noisy = [np.clip(image[window] + rng.normal(0, 8, (120, 120)) + lift, 0, 255)
+             .astype(np.uint8) for lift in (0, 10)]
+    assert looks_unchanged(noisy[1], noisy[0], 8, VisionConfig.marker_still_level)
+    moved = np.roll(image, 1, axis=1)[window].astype(np.uint8)
+    assert not looks_unchanged(moved, image[window].astype(np.uint8), 8,
+                               VisionConfig.marker_still_level)
+
+
+def test_a_board_moved_by_a_pixel_is_followed_not_kept_where_it_was():
+    # markers whose windows look unchanged keep their corners unsearched; one that moved
+    # must be searched again, or the homography would stay where the board was
+    truth = camera_homography(LAYOUT, 650, 20, 10, 914)
+    shifted = np.array([[1, 0, 3.0], [0, 1, 0.0], [0, 0, 1]]) @ truth
+    localiser = Localiser(LAYOUT)
+    localiser.locate(grey(view(LAYOUT, truth)))
+    found = localiser.locate(grey(view(LAYOUT, shifted)))
+    assert found.markers_seen == 4 and not found.relocalised
+    assert max_error(found.homography, shifted) < 1.0
+    still = localiser.locate(grey(view(LAYOUT, shifted)))
+    assert max_error(still.homography, shifted) < 1.0
 
 
 def test_two_covered_markers_keep_the_previous_homography_but_fail_from_scratch():

@@ -117,6 +117,8 @@ def main() -> None:
 
 
 def sim_frames(n: int, seed: int = 1000, hard: bool = True):
+    """Per seed: the rendered frame, its dice area in pixels and mm, and the camera shake's
+    streak length in pixels (0: none)."""
     from companion.layout import load_layout
     from vision.sim import random_pose, random_scene, render
     layouts = [load_layout("cuatro"), load_layout("spexxx")]
@@ -125,7 +127,7 @@ def sim_frames(n: int, seed: int = 1000, hard: bool = True):
         layout = layouts[i % 2]
         scene = random_scene(layout, rng, dice=5, hard=hard)
         pose = random_pose(rng, layout)
-        yield (render(scene, pose, rng), *dice_region(layout, pose))
+        yield (render(scene, pose, rng), *dice_region(layout, pose), scene.motion_blur_px)
 
 
 def dice_region(layout, pose) -> tuple[np.ndarray, np.ndarray]:
@@ -141,7 +143,7 @@ def sim(config: DiceConfig, n: int, show_errors: bool, hard: bool = True,
         seed: int = 2000) -> tuple[float, float]:
     """Seeds from 2000 are held out; parameters were tried on seeds from 1000."""
     right = total = throws_right = throws = 0
-    for k, (out, region, region_mm) in enumerate(sim_frames(n, seed=seed, hard=hard)):
+    for k, (out, region, region_mm, shake) in enumerate(sim_frames(n, seed=seed, hard=hard)):
         readings = read_dice(out.frame, region, config, region_mm)
         # a die the reader must call unreadable (leaning, cut, under the hand) has truth None
         truth = []
@@ -157,9 +159,12 @@ def sim(config: DiceConfig, n: int, show_errors: bool, hard: bool = True,
         total += t
         throws += 1
         throws_right += r == t
-        if show_errors and r != t:
-            print("  wrong sim", k, sorted((v or 0) for v, *_ in readable),
-                  [x.value for x in readings])
+        if show_errors and r != t:  # leaning dice marked L; the frame's shake, if any
+            shown = sorted(f"{d.value}L" if d.leaning else str(d.value)
+                           for d in out.truth.dice if d.visible)
+            note = f" (camera shake {shake:.1f} px)" if shake else ""
+            print(f"  wrong sim seed {seed + k}: true {' '.join(shown)}, read "
+                  f"{[x.value for x in readings]}{note}")
     kind = "hard" if hard else "tame"
     print(f"rendered (seeded {kind} scenes, 5 dice): per die {right}/{total} = "
           f"{100 * right / max(total, 1):.2f} %, whole throws {throws_right}/{throws} = "
@@ -184,7 +189,7 @@ def speed(config: DiceConfig, n: int) -> None:
                 cv2.GaussianBlur(out.frame, (5, 5), 0), cv2.COLOR_BGR2Lab)}
     wall: dict[str, list[float]] = defaultdict(list)
     cpu: dict[str, list[float]] = defaultdict(list)
-    for out, region, region_mm in sim_frames(n, seed=5000):
+    for out, region, region_mm, _ in sim_frames(n, seed=5000):
         for name, job in jobs.items():
             w0, c0 = time.perf_counter(), time.thread_time()
             job(out, region, region_mm)

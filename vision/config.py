@@ -176,6 +176,23 @@ class VisionConfig:
     lightness_pair_min: float = 100.0
     lightness_pair_chroma: float = 20.0
     lightness_split_gap: float = 20.0
+    #: A field read empty in a game without stacks whose top face lies, in a/b (8-bit
+    #: Lab), within ``frame_colour_piece_distance`` of this frame's own pieces of a
+    #: colourful player (calibrated chroma over ``frame_colour_chroma``: magenta, cyan)
+    #: and at least ``frame_colour_board_distance`` and twice as far
+    #: (``frame_colour_ratio``) from this frame's own empty cells of its colour, holds
+    #: such a piece. The tables accept each colour from deep shade to glare, so in a dim
+    #: frame, stretched to the markers' white, magenta on Spexxx's red zone matched both;
+    #: within one frame the two lie 30-40 apart. Learnt from fields read with confidence
+    #: ``frame_colour_sure``: at least ``frame_colour_board_fields`` empty cells of the
+    #: colour and ``frame_colour_piece_fields`` pieces.
+    frame_colour_chroma: float = 25.0
+    frame_colour_piece_distance: float = 10.0
+    frame_colour_board_distance: float = 20.0
+    frame_colour_ratio: float = 0.5
+    frame_colour_sure: float = 0.5
+    frame_colour_board_fields: int = 3
+    frame_colour_piece_fields: int = 2
     #: Printed lines and dots (Mühle's, as the layout gives them) are expected this much
     #: wider on each side: the board's pose is known to about a millimetre.
     printed_margin_mm: float = 0.7

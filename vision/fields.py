@@ -59,6 +59,7 @@ class ColourClasses:
         board_hex.setdefault("board", config.default_board_hex)
         self.board = list(board_hex)
         player_labs = np.array([calibration.colours[p] for p in self.players])
+        self.calibration_labs = player_labs
         self.board_bgr = np.array([hex_to_bgr(board_hex[b]) for b in self.board], np.float32)
         board_labs = np.array([bgr_to_lab(hex_to_bgr(board_hex[b])) for b in self.board])
         player_dist = self._distances(player_labs, config, config.glare_levels)  # (P, bins)
@@ -238,6 +239,8 @@ class BoardGeometry:
     #: (player, per sliver pixel: printed, beside the field's own colour, in a colour that
     #: player's piece shares - :attr:`ColourClasses.shared`: Mühle's lines for black).
     sliver_shared: list[tuple[int, np.ndarray]] = field(default_factory=list)
+    #: Per field, the board colour class its own square is printed in.
+    printed: np.ndarray | None = None
     #: The flat rectified pixels :func:`read_fields` reads (in some field's sliver or top
     #: face), sorted; the labels of no other pixel are used.
     read_px: np.ndarray | None = None
@@ -365,7 +368,10 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.sliver_idx = np.concatenate(sliver_idx)
     geometry.sliver_seg = np.concatenate(sliver_seg)
     geometry.sliver_area = np.bincount(geometry.sliver_seg, minlength=segments)
-    geometry.sliver_shared = _sliver_shared(layout, geometry, classes)
+    geometry.printed = np.array([classes.board_index(c) if (c := layout.fields[name].printed)
+                                 in classes.board else classes.board_index("board")
+                                 for name in geometry.names])
+    geometry.sliver_shared = _sliver_shared(geometry, classes)
     geometry.top_idx = np.concatenate(top_idx)
     geometry.top_seg = np.concatenate(top_seg)
     geometry.top_area = np.bincount(geometry.top_seg, minlength=segments)
@@ -378,14 +384,11 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     return geometry
 
 
-def _sliver_shared(layout: Layout, geometry: BoardGeometry,
+def _sliver_shared(geometry: BoardGeometry,
                    classes: ColourClasses) -> list[tuple[int, np.ndarray]]:
     """:attr:`BoardGeometry.sliver_shared`."""
-    own = np.array([classes.board_index(c) if (c := layout.fields[name].printed)
-                    in classes.board else classes.board_index("board")
-                    for name in geometry.names])
     printed = geometry.expected.ravel()[geometry.sliver_idx]
-    beside = printed != own[geometry.sliver_seg // geometry.max_height]
+    beside = printed != geometry.printed[geometry.sliver_seg // geometry.max_height]
     players = sorted({p for shared in classes.shared.values() for p in shared})
     return [(p, beside & np.isin(printed, [b for b, shared in classes.shared.items()
                                            if p in shared]))
@@ -810,6 +813,56 @@ def _otsu_cut(ranked: np.ndarray) -> int:
     below = np.cumsum(ranked)[:-1] / count
     above = (ranked.sum() - below * count) / (len(ranked) - count)
     return int(np.argmax(count * (len(ranked) - count) * (above - below) ** 2))
+
+
+def frame_colour_pieces(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
+                        classes: ColourClasses, config: VisionConfig) -> list[FieldState]:
+    """``states`` with the colourful pieces (magenta, cyan) found on fields read empty by
+    the colours this frame shows: its own empty cells of each printed colour and its own
+    pieces of each player, from the fields read surely (``frame_colour_*``). A dim or
+    colour-cast frame moves a piece and the cell under it alike, so the two stay apart
+    within the frame while both match the tables. Games without stacks only: there a
+    field's top face shows its own square when empty, not a neighbour's tower."""
+    if geometry.max_height > 1:
+        return states
+    colourful = [p for p in range(len(classes.players))
+                 if np.hypot(*(np.asarray(classes.calibration_labs[p][1:]) - 128))
+                 > config.frame_colour_chroma]
+    if not colourful:
+        return states
+    starts = np.concatenate([[0], np.cumsum(geometry.top_area)])
+    begin, end = starts[:-1], starts[1:]
+    flat = lab.reshape(-1, 3)
+    faces = np.stack([_segment_medians(flat[:, c], geometry.top_idx, begin, end)
+                      for c in (1, 2)], axis=1)
+    sure = np.array([s.confidence >= config.frame_colour_sure for s in states])
+    empty = np.array([s.height == 0 for s in states])
+    boards = {}
+    for board in np.unique(geometry.printed):
+        chosen = sure & empty & (geometry.printed == board)
+        if chosen.sum() >= config.frame_colour_board_fields:
+            boards[board] = np.median(faces[chosen], axis=0)
+    pieces = {}
+    for p in colourful:
+        chosen = sure & np.array([s.top_colour == classes.players[p] for s in states])
+        if chosen.sum() >= config.frame_colour_piece_fields:
+            pieces[p] = np.median(faces[chosen], axis=0)
+    if not boards or not pieces:
+        return states
+    out = list(states)
+    for f in np.flatnonzero(empty):
+        board = boards.get(geometry.printed[f])
+        if board is None:
+            continue
+        to_board = float(np.hypot(*(faces[f] - board)))
+        to_piece, p = min((float(np.hypot(*(faces[f] - piece))), p)
+                          for p, piece in pieces.items())
+        reach = config.frame_colour_ratio * to_board
+        if (to_board >= config.frame_colour_board_distance
+                and to_piece <= config.frame_colour_piece_distance and to_piece < reach):
+            out[f] = FieldState(states[f].name, classes.players[p], 1,
+                                float(min(1.0, 1.0 - to_piece / reach)))
+    return out
 
 
 def _segment_medians(values: np.ndarray, idx: np.ndarray, begin: np.ndarray,

@@ -34,6 +34,7 @@ from vision.fields import (
     FieldState,
     board_cast,
     build_geometry,
+    frame_colour_pieces,
     look_alike_pieces,
     read_fields,
     sample_profiles,
@@ -332,6 +333,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     states = read_fields(labels, geometry, tracker.classes, config, profiles)
     states = look_alike_pieces(normalised, states, geometry, tracker.classes, config)
     states = split_lightness(lab, states, geometry, tracker.classes, config)
+    states = frame_colour_pieces(lab, states, geometry, tracker.classes, config)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
     towers = tower_mask(states, geometry, config.tower_margin_mm)
     occlusion = occlusion_of(normalised, lab, geometry, tracker, states, towers, missing,

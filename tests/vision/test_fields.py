@@ -187,6 +187,31 @@ def test_white_stones_on_silver_cells_under_uneven_light(light_from):
     assert read_states(reading) == field_states(rendered.truth)
 
 
+@pytest.mark.parametrize("seed", [0, 3])
+def test_magenta_and_cyan_on_red_and_blue_cells_in_a_dim_cast_frame(seed):
+    """In a dim frame with a blue cast (board bench seed 1, frame 23's light and camera),
+    stretched to the markers' white, magenta on Spexxx's red cells and cyan on its blue
+    ones match both colours in the tables and read empty; within the frame they lie far
+    from the empty cells of their colour and close to the same player's other pieces."""
+    layout = load_layout("spexxx")
+    zone = {c: [n for n, f in layout.fields.items() if f.printed == c]
+            for c in ("red", "blue", "green")}
+    stacks = {**{n: ["magenta"] for n in zone["red"][::3]},
+              **{n: ["cyan"] for n in zone["blue"][::3]},
+              **{n: ["magenta"] for n in zone["green"][::4]},
+              **{n: ["cyan"] for n in zone["green"][1::4]}}
+    light = Lighting(exposure=0.64, white_balance=(0.91, 1.01, 1.075),
+                     light_azimuth_deg=149, light_elevation_deg=67, shadow_strength=0.41,
+                     vignetting=0.16, gradient=0.26, gradient_angle_deg=79)
+    pose = CameraPose(height_mm=777, tilt_deg=15.5, yaw_deg=181, fov_deg=79.8, k1=-0.011,
+                      target_mm=(218, 186))
+    layout, rendered = frame("spexxx", stacks, pose=pose, seed=seed, lighting=light,
+                             noise_sigma=3.7, blur_sigma=1.2, jpeg_quality=None)
+    calibration = ColourCalibration.default(layout, ["cyan", "magenta"])
+    reading = read_board(rendered.frame, layout, calibration)
+    assert read_states(reading) == field_states(rendered.truth)
+
+
 @pytest.mark.parametrize("glare", [(0.5, 0.5, 0.2, 0.4), (0.5, 0.5, 0.12, 0.6)])
 def test_black_stones_in_a_glare_spot_are_not_read_white(glare):
     """A lamp's reflection over the board washes black stones towards grey, and the

@@ -216,23 +216,6 @@ class VisionConfig:
     max_tower_height: int = 5
     #: Nested Cuatro roofs: each roof raises the tower by this share of its height.
     roof_nesting_ratio: float = 0.45
-    #: Whole-outline fit of a tower's height (:func:`vision.fields.fit_outlines`):
-    #: lines this far apart across the tower, reaching this far past its widest top, ...
-    outline_line_mm: float = 1.0
-    outline_reach_mm: float = 4.0
-    #: ... colour distance (Lab bins) from board to piece over which evidence goes -1 .. 1,
-    outline_evidence_scale: float = 10.0
-    #: ... the base centre searched this far (mm) either way in these steps, with this
-    #: prior (evidence-mm per mm squared) on the shift, ...
-    outline_shift_mm: float = 4.0
-    outline_shift_step_mm: float = 0.5
-    outline_prior: float = 0.0
-    #: ... and the top's far rim expected this much (mm) past its geometry.
-    outline_top_bias_mm: float = 0.0
-    #: The whole silhouette is this much (mm) wider all round than its geometry (blur).
-    outline_grow_mm: float = 0.0
-    #: Only lines within this share of the radius from the tower's axis count.
-    outline_band_ratio: float = 2.0
     #: Readings with a confidence under this are marked uncertain in annotations.
     uncertain_below: float = 0.6
 

@@ -208,12 +208,6 @@ class BoardGeometry:
     expected_offsets: np.ndarray | None = None  # ColourClasses.offsets of ``expected``
     profile_lines: int = 1
     profile_t: np.ndarray | None = None  # (K,) distance along the radial line, mm
-    outline_maps: tuple[np.ndarray, np.ndarray] | None = None  # (F * J, K) frame px
-    outline_offsets: np.ndarray | None = None  # (F * J, K) board class lookup there
-    outline_s: np.ndarray | None = None  # (J,) sideways offset of each outline line, mm
-    nadir_distance: np.ndarray | None = None  # (F,) field centre's distance from N, mm
-    lift_scales: np.ndarray | None = None  # (H,) a tower top's scale about N per height
-    piece_radius_mm: float = 0.0
     predicted_length: np.ndarray | None = None  # (F, H) silhouette length per height, mm
     predicted_near: np.ndarray | None = None  # (F,) near edge of a centred base, mm
     face_chord_mm: float = 0.0  # a piece's face along the profile lines, mean over them
@@ -475,23 +469,6 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres
     geometry.profile_printed = (geometry.expected[rows, cols] >= 0).reshape(shape)
     geometry.profile_lines = len(lines)
     geometry.profile_t = t
-    # the whole outline: lines across the tower's full width and a little beyond
-    reach = radius * scales[-1] + config.outline_reach_mm
-    across = np.arange(-reach, reach + 1e-6, config.outline_line_mm)
-    points = (centres[:, None, None, :] + t[None, None, :, None] * u[:, None, None, :]
-              + across[None, :, None, None] * v[:, None, None, :]).reshape(-1, 2)
-    rect = geometry.to_px(points)
-    ideal = cv2.perspectiveTransform(rect.reshape(-1, 1, 2), geometry.warp).reshape(-1, 2)
-    px = camera.distort(ideal).astype(np.float32)
-    shape = (len(centres) * len(across), len(t))
-    geometry.outline_maps = (px[:, 0].reshape(shape).copy(), px[:, 1].reshape(shape).copy())
-    cols = np.clip(np.rint(rect[:, 0]).astype(int), 0, width - 1)
-    rows = np.clip(np.rint(rect[:, 1]).astype(int), 0, height - 1)
-    geometry.outline_offsets = geometry.expected_offsets[rows, cols].reshape(shape)
-    geometry.outline_s = across
-    geometry.nadir_distance = dist[:, 0]
-    geometry.lift_scales = scales
-    geometry.piece_radius_mm = radius
 
 
 def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeometry,
@@ -605,77 +582,6 @@ def _refine_edge(colours: np.ndarray, t: np.ndarray, edge: int, inward: int,
     fraction = (0.5 - share[i - 1]) / max(share[i] - share[i - 1], 1e-6)
     start = span[0]
     return float(t[start + inward * (i - 1)] + inward * fraction * (t[1] - t[0]))
-
-
-def outline_evidence(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-                     levels_matrix: np.ndarray, fields: np.ndarray,
-                     config: VisionConfig) -> np.ndarray:
-    """Per sample of the given fields' outline lines (fields, J, K): how much more it looks
-    like a piece than like the board printed there, -1 .. 1 (colour distances over
-    ``outline_evidence_mm``); off the printed board a piece colour counts, nothing else."""
-    lines = len(geometry.outline_s)
-    rows = (np.asarray(fields)[:, None] * lines + np.arange(lines)).ravel()
-    maps = (geometry.outline_maps[0][rows], geometry.outline_maps[1][rows])
-    sampled = cv2.remap(frame, maps[0], maps[1], cv2.INTER_LINEAR)
-    lab = cv2.cvtColor(cv2.transform(sampled, levels_matrix), cv2.COLOR_BGR2Lab)
-    bins = classes.bins(lab)
-    d_player = classes.player_distance[bins]
-    d_board = classes.board_distance[geometry.outline_offsets[rows] + bins]
-    evidence = np.clip((d_board - d_player) / config.outline_evidence_scale, -1.0, 1.0)
-    off_board = ~np.isfinite(d_board)
-    evidence[off_board] = (d_player[off_board] <= classes.threshold).astype(np.float32)
-    return evidence.reshape(len(rows) // lines, lines, -1).astype(np.float32)
-
-
-def fit_outlines(evidence: np.ndarray, geometry: BoardGeometry, fields: np.ndarray,
-                 config: VisionConfig) -> np.ndarray:
-    """How well each height's whole outline explains the evidence (fields, H), higher is
-    better: for each height the best over where the tower stands (base centre a along,
-    b across the lines, within ``outline_shift_mm``), of the evidence inside the predicted
-    silhouette (the hull of the base disc and the top disc lifted by the height), less a
-    prior on the shift. Per line the silhouette is one interval, so each hypothesis costs
-    two lookups of a running sum per line."""
-    step = config.profile_step_mm
-    t = geometry.profile_t
-    start = t[0] - step / 2
-    running = np.concatenate([np.zeros(evidence.shape[:2] + (1,), np.float32),
-                              np.cumsum(evidence, axis=2) * step], axis=2)  # (n, J, K + 1)
-    limit = running.shape[2] - 1
-
-    def integral(k: int, x: np.ndarray) -> np.ndarray:
-        pos = np.clip((x - start) / step, 0, limit - 1e-6)
-        i = pos.astype(np.int64)
-        frac = pos - i
-        line = np.arange(x.shape[-1])
-        row = running[k]
-        return row[line, i] * (1 - frac) + row[line, i + 1] * frac
-
-    shifts = np.arange(-config.outline_shift_mm, config.outline_shift_mm + 1e-6,
-                       config.outline_shift_step_mm)
-    a = shifts[None, :, None, None]  # (1, A, 1, 1)
-    b = shifts[None, None, :, None]  # (1, 1, B, 1)
-    s = geometry.outline_s[None, None, None, :]
-    scales = geometry.lift_scales[:, None, None, None]  # (H, 1, 1, 1)
-    r = geometry.piece_radius_mm + config.outline_grow_mm
-    base2 = r * r - (s - b) ** 2
-    top_r = geometry.piece_radius_mm * scales + config.outline_grow_mm
-    top2 = top_r * top_r - (s - b * scales) ** 2
-    half_base = np.sqrt(np.maximum(base2, 0))
-    half_top = np.sqrt(np.maximum(top2, 0))
-    inside = ((base2 > 0) | (top2 > 0)) & (np.abs(s - b) <= config.outline_band_ratio * r)
-    prior = config.outline_prior * (a ** 2 + b ** 2)[..., 0]
-    out = np.empty((len(fields), len(scales)))
-    for k, f in enumerate(fields):
-        centre = a + (scales - 1) * (geometry.nadir_distance[f] + a)
-        near = np.minimum(np.where(base2 > 0, a - half_base, np.inf),
-                          np.where(top2 > 0, centre - half_top, np.inf))
-        far = np.maximum(np.where(base2 > 0, a + half_base, -np.inf),
-                         np.where(top2 > 0, centre + half_top + config.outline_top_bias_mm,
-                                  -np.inf))
-        near, far = np.broadcast_arrays(near, far)
-        score = np.where(inside, integral(k, far) - integral(k, near), 0.0).sum(axis=-1)
-        out[k] = (score - prior).reshape(len(scales), -1).max(axis=1)
-    return out
 
 
 def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeometry,

@@ -216,34 +216,6 @@ class VisionConfig:
     max_tower_height: int = 5
     #: Nested Cuatro roofs: each roof raises the tower by this share of its height.
     roof_nesting_ratio: float = 0.45
-    #: Whole-outline fit of a tower's height (:func:`vision.fields.fit_outlines`), added
-    #: to the length's cost: lines this far apart (mm) across the tower, reaching this far
-    #: past its widest top, ...
-    outline_line_mm: float = 1.0
-    outline_reach_mm: float = 4.0
-    #: (every this many height-profile samples along the lines: 0.5 mm reads as well as
-    #: 0.25 mm on bench seeds 1 and 2, lines 2 mm apart do not)
-    outline_step: int = 2
-    #: ... a sample is tower where it differs from the board printed there (lit as the
-    #: tower's board samples are) by this share of the tower's median difference, and
-    #: board this share of it below that (see :func:`vision.fields.outline_evidence`), ...
-    outline_contrast_ratio: float = 0.8
-    outline_soft_ratio: float = 0.5
-    #: (A field needs this many board and piece samples for those medians; else the
-    #: printed colours are taken as seen and the tower's difference as this.)
-    outline_min_samples: int = 20
-    #: (the medians over every this many of those samples, for speed)
-    outline_median_every: int = 4
-    outline_default_contrast: float = 60.0
-    #: ... the base centre is searched this far (mm) either way in these steps, ...
-    outline_shift_mm: float = 3.0
-    outline_shift_step_mm: float = 1.0
-    #: ... the silhouette taken this much (mm) wider all round than its geometry (blur),
-    outline_grow_mm: float = 0.3
-    #: ... and the fit's score (evidence x mm) weighs this much against a layer of length
-    #: mismatch: on bench seeds 1 / 2 (120 frames, Just 4 Fun and Cuatro) the fit alone
-    #: reads fewer heights than the length, added to it a few more (docs/vision.md).
-    outline_weight: float = 0.005
     #: Readings with a confidence under this are marked uncertain in annotations.
     uncertain_below: float = 0.6
 

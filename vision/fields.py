@@ -208,14 +208,6 @@ class BoardGeometry:
     expected_offsets: np.ndarray | None = None  # ColourClasses.offsets of ``expected``
     profile_lines: int = 1
     profile_t: np.ndarray | None = None  # (K,) distance along the radial line, mm
-    outline_maps: tuple[np.ndarray, np.ndarray] | None = None  # (F * J, K) frame px
-    outline_offsets: np.ndarray | None = None  # (F * J, K) board class lookup there
-    outline_printed: np.ndarray | None = None  # (F * J, K, 3) printed BGR there (NaN: none)
-    outline_s: np.ndarray | None = None  # (J,) sideways offset of each outline line, mm
-    outline_t: np.ndarray | None = None  # (K,) distance along the outline lines, mm
-    nadir_distance: np.ndarray | None = None  # (F,) field centre's distance from N, mm
-    lift_scales: np.ndarray | None = None  # (H,) a tower top's scale about N per height
-    piece_radius_mm: float = 0.0
     predicted_length: np.ndarray | None = None  # (F, H) silhouette length per height, mm
     predicted_near: np.ndarray | None = None  # (F,) near edge of a centred base, mm
     face_chord_mm: float = 0.0  # a piece's face along the profile lines, mean over them
@@ -344,7 +336,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
         flat = (ys * width_px + xs).ravel()
         field_idx.append(flat)
         field_seg.append(np.full(flat.size, f))
-    _build_profiles(geometry, pose, camera, classes, centres, scales, radius, config)
+    _build_profiles(geometry, pose, camera, centres, scales, radius, config)
     segments = len(names) * max_height
     # Printed edges and lines are where the board image is least predictable.
     expected = geometry.expected
@@ -439,8 +431,7 @@ def _homes(geometry: BoardGeometry, margin_px: float) -> np.ndarray:
     return home
 
 
-def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera,
-                    classes: ColourClasses, centres: np.ndarray,
+def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres: np.ndarray,
                     scales: np.ndarray, radius: float, config: VisionConfig) -> None:
     """Sampling lines for each field along the direction away from the nadir (where a
     tower's top is displaced), and the silhouette length each height predicts there.
@@ -478,27 +469,6 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera,
     geometry.profile_printed = (geometry.expected[rows, cols] >= 0).reshape(shape)
     geometry.profile_lines = len(lines)
     geometry.profile_t = t
-    # the whole outline: lines across the tower's full width and a little beyond
-    reach = radius * scales[-1] + config.outline_reach_mm
-    across = np.arange(-reach, reach + 1e-6, config.outline_line_mm)
-    along = t[::config.outline_step]
-    points = (centres[:, None, None, :] + along[None, None, :, None] * u[:, None, None, :]
-              + across[None, :, None, None] * v[:, None, None, :]).reshape(-1, 2)
-    rect = geometry.to_px(points)
-    ideal = cv2.perspectiveTransform(rect.reshape(-1, 1, 2), geometry.warp).reshape(-1, 2)
-    px = camera.distort(ideal).astype(np.float32)
-    shape = (len(centres) * len(across), len(along))
-    geometry.outline_maps = (px[:, 0].reshape(shape).copy(), px[:, 1].reshape(shape).copy())
-    cols = np.clip(np.rint(rect[:, 0]).astype(int), 0, width - 1)
-    rows = np.clip(np.rint(rect[:, 1]).astype(int), 0, height - 1)
-    geometry.outline_offsets = geometry.expected_offsets[rows, cols].reshape(shape)
-    printed = np.concatenate([classes.board_bgr, np.full((1, 3), np.nan, np.float32)])
-    geometry.outline_printed = printed[geometry.expected[rows, cols]].reshape(shape + (3,))
-    geometry.outline_s = across
-    geometry.outline_t = along
-    geometry.nadir_distance = dist[:, 0]
-    geometry.lift_scales = scales
-    geometry.piece_radius_mm = radius
 
 
 def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeometry,
@@ -614,93 +584,6 @@ def _refine_edge(colours: np.ndarray, t: np.ndarray, edge: int, inward: int,
     return float(t[start + inward * (i - 1)] + inward * fraction * (t[1] - t[0]))
 
 
-def outline_evidence(sampled: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-                     config: VisionConfig) -> np.ndarray:
-    """Per sample of every field's outline lines (F, J, K): how much it looks like a tower
-    rather than the board, -1 .. 1, from its colour's difference to the board printed
-    there, lit as that field's board samples are (their median ratio, seen over printed),
-    against the median difference of its piece-coloured samples (a midpoint per tower, as
-    :func:`_refine_edge` takes per line: where a colour-label change puts an edge moves
-    with the colour pair). Off the printed board a piece colour counts, nothing else.
-    ``sampled`` is the normalised BGR of the outline samples (F * J, K, 3)."""
-    lines = len(geometry.outline_s)
-    fields = len(geometry.names)
-    bins = classes.bins(cv2.cvtColor(sampled, cv2.COLOR_BGR2Lab))
-    d_player = classes.player_distance[bins]
-    d_board = classes.board_distance[geometry.outline_offsets + bins]
-    margin, threshold = classes.margin, classes.threshold
-    board = ((d_board <= d_player + margin) & (d_board <= threshold)).reshape(fields, -1)
-    piece = ((d_player + margin < d_board) & (d_player <= threshold)).reshape(fields, -1)
-    printed = geometry.outline_printed.reshape(fields, -1, 3)
-    on_board = ~np.isnan(printed[..., 0])
-    colours = sampled.reshape(fields, -1, 3).astype(np.float32)
-    evidence = np.empty(on_board.shape, np.float32)
-    least = config.outline_min_samples
-    every = config.outline_median_every
-    for f in range(fields):
-        seen = board[f] & on_board[f]
-        seen = np.flatnonzero(seen)[::every]
-        gain = (np.median(colours[f][seen] / np.maximum(printed[f][seen], 1.0), axis=0)
-                if len(seen) >= least else np.ones(3, np.float32))
-        differs = np.linalg.norm(colours[f] - printed[f] * gain, axis=1)
-        inside = np.flatnonzero(piece[f] & on_board[f])[::every]
-        contrast = (float(np.median(differs[inside])) if len(inside) >= least
-                    else config.outline_default_contrast)
-        evidence[f] = np.clip((differs - config.outline_contrast_ratio * contrast)
-                              / max(config.outline_soft_ratio * contrast, 1.0), -1.0, 1.0)
-        evidence[f][~on_board[f]] = piece[f][~on_board[f]]
-    return evidence.reshape(fields, lines, -1)
-
-
-def fit_outlines(evidence: np.ndarray, geometry: BoardGeometry, fields: np.ndarray,
-                 config: VisionConfig) -> np.ndarray:
-    """How well each height's whole outline explains the evidence (fields, H), higher is
-    better: for each height the best over where the tower stands (base centre a along,
-    b across the lines, within ``outline_shift_mm``), of the evidence inside the predicted
-    silhouette (the hull of the base disc and the top disc lifted by the height), less a
-    prior on the shift. Per line the silhouette is one interval, so each hypothesis costs
-    two lookups of a running sum per line."""
-    t = geometry.outline_t
-    step = float(t[1] - t[0])
-    start = t[0] - step / 2
-    running = np.concatenate([np.zeros(evidence.shape[:2] + (1,), np.float32),
-                              np.cumsum(evidence, axis=2) * step], axis=2)  # (n, J, K + 1)
-    limit = running.shape[2] - 1
-
-    def integral(k: int, x: np.ndarray) -> np.ndarray:
-        pos = np.clip((x - start) / step, 0, limit - 1e-6)
-        i = pos.astype(np.int64)
-        frac = pos - i
-        line = np.arange(x.shape[-1])
-        row = running[k]
-        return row[line, i] * (1 - frac) + row[line, i + 1] * frac
-
-    shifts = np.arange(-config.outline_shift_mm, config.outline_shift_mm + 1e-6,
-                       config.outline_shift_step_mm)
-    a = shifts[None, :, None, None]  # (1, A, 1, 1)
-    b = shifts[None, None, :, None]  # (1, 1, B, 1)
-    s = geometry.outline_s[None, None, None, :]
-    scales = geometry.lift_scales[:, None, None, None]  # (H, 1, 1, 1)
-    r = geometry.piece_radius_mm + config.outline_grow_mm
-    base2 = r * r - (s - b) ** 2
-    top_r = geometry.piece_radius_mm * scales + config.outline_grow_mm
-    top2 = top_r * top_r - (s - b * scales) ** 2
-    half_base = np.sqrt(np.maximum(base2, 0))
-    half_top = np.sqrt(np.maximum(top2, 0))
-    inside = (base2 > 0) | (top2 > 0)
-    out = np.empty((len(fields), len(scales)))
-    for k, f in enumerate(fields):
-        centre = a + (scales - 1) * (geometry.nadir_distance[f] + a)
-        near = np.minimum(np.where(base2 > 0, a - half_base, np.inf),
-                          np.where(top2 > 0, centre - half_top, np.inf))
-        far = np.maximum(np.where(base2 > 0, a + half_base, -np.inf),
-                         np.where(top2 > 0, centre + half_top, -np.inf))
-        near, far = np.broadcast_arrays(near, far)
-        score = np.where(inside, integral(k, far) - integral(k, near), 0.0).sum(axis=-1)
-        out[k] = score.reshape(len(scales), -1).max(axis=1)
-    return out
-
-
 def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeometry,
                     fields: np.ndarray, config: VisionConfig) -> tuple[np.ndarray, np.ndarray]:
     """How well each height explains the silhouette length of the given (occupied)
@@ -757,11 +640,10 @@ class TowerProfiles:
 
     labels: np.ndarray  # (F * lines, K) colour labels (see ColourClasses.label)
     colours: np.ndarray  # (F, K, 3) normalised BGR, mean over each field's lines
-    outline: np.ndarray | None = None  # (F, J, K) tower evidence, see outline_evidence
 
 
 def sample_profiles(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-                    levels_matrix: np.ndarray, config: VisionConfig) -> TowerProfiles:
+                    levels_matrix: np.ndarray) -> TowerProfiles:
     """Labels and colours of the height-profile samples, taken from the full-resolution
     frame (a layer moves a tower's top by only 1-4 mm). Clipped channels are not matched
     brighter here (:func:`vision.calibration.clipped_variants`): on board bench seed 1
@@ -771,11 +653,8 @@ def sample_profiles(frame: np.ndarray, geometry: BoardGeometry, classes: ColourC
     normalised = cv2.transform(sampled, levels_matrix)
     lab = cv2.cvtColor(normalised, cv2.COLOR_BGR2Lab)
     colours = normalised.reshape(len(geometry.names), geometry.profile_lines, -1, 3)
-    outline = cv2.transform(cv2.remap(frame, geometry.outline_maps[0], geometry.outline_maps[1],
-                                      cv2.INTER_LINEAR), levels_matrix)
     return TowerProfiles(classes.label(lab, geometry.profile_offsets),
-                         colours.mean(axis=1, dtype=np.float32),
-                         outline_evidence(outline, geometry, classes, config))
+                         colours.mean(axis=1, dtype=np.float32))
 
 
 def _crossing(t: np.ndarray, profile: np.ndarray, i: int, j: int) -> float:
@@ -971,9 +850,6 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
         segs = occupied[:, None] * geometry.max_height + np.arange(geometry.max_height)
         share = counts[segs, :players].max(axis=2) / top_area[segs]
         cost = np.where(np.isnan(mismatch), 0.0, mismatch) - config.top_face_weight * share
-        if profiles.outline is not None:
-            fit = fit_outlines(profiles.outline[occupied], geometry, occupied, config)
-            cost = cost - config.outline_weight * fit
         best = cost.argmin(axis=1)
         heights[occupied] = best + 1
         ordered = np.sort(cost, axis=1)

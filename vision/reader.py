@@ -328,7 +328,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     profiles = None
     if geometry.max_height > 1:
         matrix = levels.matrix() / cast[:, None].astype(np.float32)
-        profiles = sample_profiles(frame, geometry, tracker.classes, matrix, config)
+        profiles = sample_profiles(frame, geometry, tracker.classes, matrix)
     states = read_fields(labels, geometry, tracker.classes, config, profiles)
     states = look_alike_pieces(normalised, states, geometry, tracker.classes, config)
     states = split_lightness(lab, states, geometry, tracker.classes, config)

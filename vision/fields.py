@@ -887,18 +887,18 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
     players = len(classes.players)
     segments = len(geometry.names) * geometry.max_height
     in_slivers = flat[geometry.sliver_idx]
-    board_in_slivers = in_slivers == BOARD
-    piece_hits = np.bincount(geometry.sliver_seg, weights=in_slivers < players,
-                             minlength=segments)
-    board_hits = np.bincount(geometry.sliver_seg, weights=board_in_slivers, minlength=segments)
-    evidence = piece_hits - board_hits
+    # per segment, the pixels of each player, of the board and foreign, in one count
+    kind = np.full(256, players + 1, np.int64)
+    kind[:players], kind[BOARD] = np.arange(players), players
+    sliver_counts = np.bincount(geometry.sliver_seg * (players + 2) + kind[in_slivers],
+                                minlength=segments * (players + 2)).reshape(segments, -1)
+    board_hits = sliver_counts[:, players]
+    evidence = sliver_counts[:, :players].sum(axis=1) - board_hits
     for player, shared in geometry.sliver_shared:
         # board printed in this player's colour beside the field: no evidence against it
-        mine = np.bincount(geometry.sliver_seg, weights=in_slivers == player,
-                           minlength=segments)
-        regained = np.bincount(geometry.sliver_seg, weights=board_in_slivers & shared,
+        regained = np.bincount(geometry.sliver_seg, weights=(in_slivers == BOARD) & shared,
                                minlength=segments)
-        evidence = np.maximum(evidence, mine - board_hits + regained)
+        evidence = np.maximum(evidence, sliver_counts[:, player] - board_hits + regained)
     evidence = evidence.reshape(-1, geometry.max_height)
     area = np.maximum(geometry.sliver_area, 1).reshape(-1, geometry.max_height)
     score = np.concatenate([np.zeros((evidence.shape[0], 1)), np.cumsum(evidence, axis=1)],

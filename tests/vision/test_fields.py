@@ -3,6 +3,8 @@
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from companion.layout import load_layout
 from companion.simtable import TABLE_LIGHT, table_pose
@@ -14,6 +16,7 @@ from vision.fields import (
     BOARD,
     ColourClasses,
     FieldState,
+    _segment_percentiles,
     look_alike_pieces,
     read_fields,
     silhouette_bias,
@@ -404,3 +407,18 @@ def test_a_clipped_red_is_matched_as_at_least_that_bright():
     assert classes.label(to_lab(seen), offsets, variants)[0, 0] == BOARD
     unclipped = np.array([[[109, 200, 220]]], np.uint8)  # below the white: nothing to vary
     assert len(clipped_variants(unclipped, seen, levels, 3.0)[0]) == 0
+
+
+@given(st.lists(st.lists(st.integers(0, 255), min_size=1, max_size=40), min_size=1,
+                max_size=6),
+       st.floats(0, 100))
+def test_segment_percentiles_are_numpys(runs, percentile):
+    """The look-alike test's percentiles, taken for all fields in one sort, must be the
+    very values np.percentile gives per field: readings may not move with the speed-up."""
+    values = np.concatenate([np.array(run, float) / 3 for run in runs])
+    sizes = np.array([len(run) for run in runs])
+    wanted = [percentile, 100.0 - percentile]
+    got = _segment_percentiles(values, sizes, wanted)
+    starts = np.cumsum(sizes) - sizes
+    for k, (start, size) in enumerate(zip(starts, sizes, strict=True)):
+        assert np.array_equal(got[k], np.percentile(values[start:start + size], wanted))

@@ -889,15 +889,19 @@ def _segment_percentiles(values: np.ndarray, sizes: np.ndarray, percentiles: lis
 
 def _segment_medians(values: np.ndarray, idx: np.ndarray, begin: np.ndarray,
                      end: np.ndarray) -> np.ndarray:
-    """The median of ``values[idx[b:e]]`` for each (b, e), in one sort (a median per
-    piece took 4 ms on a full Spexxx board)."""
+    """The median of ``values[idx[b:e]]`` (8-bit) for each (b, e), from one histogram
+    per run: a median per piece took 4 ms on a full Spexxx board, one sort of them all
+    still 3 ms."""
     sizes = end - begin
     owner = np.repeat(np.arange(len(begin)), sizes)
     pos = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    picked = values[idx[np.repeat(begin, sizes) + pos]].astype(np.float64)
-    ordered = picked[np.lexsort((picked, owner))]
-    first = np.cumsum(sizes) - sizes
-    return (ordered[first + (sizes - 1) // 2] + ordered[first + sizes // 2]) / 2
+    picked = values[idx[np.repeat(begin, sizes) + pos]]
+    counts = np.bincount(owner * 256 + picked, minlength=len(begin) * 256)
+    below = np.cumsum(counts.reshape(-1, 256), axis=1)
+    # the value at rank r is the first whose running count exceeds r
+    lower = (below <= ((sizes - 1) // 2)[:, None]).sum(axis=1)
+    upper = (below <= (sizes // 2)[:, None]).sum(axis=1)
+    return (lower + upper) / 2
 
 
 def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,

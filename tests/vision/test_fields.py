@@ -16,6 +16,7 @@ from vision.fields import (
     BOARD,
     ColourClasses,
     FieldState,
+    _segment_medians,
     _segment_percentiles,
     look_alike_pieces,
     read_fields,
@@ -422,3 +423,15 @@ def test_segment_percentiles_are_numpys(runs, percentile):
     starts = np.cumsum(sizes) - sizes
     for k, (start, size) in enumerate(zip(starts, sizes, strict=True)):
         assert np.array_equal(got[k], np.percentile(values[start:start + size], wanted))
+
+
+@given(st.lists(st.lists(st.integers(0, 255), min_size=1, max_size=40), min_size=1,
+                max_size=6))
+def test_segment_medians_are_numpys(runs):
+    """Top faces' medians from one histogram per face are np.median's."""
+    values = np.concatenate([np.array(run, np.uint8) for run in runs])
+    sizes = np.array([len(run) for run in runs])
+    begin = np.cumsum(sizes) - sizes
+    order = np.arange(len(values))[::-1]  # read through an index, as faces are
+    got = _segment_medians(values[::-1], order, begin, begin + sizes)
+    assert got.tolist() == [np.median(run) for run in runs]

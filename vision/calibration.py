@@ -13,14 +13,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
-from companion.layout import Layout
 from vision.errors import VisionError
 from vision.markers import project
 from vision.pose import Camera
+
+if TYPE_CHECKING:  # the layout's data model is the rules core's; vision only reads it
+    from companion.layout import Layout
 
 
 class CalibrationError(VisionError):

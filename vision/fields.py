@@ -16,15 +16,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
-from companion.layout import Layout
 from vision.calibration import ColourCalibration, bgr_to_lab, hex_to_bgr, lab_to_bgr
 from vision.config import VisionConfig
 from vision.errors import VisionError
 from vision.pose import Camera, Pose
+
+if TYPE_CHECKING:  # the layout's data model is the rules core's; vision only reads it
+    from companion.layout import Layout
 
 FOREIGN = 255  # a pixel that matches no board or piece colour
 UNKNOWN = -1  # board spot whose empty colour the layout does not say

@@ -9,14 +9,17 @@ markers were is much faster than searching the whole frame.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
-from companion.layout import Layout
 from vision.config import VisionConfig
 from vision.errors import VisionError
 from vision.pose import Camera, PlaneFit, fit_plane_pose, focal_from_fov, recover_pose
+
+if TYPE_CHECKING:  # the layout's data model is the rules core's; vision only reads it
+    from companion.layout import Layout
 
 #: Corner offsets of a marker around its centre, in units of its size, in ArUco's
 #: corner order (top-left, top-right, bottom-right, bottom-left of the printed marker).

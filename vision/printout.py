@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
-from companion.layout import Layout
+if TYPE_CHECKING:  # the layout's data model is the rules core's; vision only reads it
+    from companion.layout import Layout
+
 
 A4_MM = (210.0, 297.0)
 PX_PER_MM = 12  # ~305 dpi: marker cells (4 mm) get 48 px, edges stay crisp

@@ -12,11 +12,11 @@ but show no readable board give a reading whose ``problem`` says why.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
-from companion.layout import Layout
 from vision.calibration import (
     CalibrationError,
     ColourCalibration,
@@ -59,6 +59,9 @@ from vision.occlusion import (
     tower_spots,
 )
 from vision.pose import Pose, recover_pose
+
+if TYPE_CHECKING:  # the layout's data model is the rules core's; vision only reads it
+    from companion.layout import Layout
 
 
 @dataclass(frozen=True)

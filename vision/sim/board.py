@@ -7,11 +7,14 @@ with the true board->pixel homography, so printed detail stays sharp at any pose
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
-from companion.layout import Field, Layout
+if TYPE_CHECKING:  # the layout's data model is the rules core's; vision only reads it
+    from companion.layout import Field, Layout
+
 
 PX_PER_MM = 3.0
 QUIET_MM = 5.0  # white border around each marker, as printed on a card

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
-from companion.layout import Layout
+if TYPE_CHECKING:  # the layout's data model is the rules core's; vision only reads it
+    from companion.layout import Layout
+
 
 #: Envelope that ``random_pose`` samples: what a Pi camera on a clamp arm above a table sees.
 HEIGHT_RANGE_MM = (400.0, 800.0)

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
-from companion.layout import Layout
+if TYPE_CHECKING:  # the layout's data model is the rules core's; vision only reads it
+    from companion.layout import Layout
+
 
 #: Tower heights above this are not read by vision (and rarely built), so scenes stop here.
 VISION_MAX_STACK = 5

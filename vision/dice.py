@@ -823,16 +823,23 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
 
     # no pip within this of a strong face's centre is on a faint face kept (its lattice
     # reaches sqrt(2) pitches from its centre): not searched
-    search = (np.full(layers[0][3].shape, 255, np.uint8) if located is None
-              else located.search.copy())
+    shape = layers[0][3].shape
+    search = np.full(shape, 255, np.uint8) if located is None else located.search.copy()
     for (c, e), (f, _) in zip(strong, faces, strict=True):
         r = config.side_overlap * e - math.sqrt(2) * f.pitch
         if r > 0:
             cv2.circle(search, tuple(int(v) for v in np.rint(to_px(c))), int(r * s), 0, -1)
+    # `_blobs` looks at the located boxes only: thresholded there alone (``dst``), not over
+    # the whole view
+    boxes = [(0, 0, shape[1], shape[0])] if located is None else located.boxes
+    binary = np.empty(shape, np.uint8)
     found: list[tuple[GridFace, list[Pip]]] = []
     for found_pips, _, closed, hat, _ in layers:
-        binary = cv2.threshold(hat, config.faint_contrast, 255, cv2.THRESH_BINARY)[1]
-        binary = cv2.bitwise_and(binary, search)
+        for x0, y0, x1, y1 in boxes:
+            part = np.s_[y0:y1, x0:x1]
+            cv2.threshold(hat[part], config.faint_contrast, 255, cv2.THRESH_BINARY,
+                          dst=binary[part])
+            cv2.bitwise_and(binary[part], search[part], dst=binary[part])
         pips = _blobs(binary, hat, faint_config, windows=located and located.boxes)
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         new = [all(math.hypot(p.x - q.x, p.y - q.y) > p.diameter / 2 for q in found_pips)

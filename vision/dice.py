@@ -350,12 +350,15 @@ def _contours(binary: np.ndarray, windows: list[Box] | None) -> list[np.ndarray]
 
 
 def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int = 0,
-           origin: tuple[int, int] = (0, 0), windows: list[Box] | None = None) -> list[Pip]:
+           origin: tuple[int, int] = (0, 0), windows: list[Box] | None = None,
+           rows: _RowLimits | None = None) -> list[Pip]:
     """Pips among the blobs of ``binary`` (only in ``windows``, if given: `_contours`). A
     blob too large or not round may be pips run together by blur: it is thresholded again
     higher up its own contrast (``split_levels``). The images anded with a blob's image are
     255 where set (a threshold, a drawn contour), so a plain bitwise and leaves them set on
-    the blob only, whatever its value there (~2 µs less than with a mask)."""
+    the blob only, whatever its value there (~2 µs less than with a mask). ``rows``:
+    `_row_limits` of ``config``, worked out once per search, not per blob."""
+    rows = _row_limits(config) if rows is None else rows
     # contours, not connected components: several times faster on the same blobs
     contours = _contours(binary, windows)
     rects = [cv2.boundingRect(c) for c in contours]
@@ -383,7 +386,7 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
                 or roundness < config.min_pip_roundness):
             centre = (m["m10"] / m["m00"], m["m01"] / m["m00"])
             row = _pip_row(roi, patch, centre, mu20, mu02, mu11, config) if _row_shaped(
-                major, minor, config) else []
+                major, minor, rows) else []
             if row:
                 pips += [Pip(p.x + origin[0] + x, p.y + origin[1] + y, p.diameter, p.roundness,
                              p.contrast, p.angle) for p in row]
@@ -399,7 +402,7 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
                         break
                     if kept < area:
                         pips += _blobs(higher, patch, config, deeper,
-                                       (origin[0] + x, origin[1] + y))
+                                       (origin[0] + x, origin[1] + y), rows=rows)
                         break
                     # all of the blob again: one level deeper it would be found, measured and
                     # turned down as here, and split at the next level: that is done here
@@ -430,18 +433,33 @@ def _alone(rects: list[tuple[int, int, int, int]]) -> list[bool]:
     return alone
 
 
-def _row_shaped(major: float, minor: float, config: DiceConfig) -> bool:
-    """A blob's second moments (``major`` and ``minor`` variance) allow a bar of 2-3 pips
-    (`_pip_row`): most blobs end here, cheaply. A bar's extent is about sqrt(12 var) along
-    each axis (0.87 of a disc's diameter)."""
+class _RowLimits(NamedTuple):
+    """`_row_shaped`'s bounds on a bar's width and length (px); ``on`` False: no bars."""
+
+    on: bool
+    thin: float
+    thick: float
+    short: float
+    long: float
+
+
+def _row_limits(config: DiceConfig) -> _RowLimits:
+    """The bounds `_row_shaped` checks a blob against, from ``config``'s pip sizes and
+    ``pip_row_pitch_px`` (0: no bars are cut)."""
     pitch = config.pip_row_pitch_px
     smallest = math.sqrt(4 * config.min_pip_area_px / math.pi)
     largest = math.sqrt(4 * config.max_pip_area_px / math.pi)
-    long = math.sqrt(12 * major)
-    thin = math.sqrt(12 * max(minor, 0.0))
-    return (pitch > 0 and 0.8 * smallest <= thin <= largest
-            and 0.8 * (config.pip_row_spacing[0] * pitch + smallest) <= long
-            <= 2 * config.pip_row_spacing[1] * pitch + largest)
+    return _RowLimits(pitch > 0, 0.8 * smallest, largest,
+                      0.8 * (config.pip_row_spacing[0] * pitch + smallest),
+                      2 * config.pip_row_spacing[1] * pitch + largest)
+
+
+def _row_shaped(major: float, minor: float, rows: _RowLimits) -> bool:
+    """A blob's second moments (``major`` and ``minor`` variance) allow a bar of 2-3 pips
+    (`_pip_row`): most blobs end here, cheaply. A bar's extent is about sqrt(12 var) along
+    each axis (0.87 of a disc's diameter)."""
+    return (rows.on and rows.thin <= math.sqrt(12 * max(minor, 0.0)) <= rows.thick
+            and rows.short <= math.sqrt(12 * major) <= rows.long)
 
 
 def _pip_row(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu20: float,

@@ -421,6 +421,8 @@ def _alone(rects: list[tuple[int, int, int, int]]) -> list[bool]:
     which is what drawing the filled contour and masking the image with it leaves (a
     sweep from left to right: numpy's calls cost more on the few boxes of a search)."""
     alone = [True] * len(rects)
+    if len(rects) < 2:  # most splits: no other box to sort and sweep
+        return alone
     order = sorted(range(len(rects)), key=rects.__getitem__)
     for k, i in enumerate(order):
         x, y, w, h = rects[i]

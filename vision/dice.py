@@ -375,13 +375,19 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
         area = cv2.countNonZero(roi)
         if area < config.min_pip_area_px:
             continue
+        patch = hat[y:y + h, x:x + w]
+        if not rows.on and (area > config.max_pip_area_px or area < config.min_fill * w * h):
+            # no pip, and no bar to cut: its moments are not needed to split it
+            if level < len(config.split_levels):
+                pips += _split(roi, patch, area, config, level, (origin[0] + x, origin[1] + y),
+                               rows)
+            continue
         m = cv2.moments(roi, binaryImage=True)
         mu20, mu02, mu11 = m["mu20"] / area, m["mu02"] / area, m["mu11"] / area
         spread = math.sqrt(max(((mu20 - mu02) / 2) ** 2 + mu11 ** 2, 0.0))
         major = (mu20 + mu02) / 2 + spread
         minor = (mu20 + mu02) / 2 - spread
         roundness = math.sqrt(max(minor, 0.0) / major) if major > 0 else 1.0
-        patch = hat[y:y + h, x:x + w]
         if (area > config.max_pip_area_px or area < config.min_fill * w * h
                 or roundness < config.min_pip_roundness):
             centre = (m["m10"] / m["m00"], m["m01"] / m["m00"])
@@ -391,21 +397,8 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
                 pips += [Pip(p.x + origin[0] + x, p.y + origin[1] + y, p.diameter, p.roundness,
                              p.contrast, p.angle) for p in row]
             elif level < len(config.split_levels):
-                peak = cv2.minMaxLoc(patch, mask=roi)[1]
-                for deeper, share in enumerate(config.split_levels[level:], level + 1):
-                    t = config.min_contrast + share * (peak - config.min_contrast)
-                    # an 8-bit threshold compares with floor(t): the same for whole grey levels
-                    _, higher = cv2.threshold(patch, t, 255, cv2.THRESH_BINARY)
-                    cv2.bitwise_and(higher, roi, dst=higher)  # a new image: 0 off roi
-                    kept = cv2.countNonZero(higher)
-                    if kept < config.min_pip_area_px:  # no pip in it
-                        break
-                    if kept < area:
-                        pips += _blobs(higher, patch, config, deeper,
-                                       (origin[0] + x, origin[1] + y), rows=rows)
-                        break
-                    # all of the blob again: one level deeper it would be found, measured and
-                    # turned down as here, and split at the next level: that is done here
+                pips += _split(roi, patch, area, config, level, (origin[0] + x, origin[1] + y),
+                               rows)
             continue
         cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
         contrast = cv2.sumElems(cv2.bitwise_and(patch, patch, mask=roi))[0] / area  # = mean
@@ -413,6 +406,27 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
                         2.0 * math.sqrt(area / math.pi), roundness, contrast,
                         0.5 * math.atan2(2 * mu11, mu20 - mu02)))
     return pips
+
+
+def _split(roi: np.ndarray, patch: np.ndarray, area: int, config: DiceConfig, level: int,
+           origin: tuple[int, int], rows: _RowLimits) -> list[Pip]:
+    """The pips of a blob (``roi``, 255 on it) turned down at ``level``: it is thresholded
+    at the next of ``split_levels`` up its own contrast (``patch``, the black-hat over its
+    box at ``origin``) that keeps some but not all of it, and searched again there."""
+    peak = cv2.minMaxLoc(patch, mask=roi)[1]
+    for deeper, share in enumerate(config.split_levels[level:], level + 1):
+        t = config.min_contrast + share * (peak - config.min_contrast)
+        # an 8-bit threshold compares with floor(t): the same for whole grey levels
+        _, higher = cv2.threshold(patch, t, 255, cv2.THRESH_BINARY)
+        cv2.bitwise_and(higher, roi, dst=higher)  # a new image: 0 off roi
+        kept = cv2.countNonZero(higher)
+        if kept < config.min_pip_area_px:  # no pip in it
+            break
+        if kept < area:
+            return _blobs(higher, patch, config, deeper, origin, rows=rows)
+        # all of the blob again: one level deeper it would be found, measured and turned
+        # down as here, and split at the next level: that is done here
+    return []
 
 
 def _alone(rects: list[tuple[int, int, int, int]]) -> list[bool]:

@@ -350,12 +350,15 @@ def _contours(binary: np.ndarray, windows: list[Box] | None) -> list[np.ndarray]
 
 
 def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int = 0,
-           origin: tuple[int, int] = (0, 0), windows: list[Box] | None = None) -> list[Pip]:
+           origin: tuple[int, int] = (0, 0), windows: list[Box] | None = None,
+           rows: _RowLimits | None = None) -> list[Pip]:
     """Pips among the blobs of ``binary`` (only in ``windows``, if given: `_contours`). A
     blob too large or not round may be pips run together by blur: it is thresholded again
     higher up its own contrast (``split_levels``). The images anded with a blob's image are
     255 where set (a threshold, a drawn contour), so a plain bitwise and leaves them set on
-    the blob only, whatever its value there (~2 µs less than with a mask)."""
+    the blob only, whatever its value there (~2 µs less than with a mask). ``rows``:
+    `_row_limits` of ``config``, worked out once per search, not per blob."""
+    rows = _row_limits(config) if rows is None else rows
     # contours, not connected components: several times faster on the same blobs
     contours = _contours(binary, windows)
     rects = [cv2.boundingRect(c) for c in contours]
@@ -372,37 +375,30 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
         area = cv2.countNonZero(roi)
         if area < config.min_pip_area_px:
             continue
+        patch = hat[y:y + h, x:x + w]
+        if not rows.on and (area > config.max_pip_area_px or area < config.min_fill * w * h):
+            # no pip, and no bar to cut: its moments are not needed to split it
+            if level < len(config.split_levels):
+                pips += _split(roi, patch, area, config, level, (origin[0] + x, origin[1] + y),
+                               rows)
+            continue
         m = cv2.moments(roi, binaryImage=True)
         mu20, mu02, mu11 = m["mu20"] / area, m["mu02"] / area, m["mu11"] / area
         spread = math.sqrt(max(((mu20 - mu02) / 2) ** 2 + mu11 ** 2, 0.0))
         major = (mu20 + mu02) / 2 + spread
         minor = (mu20 + mu02) / 2 - spread
         roundness = math.sqrt(max(minor, 0.0) / major) if major > 0 else 1.0
-        patch = hat[y:y + h, x:x + w]
         if (area > config.max_pip_area_px or area < config.min_fill * w * h
                 or roundness < config.min_pip_roundness):
             centre = (m["m10"] / m["m00"], m["m01"] / m["m00"])
             row = _pip_row(roi, patch, centre, mu20, mu02, mu11, config) if _row_shaped(
-                major, minor, config) else []
+                major, minor, rows) else []
             if row:
                 pips += [Pip(p.x + origin[0] + x, p.y + origin[1] + y, p.diameter, p.roundness,
                              p.contrast, p.angle) for p in row]
             elif level < len(config.split_levels):
-                peak = cv2.minMaxLoc(patch, mask=roi)[1]
-                for deeper, share in enumerate(config.split_levels[level:], level + 1):
-                    t = config.min_contrast + share * (peak - config.min_contrast)
-                    # an 8-bit threshold compares with floor(t): the same for whole grey levels
-                    _, higher = cv2.threshold(patch, t, 255, cv2.THRESH_BINARY)
-                    cv2.bitwise_and(higher, roi, dst=higher)  # a new image: 0 off roi
-                    kept = cv2.countNonZero(higher)
-                    if kept < config.min_pip_area_px:  # no pip in it
-                        break
-                    if kept < area:
-                        pips += _blobs(higher, patch, config, deeper,
-                                       (origin[0] + x, origin[1] + y))
-                        break
-                    # all of the blob again: one level deeper it would be found, measured and
-                    # turned down as here, and split at the next level: that is done here
+                pips += _split(roi, patch, area, config, level, (origin[0] + x, origin[1] + y),
+                               rows)
             continue
         cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
         contrast = cv2.sumElems(cv2.bitwise_and(patch, patch, mask=roi))[0] / area  # = mean
@@ -412,12 +408,35 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
     return pips
 
 
+def _split(roi: np.ndarray, patch: np.ndarray, area: int, config: DiceConfig, level: int,
+           origin: tuple[int, int], rows: _RowLimits) -> list[Pip]:
+    """The pips of a blob (``roi``, 255 on it) turned down at ``level``: it is thresholded
+    at the next of ``split_levels`` up its own contrast (``patch``, the black-hat over its
+    box at ``origin``) that keeps some but not all of it, and searched again there."""
+    peak = cv2.minMaxLoc(patch, mask=roi)[1]
+    for deeper, share in enumerate(config.split_levels[level:], level + 1):
+        t = config.min_contrast + share * (peak - config.min_contrast)
+        # an 8-bit threshold compares with floor(t): the same for whole grey levels
+        _, higher = cv2.threshold(patch, t, 255, cv2.THRESH_BINARY)
+        cv2.bitwise_and(higher, roi, dst=higher)  # a new image: 0 off roi
+        kept = cv2.countNonZero(higher)
+        if kept < config.min_pip_area_px:  # no pip in it
+            break
+        if kept < area:
+            return _blobs(higher, patch, config, deeper, origin, rows=rows)
+        # all of the blob again: one level deeper it would be found, measured and turned
+        # down as here, and split at the next level: that is done here
+    return []
+
+
 def _alone(rects: list[tuple[int, int, int, int]]) -> list[bool]:
     """Per bounding box (x, y, w, h) of a binary image's outer contours: whether it meets
     no other. Such a box holds only its blob's pixels and what lies in the blob's holes,
     which is what drawing the filled contour and masking the image with it leaves (a
     sweep from left to right: numpy's calls cost more on the few boxes of a search)."""
     alone = [True] * len(rects)
+    if len(rects) < 2:  # most splits: no other box to sort and sweep
+        return alone
     order = sorted(range(len(rects)), key=rects.__getitem__)
     for k, i in enumerate(order):
         x, y, w, h = rects[i]
@@ -430,18 +449,33 @@ def _alone(rects: list[tuple[int, int, int, int]]) -> list[bool]:
     return alone
 
 
-def _row_shaped(major: float, minor: float, config: DiceConfig) -> bool:
-    """A blob's second moments (``major`` and ``minor`` variance) allow a bar of 2-3 pips
-    (`_pip_row`): most blobs end here, cheaply. A bar's extent is about sqrt(12 var) along
-    each axis (0.87 of a disc's diameter)."""
+class _RowLimits(NamedTuple):
+    """`_row_shaped`'s bounds on a bar's width and length (px); ``on`` False: no bars."""
+
+    on: bool
+    thin: float
+    thick: float
+    short: float
+    long: float
+
+
+def _row_limits(config: DiceConfig) -> _RowLimits:
+    """The bounds `_row_shaped` checks a blob against, from ``config``'s pip sizes and
+    ``pip_row_pitch_px`` (0: no bars are cut)."""
     pitch = config.pip_row_pitch_px
     smallest = math.sqrt(4 * config.min_pip_area_px / math.pi)
     largest = math.sqrt(4 * config.max_pip_area_px / math.pi)
-    long = math.sqrt(12 * major)
-    thin = math.sqrt(12 * max(minor, 0.0))
-    return (pitch > 0 and 0.8 * smallest <= thin <= largest
-            and 0.8 * (config.pip_row_spacing[0] * pitch + smallest) <= long
-            <= 2 * config.pip_row_spacing[1] * pitch + largest)
+    return _RowLimits(pitch > 0, 0.8 * smallest, largest,
+                      0.8 * (config.pip_row_spacing[0] * pitch + smallest),
+                      2 * config.pip_row_spacing[1] * pitch + largest)
+
+
+def _row_shaped(major: float, minor: float, rows: _RowLimits) -> bool:
+    """A blob's second moments (``major`` and ``minor`` variance) allow a bar of 2-3 pips
+    (`_pip_row`): most blobs end here, cheaply. A bar's extent is about sqrt(12 var) along
+    each axis (0.87 of a disc's diameter)."""
+    return (rows.on and rows.thin <= math.sqrt(12 * max(minor, 0.0)) <= rows.thick
+            and rows.short <= math.sqrt(12 * major) <= rows.long)
 
 
 def _pip_row(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu20: float,
@@ -810,11 +844,7 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
     `read_dice_rectified`'s per pip colour: the closing and black-hat are the same at any
     threshold. Faint lone pips are no 1s (``single_min_contrast``), and faint pips beside
     read dice would be their sides."""
-    faint_config = replace(_rectified_pip_config(config), min_contrast=config.faint_contrast,
-                           split_levels=config.faint_split_levels, pip_row_pitch_px=0.0)
-    # an empty lattice point's limit is a share of the faint search's contrast: the strong
-    # one's (30) let a faint 3's corners, its fainter middle pip unfound, pass as a 2
-    faint_tops = replace(tops, min_contrast=config.faint_contrast)
+    faint_config, faint_tops = _faint_configs(config, tops)
     strong = [(np.asarray(f.centre), f.pitch / config.pip_pitch_share) for f, _ in faces]
     s = config.rectified_px_per_mm
 
@@ -823,16 +853,23 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
 
     # no pip within this of a strong face's centre is on a faint face kept (its lattice
     # reaches sqrt(2) pitches from its centre): not searched
-    search = (np.full(layers[0][3].shape, 255, np.uint8) if located is None
-              else located.search.copy())
+    shape = layers[0][3].shape
+    search = np.full(shape, 255, np.uint8) if located is None else located.search.copy()
     for (c, e), (f, _) in zip(strong, faces, strict=True):
         r = config.side_overlap * e - math.sqrt(2) * f.pitch
         if r > 0:
             cv2.circle(search, tuple(int(v) for v in np.rint(to_px(c))), int(r * s), 0, -1)
+    # `_blobs` looks at the located boxes only: thresholded there alone (``dst``), not over
+    # the whole view
+    boxes = [(0, 0, shape[1], shape[0])] if located is None else located.boxes
+    binary = np.empty(shape, np.uint8)
     found: list[tuple[GridFace, list[Pip]]] = []
     for found_pips, _, closed, hat, _ in layers:
-        binary = cv2.threshold(hat, config.faint_contrast, 255, cv2.THRESH_BINARY)[1]
-        binary = cv2.bitwise_and(binary, search)
+        for x0, y0, x1, y1 in boxes:
+            part = np.s_[y0:y1, x0:x1]
+            cv2.threshold(hat[part], config.faint_contrast, 255, cv2.THRESH_BINARY,
+                          dst=binary[part])
+            cv2.bitwise_and(binary[part], search[part], dst=binary[part])
         pips = _blobs(binary, hat, faint_config, windows=located and located.boxes)
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         new = [all(math.hypot(p.x - q.x, p.y - q.y) > p.diameter / 2 for q in found_pips)
@@ -849,6 +886,17 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
                             * max(edge, e) for c, e in strong)):
                 found.append((f, members))
     return faces + found
+
+
+@lru_cache(maxsize=8)
+def _faint_configs(config: DiceConfig, tops: DiceConfig) -> tuple[DiceConfig, DiceConfig]:
+    """The faint search's pip config and its face checks' ``tops`` (`_with_faint_faces`):
+    they depend on the config and the view only, and making them costs ~0.1 ms a frame."""
+    faint_config = replace(_rectified_pip_config(config), min_contrast=config.faint_contrast,
+                           split_levels=config.faint_split_levels, pip_row_pitch_px=0.0)
+    # an empty lattice point's limit is a share of the faint search's contrast: the strong
+    # one's (30) let a faint 3's corners, its fainter middle pip unfound, pass as a 2
+    return faint_config, replace(tops, min_contrast=config.faint_contrast)
 
 
 def _grey_box(frame: np.ndarray, box: Box) -> np.ndarray:

@@ -359,13 +359,21 @@ def _grouped(components: np.ndarray, stats: np.ndarray, geometry: BoardGeometry,
     area (px)."""
     kept = stats[:, cv2.CC_STAT_AREA] >= config.hand_part_mm2 * geometry.px_per_mm**2
     kept[0] = False
-    mask = kept[components].astype(np.uint8)
+    if not kept.any():
+        return np.zeros(components.shape, np.int32), np.zeros(1, np.int64)
     reach = max(1, int(round(config.hand_group_mm * geometry.px_per_mm / 2)))
+    # only the box round the kept blobs (and room to grow): most frames have few
+    boxes = stats[kept]
+    x0, y0 = np.maximum(boxes[:, :2].min(axis=0) - reach, 0)
+    x1, y1 = (boxes[:, :2] + boxes[:, 2:4]).max(axis=0) + reach + 1
+    window = np.s_[y0:y1, x0:x1]
+    mask = kept[components[window]].astype(np.uint8)
     grown = cv2.dilate(mask, cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1)))
     count, labels = cv2.connectedComponents(grown, connectivity=8)
-    groups = np.where(mask > 0, labels, 0)
-    return groups, np.bincount(groups.ravel(), minlength=count)
+    groups = np.zeros(components.shape, np.int32)
+    groups[window] = np.where(mask > 0, labels, 0)
+    return groups, np.bincount(groups[window].ravel(), minlength=count)
 
 
 def _hidden_under(components: np.ndarray, blobs: list[int], geometry: BoardGeometry,
@@ -395,21 +403,24 @@ def _hand_blobs(groups: np.ndarray, areas: np.ndarray, geometry: BoardGeometry,
     """The hand-sized foreign blobs (groups of them, :func:`_grouped`, by ``areas``), if
     one of them is an arm reaching in: a hand comes from beyond the board, so its blob
     crosses the board's outer rim (or, on a photo, comes near where something lies
-    across it: ``entry``, :func:`rim_entry`). Foreign patches wholly inside the board with no arm in
-    view (glare, a shadow, a blurred print) are not a hand; with an arm in view, they
-    are taken as parts of the hand that towers and printed edges split off."""
+    across it: ``entry``, :func:`rim_entry`). Foreign patches wholly inside the board
+    with no arm in view (glare, a shadow, a blurred print) are not a hand; with an arm
+    in view, they are taken as parts of the hand that towers and printed edges split
+    off."""
     count = len(areas)
     big = [k for k in range(1, count) if areas[k] >= min_area]
     if not big:
         return []
     entering = _reaching(groups, count, geometry, config.hand_edge_mm)
-    if entry is not None and entry.size:
-        near = np.zeros(groups.size, np.uint8)
-        near[entry] = 1
+    if entry is not None and entry.size and not entering[big].any():
+        # as long a stretch of broken edge as the faint cue wants (a corner of a field
+        # that overexposure made foreign lies near a speck of it)
         reach = max(1, int(round(config.hand_entry_reach_mm * geometry.px_per_mm)))
-        near = cv2.dilate(near.reshape(groups.shape), cv2.getStructuringElement(
-            cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1)))
-        entering |= np.bincount(groups[near > 0], minlength=count) > 0
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+        needed = config.faint_hand_entry_mm * len(_entry_depths(config))
+        for k in big:
+            near = cv2.dilate((groups == k).astype(np.uint8), kernel)
+            entering[k] = near.ravel()[entry].sum() >= needed
     return big if entering[big].any() else []
 
 

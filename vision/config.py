@@ -278,6 +278,16 @@ class VisionConfig:
     #: A hand blob must reach to within this distance (mm) of the board's outer edge:
     #: an arm comes in from beyond the board, glare and shadows lie anywhere.
     hand_edge_mm: float = 6.0
+    #: ... or, on a still photo, to within this distance (mm) of a stretch of the edge
+    #: that something lies across (``rim_break_ratio``), ``faint_hand_entry_mm`` long: a
+    #: printed border close to the skin's colour keeps the blob off the rim itself
+    #: (board bench seed 1, frame 76).
+    hand_entry_reach_mm: float = 8.0
+    #: With a hand seen, its blobs within this distance (mm) of one another, down to
+    #: ``hand_part_mm2``, are one hand: towers read under it and printed cells cut it
+    #: into pieces (Spexxx's small cells), and the fields between them are hidden too.
+    hand_group_mm: float = 20.0
+    hand_part_mm2: float = 50.0
     #: Fields within this distance of a hand blob are hidden too (shadow, arm edges).
     hand_margin_mm: float = 8.0
     #: An arm reaching in breaks the board's outer edge: across the rim, every mm along

@@ -125,11 +125,18 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     if change is not None:
         foreign &= change
     _drop_light_effects(foreign, bgr, geometry, classes, config, ceiling)
-    count, components, stats = _blobs(foreign, geometry, config)
-    min_area = config.hand_min_area_mm2 * geometry.px_per_mm**2
-    big = _hand_blobs(components, stats, geometry, config, min_area)
     # Towers and printed edges were left out of the test, so a hand shows in pieces.
-    strict = _hidden_under(components, stats, big, geometry, config)
+    _, components, stats = _blobs(foreign, geometry, config)
+    groups, _ = _grouped(components, stats, geometry, config)
+    # a group is a hand by its largest blob: by their sum, scattered cells misread in a
+    # blurred or washed-out frame made hands (Spexxx, board bench seed 1 frame 47)
+    owner = np.zeros(len(stats), np.int64)
+    owner[components[groups > 0]] = groups[groups > 0]
+    largest = np.zeros(int(groups.max()) + 1)
+    np.maximum.at(largest, owner[1:], stats[1:, cv2.CC_STAT_AREA])
+    min_area = config.hand_min_area_mm2 * geometry.px_per_mm**2
+    big = _hand_blobs(groups, largest, geometry, config, min_area, entry)
+    strict = _hidden_under(groups, big, geometry, config)
     faint: set[str] = set()
     if entry is not None and entry.size:
         faint = _faint_hand(distance, usable, entry, bgr, geometry, classes, config, ceiling)
@@ -167,20 +174,21 @@ def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
     scale = config.faint_hand_level_ratio * level
     faint = (distance > max(config.faint_hand_distance, scale)) & usable
     _drop_light_effects(faint, bgr, geometry, classes, config, ceiling)
-    count, components, stats = _blobs(faint, geometry, config)
+    groups, areas = _grouped(*_blobs(faint, geometry, config)[1:], geometry, config)
+    count = len(areas)
     core = (distance > max(config.faint_hand_core_distance, scale)) & faint
-    cores = np.bincount(components[core], minlength=count)
-    entries = np.bincount(components.ravel()[entry], minlength=count)
+    cores = np.bincount(groups[core], minlength=count)
+    entries = np.bincount(groups.ravel()[entry], minlength=count)
     px_mm2 = geometry.px_per_mm**2
     blobs = [k for k in range(1, count)
-             if stats[k, cv2.CC_STAT_AREA] >= config.hand_min_area_mm2 * px_mm2
+             if areas[k] >= config.hand_min_area_mm2 * px_mm2
              and cores[k] >= config.faint_hand_core_mm2 * px_mm2]
     depths = len(_entry_depths(config))
     if not any(entries[k] >= config.faint_hand_entry_mm * depths for k in blobs):
         return set()
     # with an arm reaching in, the other such blobs are its parts that the printed
     # lines cut off (as in find_occlusion)
-    return _hidden_under(components, stats, blobs, geometry, config)
+    return _hidden_under(groups, blobs, geometry, config)
 
 
 @dataclass(frozen=True)
@@ -310,7 +318,7 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, standing: np.n
     if big:  # fingertips apart from the hand, over colours near the skin's
         part = config.change_part_mm2 * geometry.px_per_mm**2
         big = [k for k in range(1, count) if k in big or area[k] >= part]
-    hidden = _hidden_under(components, stats, big, geometry, config)
+    hidden = _hidden_under(components, big, geometry, config)
     reason = f"the board changed under {len(hidden)} field(s) since it was clear" if hidden \
         else ""
     doubtful = changed_look | {geometry.names[f] for k, f in towers.items() if k not in big}
@@ -343,17 +351,44 @@ def _tower_changes(components: np.ndarray, blobs: list[int], unexplained: np.nda
     return towers
 
 
-def _hidden_under(components: np.ndarray, stats: np.ndarray, blobs: list[int],
-                  geometry: BoardGeometry, config: VisionConfig) -> set[str]:
-    """The fields a hand's blobs cover: their convex hulls (a hand shows in pieces),
-    grown by ``hand_margin_mm``, over more than ``hidden_field_fraction`` of a field."""
+def _grouped(components: np.ndarray, stats: np.ndarray, geometry: BoardGeometry,
+             config: VisionConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Blobs down to ``hand_part_mm2`` gathered into groups within ``hand_group_mm`` of
+    one another: one hand, which towers read under it and printed cells (Spexxx's small
+    ones) cut into pieces. The blobs' own pixels labelled by group, and each group's
+    area (px)."""
+    kept = stats[:, cv2.CC_STAT_AREA] >= config.hand_part_mm2 * geometry.px_per_mm**2
+    kept[0] = False
+    if not kept.any():
+        return np.zeros(components.shape, np.int32), np.zeros(1, np.int64)
+    reach = max(1, int(round(config.hand_group_mm * geometry.px_per_mm / 2)))
+    # only the box round the kept blobs (and room to grow): most frames have few
+    boxes = stats[kept]
+    x0, y0 = np.maximum(boxes[:, :2].min(axis=0) - reach, 0)
+    x1, y1 = (boxes[:, :2] + boxes[:, 2:4]).max(axis=0) + reach + 1
+    window = np.s_[y0:y1, x0:x1]
+    mask = kept[components[window]].astype(np.uint8)
+    grown = cv2.dilate(mask, cv2.getStructuringElement(
+        cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1)))
+    count, labels = cv2.connectedComponents(grown, connectivity=8)
+    groups = np.zeros(components.shape, np.int32)
+    groups[window] = np.where(mask > 0, labels, 0)
+    return groups, np.bincount(groups[window].ravel(), minlength=count)
+
+
+def _hidden_under(components: np.ndarray, blobs: list[int], geometry: BoardGeometry,
+                  config: VisionConfig) -> set[str]:
+    """The fields a hand's blobs (labels in ``components``) cover: their convex hulls (a
+    hand shows in pieces), grown by ``hand_margin_mm``, over more than
+    ``hidden_field_fraction`` of a field."""
     if not blobs:
         return set()
+    ys, xs = np.nonzero(np.isin(components, blobs))
+    owner = components[ys, xs]
     blob = np.zeros(components.shape, np.uint8)
     for k in blobs:
-        x, y, w, h = stats[k, :4]
-        ys, xs = np.nonzero(components[y:y + h, x:x + w] == k)
-        hull = cv2.convexHull(np.column_stack([xs + x, ys + y]).astype(np.int32))
+        inside = owner == k
+        hull = cv2.convexHull(np.column_stack([xs[inside], ys[inside]]).astype(np.int32))
         cv2.fillConvexPoly(blob, hull, 1)
     grow = max(1, int(round(config.hand_margin_mm * geometry.px_per_mm)))
     blob = cv2.dilate(blob, cv2.getStructuringElement(
@@ -362,17 +397,30 @@ def _hidden_under(components: np.ndarray, stats: np.ndarray, blobs: list[int],
     return {geometry.names[f] for f in np.nonzero(share > config.hidden_field_fraction)[0]}
 
 
-def _hand_blobs(components: np.ndarray, stats: np.ndarray, geometry: BoardGeometry,
-                config: VisionConfig, min_area: float) -> list[int]:
-    """The hand-sized foreign blobs, if one of them is an arm reaching in: a hand comes
-    from beyond the board, so its blob crosses the board's outer rim. Foreign patches
-    wholly inside the board with no arm in view (glare, a shadow, a blurred print) are
-    not a hand; with an arm in view, they are taken as parts of the hand that towers
-    and printed edges split off."""
-    big = [k for k in range(1, len(stats)) if stats[k, cv2.CC_STAT_AREA] >= min_area]
+def _hand_blobs(groups: np.ndarray, areas: np.ndarray, geometry: BoardGeometry,
+                config: VisionConfig, min_area: float,
+                entry: np.ndarray | None = None) -> list[int]:
+    """The hand-sized foreign blobs (groups of them, :func:`_grouped`, by ``areas``), if
+    one of them is an arm reaching in: a hand comes from beyond the board, so its blob
+    crosses the board's outer rim (or, on a photo, comes near where something lies
+    across it: ``entry``, :func:`rim_entry`). Foreign patches wholly inside the board
+    with no arm in view (glare, a shadow, a blurred print) are not a hand; with an arm
+    in view, they are taken as parts of the hand that towers and printed edges split
+    off."""
+    count = len(areas)
+    big = [k for k in range(1, count) if areas[k] >= min_area]
     if not big:
         return []
-    entering = _reaching(components, len(stats), geometry, config.hand_edge_mm)
+    entering = _reaching(groups, count, geometry, config.hand_edge_mm)
+    if entry is not None and entry.size and not entering[big].any():
+        # as long a stretch of broken edge as the faint cue wants (a corner of a field
+        # that overexposure made foreign lies near a speck of it)
+        reach = max(1, int(round(config.hand_entry_reach_mm * geometry.px_per_mm)))
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+        needed = config.faint_hand_entry_mm * len(_entry_depths(config))
+        for k in big:
+            near = cv2.dilate((groups == k).astype(np.uint8), kernel)
+            entering[k] = near.ravel()[entry].sum() >= needed
     return big if entering[big].any() else []
 
 

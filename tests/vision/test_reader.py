@@ -14,7 +14,7 @@ from vision.config import ConfigError, VisionConfig
 from vision.errors import BadFrame
 from vision.occlusion import find_occlusion, rim_entry
 from vision.reader import BoardTracker, learn_calibration, read_board
-from vision.sim import Hand
+from vision.sim import Hand, random_pose, random_scene, render
 from vision.sim.scene import Die
 
 LAYOUT = load_layout("just4fun")
@@ -197,6 +197,44 @@ def test_glare_that_clips_a_channel_is_not_a_hand(muehle_board):
         assert as_clipped.occluded == hand
         assert find_occlusion(image, lab, geometry, tracker.classes, towers,
                               tracker.config).occluded  # as it stands, both are a hand
+
+
+def _random_table(seed: int, index: int):
+    """A random table as the board bench draws it (game by index, its players' colours),
+    on seeds the bench does not use."""
+    layout = load_layout(("just4fun", "cuatro", "muehle", "spexxx")[index % 4])
+    rng = np.random.default_rng([seed, index])
+    scene = random_scene(layout, rng)
+    rendered = render(scene, random_pose(rng, layout), rng)
+    players = sorted({p for colours in scene.stacks.values() for p in colours})
+    if len(players) < 2:
+        players = list(dict.fromkeys(players + list(layout.piece_colours)))[:4]
+    return layout, rendered, ColourCalibration.default(layout, players)
+
+
+def test_a_hand_kept_off_the_rim_by_a_pale_border_is_seen_where_it_breaks_the_edge():
+    """A pale hand on Just 4 Fun is far from the fields' colours but close to the board's
+    pale border, so its blob stops some mm short of the rim: where the arm breaks the
+    edge, that is near enough (``hand_entry_reach_mm``)."""
+    layout, rendered, calibration = _random_table(5, 96)
+    truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.occluded and len(truly_hidden) == 8
+    assert truly_hidden <= reading.hidden_fields
+    off = replace(VisionConfig(), hand_entry_reach_mm=0.0)
+    assert not read_board(rendered.frame, layout, calibration, off).occluded
+
+
+def test_a_hand_cut_up_by_small_cells_hides_the_fields_between_its_pieces():
+    """On Spexxx's small cells a hand is read as towers in many of them, so its foreign
+    colour shows in scattered pieces: those near one another are one hand, and the
+    fields between them are hidden too (before: 12 of 47 covered fields reported)."""
+    layout, rendered, calibration = _random_table(5, 91)
+    truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.occluded and len(truly_hidden) == 47
+    assert len(truly_hidden - reading.hidden_fields) <= 5
+    assert len(reading.hidden_fields - truly_hidden) <= 5
 
 
 def test_no_hand_no_occlusion(rendered):

@@ -641,11 +641,10 @@ def board_cast(normalised: np.ndarray, geometry: BoardGeometry, classes: ColourC
     return np.clip(gain, low, high)
 
 
-def tower_mask(states: list[FieldState], geometry: BoardGeometry,
-               margin_mm: float) -> np.ndarray:
-    """Where the towers read in this frame stand (their silhouettes, grown by a margin
-    for pieces lying off centre): 1 there, 0 elsewhere, in the rectified image."""
-    heights = np.array([s.height for s in states])
+def tower_mask(heights: list[int], geometry: BoardGeometry, margin_mm: float) -> np.ndarray:
+    """Where towers of these heights (per field) stand (their silhouettes, grown by a
+    margin for pieces lying off centre): 1 there, 0 elsewhere, in the rectified image."""
+    heights = np.asarray(heights)
     field = geometry.sliver_seg // geometry.max_height
     level = geometry.sliver_seg % geometry.max_height
     mask = np.zeros(geometry.size[1] * geometry.size[0], np.uint8)

@@ -338,7 +338,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     states = split_lightness(lab, states, geometry, tracker.classes, config)
     states = frame_colour_pieces(lab, states, geometry, tracker.classes, config)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
-    towers = tower_mask(states, geometry, config.tower_margin_mm)
+    towers = tower_mask([s.height for s in states], geometry, config.tower_margin_mm)
     occlusion = occlusion_of(normalised, lab, geometry, tracker, states, towers, missing,
                              where.relocalised, frame, ceiling)
     # a field that looks changed while its reading is not may hold a piece the reader

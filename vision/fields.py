@@ -62,7 +62,7 @@ class ColourClasses:
         board_hex.setdefault("board", config.default_board_hex)
         self.board = list(board_hex)
         player_labs = np.array([calibration.colours[p] for p in self.players])
-        self.calibration_labs = player_labs
+        self.player_labs = player_labs  # the calibrated colours, 8-bit Lab
         self.board_bgr = np.array([hex_to_bgr(board_hex[b]) for b in self.board], np.float32)
         board_labs = np.array([bgr_to_lab(hex_to_bgr(board_hex[b])) for b in self.board])
         player_dist = self._distances(player_labs, config, config.glare_levels)  # (P, bins)
@@ -831,7 +831,7 @@ def frame_colour_pieces(lab: np.ndarray, states: list[FieldState], geometry: Boa
     if geometry.max_height > 1:
         return states
     colourful = [p for p in range(len(classes.players))
-                 if np.hypot(*(np.asarray(classes.calibration_labs[p][1:]) - 128))
+                 if np.hypot(*(np.asarray(classes.player_labs[p][1:]) - 128))
                  > config.frame_colour_chroma]
     if not colourful:
         return states

@@ -62,7 +62,6 @@ class ColourClasses:
         board_hex.setdefault("board", config.default_board_hex)
         self.board = list(board_hex)
         player_labs = np.array([calibration.colours[p] for p in self.players])
-        self.player_labs = player_labs  # the calibrated colours, 8-bit Lab
         self.board_bgr = np.array([hex_to_bgr(board_hex[b]) for b in self.board], np.float32)
         board_labs = np.array([bgr_to_lab(hex_to_bgr(board_hex[b])) for b in self.board])
         player_dist = self._distances(player_labs, config, config.glare_levels)  # (P, bins)
@@ -92,6 +91,10 @@ class ColourClasses:
             if player_labs[q][0] - player_labs[p][0] >= config.lightness_pair_min
             and np.hypot(*(player_labs[q][1:] - player_labs[p][1:]))
             <= config.lightness_pair_chroma]
+        #: Players told by colour, not lightness (magenta, cyan): see
+        #: :func:`frame_colour_pieces`.
+        self.colourful = [p for p in range(len(player_labs))
+                          if np.hypot(*(player_labs[p][1:] - 128)) > config.frame_colour_chroma]
 
     def _matches(self, player_labs: np.ndarray) -> list[tuple[int, int, float]]:
         """(board colour, player, log brightness ratio piece over board) for each board
@@ -830,10 +833,7 @@ def frame_colour_pieces(lab: np.ndarray, states: list[FieldState], geometry: Boa
     field's top face shows its own square when empty, not a neighbour's tower."""
     if geometry.max_height > 1:
         return states
-    colourful = [p for p in range(len(classes.players))
-                 if np.hypot(*(np.asarray(classes.player_labs[p][1:]) - 128))
-                 > config.frame_colour_chroma]
-    if not colourful:
+    if not classes.colourful:
         return states
     starts = np.concatenate([[0], np.cumsum(geometry.top_area)])
     begin, end = starts[:-1], starts[1:]
@@ -848,7 +848,7 @@ def frame_colour_pieces(lab: np.ndarray, states: list[FieldState], geometry: Boa
         if chosen.sum() >= config.frame_colour_board_fields:
             boards[board] = np.median(faces[chosen], axis=0)
     pieces = {}
-    for p in colourful:
+    for p in classes.colourful:
         chosen = sure & np.array([s.top_colour == classes.players[p] for s in states])
         if chosen.sum() >= config.frame_colour_piece_fields:
             pieces[p] = np.median(faces[chosen], axis=0)

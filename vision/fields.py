@@ -854,19 +854,22 @@ def frame_colour_pieces(lab: np.ndarray, states: list[FieldState], geometry: Boa
             pieces[p] = np.median(faces[chosen], axis=0)
     if not boards or not pieces:
         return states
+    fields = np.flatnonzero(empty & np.isin(geometry.printed, list(boards)))
+    own = np.array([boards[b] for b in geometry.printed[fields]]).reshape(-1, 2)
+    to_board = np.hypot(*(faces[fields] - own).T)
+    players = list(pieces)
+    to_pieces = np.hypot(*(faces[fields, None, :] - np.array([pieces[p] for p in players]))
+                         .transpose(2, 0, 1))
+    nearest = to_pieces.argmin(axis=1)
+    to_piece = to_pieces[np.arange(len(fields)), nearest]
+    reach = config.frame_colour_ratio * to_board
+    found = ((to_board >= config.frame_colour_board_distance)
+             & (to_piece <= config.frame_colour_piece_distance) & (to_piece < reach))
     out = list(states)
-    for f in np.flatnonzero(empty):
-        board = boards.get(geometry.printed[f])
-        if board is None:
-            continue
-        to_board = float(np.hypot(*(faces[f] - board)))
-        to_piece, p = min((float(np.hypot(*(faces[f] - piece))), p)
-                          for p, piece in pieces.items())
-        reach = config.frame_colour_ratio * to_board
-        if (to_board >= config.frame_colour_board_distance
-                and to_piece <= config.frame_colour_piece_distance and to_piece < reach):
-            out[f] = FieldState(states[f].name, classes.players[p], 1,
-                                float(min(1.0, 1.0 - to_piece / reach)))
+    for k in np.flatnonzero(found):
+        f = fields[k]
+        out[f] = FieldState(states[f].name, classes.players[players[nearest[k]]], 1,
+                            float(min(1.0, 1.0 - to_piece[k] / reach[k])))
     return out
 
 

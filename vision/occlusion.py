@@ -116,6 +116,10 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     (:func:`rim_entry`) says where something lies across the board's outer edge, where
     a hand close to the board's colour may reach in (:func:`_faint_hand`). ``ceiling``
     is, per channel, what a channel clipped in the frame becomes in ``bgr``."""
+    covered = f"{markers_missing} marker(s) covered" if markers_missing else ""
+    if change is not None and not change.any() and (entry is None or not entry.size):
+        # nothing changed since the clear view: no hand (most frames of a game)
+        return Occlusion(False, frozenset(), covered)
     # Unexpected: not the printed board, on plain board where no tower stands (deep
     # shade or glare on a piece match nothing either, and printed edges blur). Judged
     # strictly, on a slightly smoothed image: many skin tones are close to some board
@@ -145,8 +149,8 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     reasons = []
     if big or faint:
         reasons.append(f"something over the board hides {len(hidden)} field(s)")
-    if markers_missing:
-        reasons.append(f"{markers_missing} marker(s) covered")
+    if covered:
+        reasons.append(covered)
     # A covered marker alone does not hide a field (a card or cup may lie on it).
     return Occlusion(bool(hidden), frozenset(hidden), "; ".join(reasons),
                      faint=frozenset(faint - strict))
@@ -288,6 +292,8 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, standing: np.n
     field it touches. Fields changed in smaller ways that no reading explains are
     named as ``changed_look``; ``standing`` (per field: a tower stands there now or in
     the clear view) says where a tower may have changed unseen (:func:`_tower_changes`)."""
+    if not change.any():  # the board as it was: most frames of a game
+        return Occlusion(False, frozenset())
     seen = cv2.morphologyEx(change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     seen[~on_board(geometry, seen.shape)] = 0
     # a piece the reader missed (a white stone on a silver cell) still changes the look

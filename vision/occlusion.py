@@ -391,7 +391,9 @@ def _hidden_under(components: np.ndarray, blobs: list[int], geometry: BoardGeome
     ``hidden_field_fraction`` of a field."""
     if not blobs:
         return set()
-    ys, xs = np.nonzero(np.isin(components, blobs))
+    wanted = np.zeros(int(components.max()) + 1, bool)
+    wanted[blobs] = True
+    ys, xs = np.nonzero(wanted[components])
     owner = components[ys, xs]
     blob = np.zeros(components.shape, np.uint8)
     for k in blobs:
@@ -399,7 +401,10 @@ def _hidden_under(components: np.ndarray, blobs: list[int], geometry: BoardGeome
         hull = cv2.convexHull(np.column_stack([xs[inside], ys[inside]]).astype(np.int32))
         cv2.fillConvexPoly(blob, hull, 1)
     grow = max(1, int(round(config.hand_margin_mm * geometry.px_per_mm)))
-    blob = cv2.dilate(blob, cv2.getStructuringElement(
+    # grown within the box round the hulls only: the same result, a fraction of the image
+    window = np.s_[max(int(ys.min()) - grow, 0):int(ys.max()) + grow + 1,
+                   max(int(xs.min()) - grow, 0):int(xs.max()) + grow + 1]
+    blob[window] = cv2.dilate(blob[window], cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))
     share = field_share(blob, geometry)
     return {geometry.names[f] for f in np.nonzero(share > config.hidden_field_fraction)[0]}

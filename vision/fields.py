@@ -521,16 +521,20 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     extents = np.full((len(fields), 2), np.nan)
     delimited = np.zeros(len(fields), bool)
     gap = max(1, int(round(config.seam_gap_mm / config.profile_step_mm)))  # samples
-    window = np.ones(gap)
-    per_field = profiles.labels.reshape(len(geometry.names), geometry.profile_lines, -1)
     top_run = config.neighbour_run_ratio * geometry.face_chord_mm / config.profile_step_mm
+    # all the fields' samples at once: a field at a time took most of a tower frame's time
+    outsides = weights[fields] < 0.5
+    # a run of `gap` outside samples ends the silhouette; seams between pieces don't
+    total = np.cumsum(np.pad(outsides, ((0, 0), (1, 0))), axis=1)
+    runs = total[:, gap:] - total[:, :-gap] >= gap  # run[i]: i..i+gap-1 out
+    top_colours = _majority_colours(profiles.labels.reshape(
+        len(geometry.names), geometry.profile_lines, -1)[fields], players)
     for k, f in enumerate(fields):
         profile = weights[f]
-        outside = (profile < 0.5).astype(float)
+        outside = outsides[k]
         if outside[centre]:
             continue
-        # a run of `gap` outside samples ends the silhouette; seams between pieces don't
-        run = np.convolve(outside, window, mode="valid") >= gap  # run[i]: i..i+gap-1 out
+        run = runs[k]
         before = np.nonzero(run[:max(0, centre - gap + 1)])[0]
         after = np.nonzero(run[centre:])[0]
         colours = profiles.colours[f]
@@ -545,7 +549,7 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
             near = _refine_edge(colours, t, a, 1, _crossing(t, profile, a, a + 1), config)
         far = float(t[-1])
         end = centre + after[0] if len(after) else len(t)  # first outside sample after it
-        touching = _neighbour_edge(per_field[f], players, centre, end, top_run, gap)
+        touching = _neighbour_edge(top_colours[k, :end], centre, top_run, gap)
         if touching is not None:
             far = _refine_edge(colours, t, touching, -1, float(t[touching]) - 0.5 * (t[1] - t[0]),
                                config)
@@ -556,16 +560,22 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     return extents, delimited
 
 
-def _neighbour_edge(labels: np.ndarray, players: int, centre: int, end: int,
-                    top_run: float, gap: int) -> int | None:
+def _majority_colours(labels: np.ndarray, players: int) -> np.ndarray:
+    """Per field and sample, the player colour most of the field's profile lines show
+    there, or -1; ``labels`` are (fields, lines, samples) colour labels."""
+    lines = labels.shape[1]
+    counts = np.stack([(labels == c).sum(axis=1) for c in range(players)])
+    return np.where(counts.max(axis=0) * 2 > lines, counts.argmax(axis=0), -1)
+
+
+def _neighbour_edge(colour: np.ndarray, centre: int, top_run: float, gap: int) -> int | None:
     """The first sample of a neighbour's piece that a tower's top touches, or None.
-    ``labels`` are one field's (lines, samples) colour labels. Past the centre the last
-    stretch of a tower is its top face, one colour at least ``top_run`` samples long
-    (a layer's side is much thinner); another piece colour right after it, for at least
-    ``gap`` samples, is not part of this tower."""
-    lines = labels.shape[0]
-    counts = np.stack([(labels[:, :end] == c).sum(axis=0) for c in range(players)])
-    colour = np.where(counts.max(axis=0) * 2 > lines, counts.argmax(axis=0), -1)
+    ``colour`` is one field's majority colour per sample up to the silhouette's end
+    (:func:`_majority_colours`). Past the centre the last stretch of a tower is its top
+    face, one colour at least ``top_run`` samples long (a layer's side is much thinner);
+    another piece colour right after it, for at least ``gap`` samples, is not part of
+    this tower."""
+    end = len(colour)
     changes = np.flatnonzero(np.diff(colour)) + 1
     bounds = np.concatenate([[0], changes, [end]])
     for k in range(len(bounds) - 2):

@@ -937,7 +937,7 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
     evidence = sliver_counts[:, :players].sum(axis=1) - board_hits
     for player, shared in geometry.sliver_shared:
         # board printed in this player's colour beside the field: no evidence against it
-        regained = np.bincount(geometry.sliver_seg, weights=(in_slivers == BOARD) & shared,
+        regained = np.bincount(geometry.sliver_seg[(in_slivers == BOARD) & shared],
                                minlength=segments)
         evidence = np.maximum(evidence, sliver_counts[:, player] - board_hits + regained)
     evidence = evidence.reshape(-1, geometry.max_height)
@@ -969,20 +969,19 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
         height_margin[occupied] = np.where(trusted, clearance / config.height_sure_margin_mm,
                                            0.0)
 
-    states = []
-    for f, name in enumerate(geometry.names):
-        height = int(heights[f])
-        if height == 0:
-            # confidence: how clearly the first layer shows board rather than piece
-            first = evidence[f, 0] / area[f, 0]
-            states.append(FieldState(name, None, 0, float(min(1.0, max(0.0, -first)))))
-            continue
-        seg = f * geometry.max_height + height - 1
-        colour_counts = counts[seg, :players]
-        best = int(colour_counts.argmax())
-        colour_share = colour_counts[best] / top_area[seg]
-        occupancy = evidence[f, 0] / area[f, 0]
-        confidence = min(1.0, max(0.0, occupancy), max(0.0, height_margin[f]),
-                         colour_share / max(config.min_piece_fraction, 1e-6))
-        states.append(FieldState(name, classes.players[best], height, float(confidence)))
-    return states
+    # the confidences as arrays, then one state per field from plain lists: numpy
+    # scalars field by field took 2-3 ms on a full Spexxx board
+    occupancy = evidence[:, 0] / area[:, 0]
+    seg = np.arange(len(heights)) * geometry.max_height + np.maximum(heights, 1) - 1
+    colour_counts = counts[seg, :players]
+    best = colour_counts.argmax(axis=1)
+    colour_share = colour_counts[np.arange(len(seg)), best] / top_area[seg]
+    # empty: how clearly the first layer shows board rather than piece
+    as_empty = np.minimum(np.maximum(-occupancy, 0.0), 1.0)
+    as_piece = np.minimum.reduce([
+        np.ones(len(heights)), np.maximum(0.0, occupancy), np.maximum(0.0, height_margin),
+        colour_share / max(config.min_piece_fraction, 1e-6)])
+    confidence = np.where(heights == 0, as_empty, as_piece)
+    return [FieldState(name, classes.players[b] if h else None, h, c)
+            for name, h, b, c in zip(geometry.names, heights.tolist(), best.tolist(),
+                                     confidence.tolist(), strict=True)]

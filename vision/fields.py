@@ -15,6 +15,7 @@ very spot (from the layout), as well as with the players' colours.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -496,9 +497,9 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres
 
 
 def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeometry,
-                       fields: np.ndarray, config: VisionConfig) -> np.ndarray:
+                       config: VisionConfig) -> np.ndarray:
     """Near and far edge (mm along the line away from the nadir, from the field centre)
-    of the silhouette of each given (occupied) field: its near edge is the base, its far
+    of the silhouette of each sampled (occupied) field: its near edge is the base, its far
     edge the top, so a tower standing a little off centre does not matter.
     Each edge is found from the colour labels, then placed where the colour is half way
     between the tower's and the board's (see :func:`_refine_edge`).
@@ -512,10 +513,11 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     # silhouette: anything but the printed board (seams and deep shade on a tower's side
     # match no colour at all); off the board, where a tall tower's top often leans, only
     # piece colours count (the table there matches no colour either)
-    unknown = np.where(geometry.profile_printed, config.unknown_inside, 0.0)
+    fields = profiles.fields
+    unknown = np.where(geometry.profile_printed[profiles.lines], config.unknown_inside, 0.0)
     labels = profiles.labels
     inside = np.where(labels == BOARD, 0.0, np.where(labels < players, 1.0, unknown))
-    weights = inside.reshape(len(geometry.names), geometry.profile_lines, -1).mean(axis=1)
+    weights = inside.reshape(len(fields), geometry.profile_lines, -1).mean(axis=1)
     t = geometry.profile_t
     centre = int(np.searchsorted(t, 0.0))
     extents = np.full((len(fields), 2), np.nan)
@@ -523,21 +525,21 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     gap = max(1, int(round(config.seam_gap_mm / config.profile_step_mm)))  # samples
     top_run = config.neighbour_run_ratio * geometry.face_chord_mm / config.profile_step_mm
     # all the fields' samples at once: a field at a time took most of a tower frame's time
-    outsides = weights[fields] < 0.5
+    outsides = weights < 0.5
     # a run of `gap` outside samples ends the silhouette; seams between pieces don't
     total = np.cumsum(np.pad(outsides, ((0, 0), (1, 0))), axis=1)
     runs = total[:, gap:] - total[:, :-gap] >= gap  # run[i]: i..i+gap-1 out
-    top_colours = _majority_colours(profiles.labels.reshape(
-        len(geometry.names), geometry.profile_lines, -1)[fields], players)
+    top_colours = _majority_colours(labels.reshape(len(fields), geometry.profile_lines, -1),
+                                    players)
     for k, f in enumerate(fields):
-        profile = weights[f]
+        profile = weights[k]
         outside = outsides[k]
         if outside[centre]:
             continue
         run = runs[k]
         before = np.nonzero(run[:max(0, centre - gap + 1)])[0]
         after = np.nonzero(run[centre:])[0]
-        colours = profiles.colours[f]
+        colours = profiles.colours[k]
         near = float(geometry.predicted_near[f])
         # where a run of outside samples gives way to the tower: of several (a dark band
         # on the tower's side that matches the board, as red and yellow stones' seam does
@@ -619,8 +621,8 @@ def _refine_edge(colours: np.ndarray, t: np.ndarray, edge: int, inward: int,
 
 
 def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeometry,
-                    fields: np.ndarray, config: VisionConfig) -> tuple[np.ndarray, np.ndarray]:
-    """How well each height explains the silhouette length of the given (occupied)
+                    config: VisionConfig) -> tuple[np.ndarray, np.ndarray]:
+    """How well each height explains the silhouette length of the sampled (occupied)
     fields (see :func:`silhouette_extents`). Returns, per field and height, the length
     mismatch in layers (0 = perfect; NaN when the field's centre shows no tower),
     and per field and height whether that reading can be trusted: the silhouette
@@ -628,7 +630,8 @@ def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeomet
     under it, or in deep shade, is lost and the tower reads short), and its far edge where
     that height's top would be (a tower whose sides are lost in shade, or whose top glare
     washes into the board, measures a length that disagrees with where its top is seen)."""
-    extents, delimited = silhouette_extents(profiles, players, geometry, fields, config)
+    fields = profiles.fields
+    extents, delimited = silhouette_extents(profiles, players, geometry, config)
     length = (extents[:, 1] - extents[:, 0])[:, None] - geometry.silhouette_bias_mm
     predicted = geometry.predicted_length[fields]
     step = np.diff(predicted, axis=1).mean(axis=1, keepdims=True) if predicted.shape[1] > 1 \
@@ -669,24 +672,30 @@ def tower_mask(heights: list[int], geometry: BoardGeometry, margin_mm: float) ->
 
 @dataclass
 class TowerProfiles:
-    """The height-profile samples of every field, from the full-resolution frame."""
+    """The height-profile samples of some fields, from the full-resolution frame."""
 
-    labels: np.ndarray  # (F * lines, K) colour labels (see ColourClasses.label)
-    colours: np.ndarray  # (F, K, 3) normalised BGR, mean over each field's lines
+    fields: np.ndarray  # (n,) the fields sampled
+    lines: np.ndarray  # (n * lines,) their rows of the geometry's profile arrays
+    labels: np.ndarray  # (n * lines, K) colour labels (see ColourClasses.label)
+    colours: np.ndarray  # (n, K, 3) normalised BGR, mean over each field's lines
 
 
 def sample_profiles(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-                    levels_matrix: np.ndarray) -> TowerProfiles:
-    """Labels and colours of the height-profile samples, taken from the full-resolution
-    frame (a layer moves a tower's top by only 1-4 mm). Clipped channels are not matched
-    brighter here (:func:`vision.calibration.clipped_variants`): on board bench seed 1
-    that moved two towers' silhouettes, both to a wrong height."""
-    sampled = cv2.remap(frame, geometry.profile_maps[0], geometry.profile_maps[1],
+                    levels_matrix: np.ndarray, fields: np.ndarray) -> TowerProfiles:
+    """Labels and colours of the height-profile samples of ``fields`` (the occupied
+    ones: the others' took half the time), taken from the full-resolution frame (a layer
+    moves a tower's top by only 1-4 mm). Clipped channels are not matched brighter here
+    (:func:`vision.calibration.clipped_variants`): on board bench seed 1 that moved two
+    towers' silhouettes, both to a wrong height."""
+    lines = (np.asarray(fields)[:, None] * geometry.profile_lines
+             + np.arange(geometry.profile_lines)).ravel()
+    sampled = cv2.remap(frame, geometry.profile_maps[0][lines], geometry.profile_maps[1][lines],
                         cv2.INTER_LINEAR)
     normalised = cv2.transform(sampled, levels_matrix)
     lab = cv2.cvtColor(normalised, cv2.COLOR_BGR2Lab)
-    colours = normalised.reshape(len(geometry.names), geometry.profile_lines, -1, 3)
-    return TowerProfiles(classes.label(lab, geometry.profile_offsets),
+    colours = normalised.reshape(len(fields), geometry.profile_lines, -1, 3)
+    return TowerProfiles(np.asarray(fields), lines,
+                         classes.label(lab, geometry.profile_offsets[lines]),
                          colours.mean(axis=1, dtype=np.float32))
 
 
@@ -920,10 +929,12 @@ def _segment_medians(values: np.ndarray, idx: np.ndarray, begin: np.ndarray,
 
 
 def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-                config: VisionConfig, profiles: TowerProfiles | None = None
+                config: VisionConfig,
+                sample: Callable[[np.ndarray], TowerProfiles] | None = None
                 ) -> list[FieldState]:
     """Occupancy, height and top colour of every field from a labelled rectified image
-    (and, for towers, the height profiles: :func:`sample_profiles`)."""
+    (and, for towers, the height profiles that ``sample`` takes of the occupied fields:
+    :func:`sample_profiles`)."""
     flat = labels.ravel()
     players = len(classes.players)
     segments = len(geometry.names) * geometry.max_height
@@ -951,8 +962,8 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
     heights = score.argmax(axis=1)
     height_margin = np.ones(len(heights))
     occupied = np.nonzero(heights > 0)[0]
-    if geometry.max_height > 1 and len(occupied) and profiles is not None:
-        mismatch, trusted = measure_heights(profiles, players, geometry, occupied, config)
+    if geometry.max_height > 1 and len(occupied) and sample is not None:
+        mismatch, trusted = measure_heights(sample(occupied), players, geometry, config)
         # The top face at the right height shows one colour all over; too high and it
         # slides off the tower, too low and it takes in the tower's side.
         segs = occupied[:, None] * geometry.max_height + np.arange(geometry.max_height)

@@ -12,6 +12,7 @@ but show no readable board give a reading whose ``problem`` says why.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 import cv2
@@ -329,11 +330,9 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     variants = clipped_variants(rectified, normalised, levels, config.clip_tolerance,
                                 geometry.read_px)
     labels = tracker.classes.label(lab, geometry.expected_offsets, variants, geometry.read_px)
-    profiles = None
-    if geometry.max_height > 1:
-        matrix = levels.matrix() / cast[:, None].astype(np.float32)
-        profiles = sample_profiles(frame, geometry, tracker.classes, matrix)
-    states = read_fields(labels, geometry, tracker.classes, config, profiles)
+    matrix = levels.matrix() / cast[:, None].astype(np.float32)
+    states = read_fields(labels, geometry, tracker.classes, config,
+                         partial(sample_profiles, frame, geometry, tracker.classes, matrix))
     states = look_alike_pieces(normalised, states, geometry, tracker.classes, config)
     states = split_lightness(lab, states, geometry, tracker.classes, config)
     states = frame_colour_pieces(lab, states, geometry, tracker.classes, config)

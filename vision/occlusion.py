@@ -116,10 +116,6 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     (:func:`rim_entry`) says where something lies across the board's outer edge, where
     a hand close to the board's colour may reach in (:func:`_faint_hand`). ``ceiling``
     is, per channel, what a channel clipped in the frame becomes in ``bgr``."""
-    covered = f"{markers_missing} marker(s) covered" if markers_missing else ""
-    if change is not None and not change.any() and (entry is None or not entry.size):
-        # nothing changed since the clear view: no hand (most frames of a game)
-        return Occlusion(False, frozenset(), covered)
     # Unexpected: not the printed board, on plain board where no tower stands (deep
     # shade or glare on a piece match nothing either, and printed edges blur). Judged
     # strictly, on a slightly smoothed image: many skin tones are close to some board
@@ -149,11 +145,16 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     reasons = []
     if big or faint:
         reasons.append(f"something over the board hides {len(hidden)} field(s)")
-    if covered:
-        reasons.append(covered)
+    if markers_missing:
+        reasons.append(covered_markers(markers_missing))
     # A covered marker alone does not hide a field (a card or cup may lie on it).
     return Occlusion(bool(hidden), frozenset(hidden), "; ".join(reasons),
                      faint=frozenset(faint - strict))
+
+
+def covered_markers(missing: int) -> str:
+    """What covered markers say in a reading's reason ("" for none)."""
+    return f"{missing} marker(s) covered" if missing else ""
 
 
 def _blobs(mask: np.ndarray, geometry: BoardGeometry, config: VisionConfig

@@ -49,6 +49,7 @@ from vision.occlusion import (
     Rim,
     changed,
     clear_view,
+    covered_markers,
     field_share,
     find_change_occlusion,
     find_occlusion,
@@ -371,8 +372,13 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
     change = None if clear is None else changed(lab, clear, config)
     entry = rim_entry(frame, tracker.rim, config) \
         if clear is None and tracker.rim is not None else None
-    foreign = find_occlusion(smoothed(normalised, geometry, config), lab, geometry,
-                             tracker.classes, towers, config, missing, change, entry, ceiling)
+    if change is not None and not change.any():
+        # nothing changed since the clear view: no hand (most frames of a game)
+        foreign = Occlusion(False, frozenset(), covered_markers(missing))
+    else:
+        foreign = find_occlusion(smoothed(normalised, geometry, config), lab, geometry,
+                                 tracker.classes, towers, config, missing, change, entry,
+                                 ceiling)
     moved = Occlusion(False, frozenset())
     if clear is not None:
         pieces = moved_pieces(states, clear, geometry, config)

@@ -10,6 +10,7 @@ per player on known fields, or taken from the layout's nominal piece colours.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from vision.markers import project
 from vision.pose import Camera
 
 if TYPE_CHECKING:  # the layout's data model is the rules core's; vision only reads it
-    from companion.layout import Layout
+    from companion.layout import Layout, MarkerSpec
 
 
 class CalibrationError(VisionError):
@@ -129,8 +130,14 @@ def _marker_cells(dictionary: str, marker_id: int) -> np.ndarray:
 
 
 def marker_sample_points(layout: Layout, marker_ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Board-mm centres of the black and of the white cells of the given markers."""
-    spec = layout.markers
+    """Board-mm centres of the black and of the white cells of the given markers
+    (read-only arrays: they are kept for the next frame)."""
+    return _sample_points(layout.markers, tuple(marker_ids))
+
+
+@functools.lru_cache(maxsize=64)
+def _sample_points(spec: MarkerSpec, marker_ids: tuple[int, ...]
+                   ) -> tuple[np.ndarray, np.ndarray]:
     black, white = [], []
     centres = dict(zip(spec.ids, spec.centres_mm, strict=True))
     cell = spec.size_mm / 6
@@ -141,7 +148,10 @@ def marker_sample_points(layout: Layout, marker_ids: list[int]) -> tuple[np.ndar
         points = offsets + np.asarray(centres[marker_id], dtype=np.float64)
         white.append(points[cells])
         black.append(points[~cells])
-    return np.concatenate(black).reshape(-1, 2), np.concatenate(white).reshape(-1, 2)
+    points = np.concatenate(black).reshape(-1, 2), np.concatenate(white).reshape(-1, 2)
+    for array in points:
+        array.setflags(write=False)
+    return points
 
 
 def frame_levels(frame: np.ndarray, homography: np.ndarray, camera: Camera, layout: Layout,

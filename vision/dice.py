@@ -115,6 +115,10 @@ class DiceConfig:
     # large, dark pips reaches the empty cells between them; 0 leaves the limit above alone
     empty_cell_share: float = 0.0
     split_levels: tuple[float, ...] = ()  # shares of a merged blob's contrast to split it at
+    # ... unless its box is longer than this many die diagonals (rectified view): a board
+    # line or marker: its splits cost ~10 % of a full read for no die; 0 splits every blob
+    split_max_diagonals: float = 0.0
+    split_max_px: float = 0.0  # the same in view pixels, set for the top view; 0: no limit
     pip_row_pitch_px: float = 0.0  # lattice pitch, set for the top view: rows of pips run
     # together into a bar are cut into pips at it; 0 leaves them to split_levels alone
     cut_pip_rows: bool = False  # part bars of 2-3 pips run together (`_pip_row`)
@@ -376,9 +380,10 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
         if area < config.min_pip_area_px:
             continue
         patch = hat[y:y + h, x:x + w]
+        too_long = level == 0 and 0 < config.split_max_px < max(w, h)
         if not rows.on and (area > config.max_pip_area_px or area < config.min_fill * w * h):
             # no pip, and no bar to cut: its moments are not needed to split it
-            if level < len(config.split_levels):
+            if level < len(config.split_levels) and not too_long:
                 pips += _split(roi, patch, area, config, level, (origin[0] + x, origin[1] + y),
                                rows)
             continue
@@ -396,7 +401,7 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
             if row:
                 pips += [Pip(p.x + origin[0] + x, p.y + origin[1] + y, p.diameter, p.roundness,
                              p.contrast, p.angle) for p in row]
-            elif level < len(config.split_levels):
+            elif level < len(config.split_levels) and not too_long:
                 pips += _split(roi, patch, area, config, level, (origin[0] + x, origin[1] + y),
                                rows)
             continue
@@ -1312,6 +1317,8 @@ def _rectified_pip_config(config: DiceConfig) -> DiceConfig:
                          "min_pip_roundness": config.rectified_roundness,
                          "polarities": tuple(config.polarities),
                          "split_levels": tuple(config.split_levels),
+                         "split_max_px": config.split_max_diagonals * math.sqrt(2)
+                         * config.die_max_mm * config.rectified_px_per_mm,
                          "pip_row_pitch_px": config.pip_pitch_share * (config.die_min_mm
                                                                        + config.die_max_mm) / 2
                          * config.rectified_px_per_mm if config.cut_pip_rows else 0.0})

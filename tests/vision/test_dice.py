@@ -646,3 +646,23 @@ def test_farthest_pair_is_numpys_first_farthest():
             gaps = np.linalg.norm(pts[:, None] - pts[None], axis=2)
             assert _farthest_pair(pts.tolist()) == tuple(
                 int(i) for i in np.unravel_index(np.argmax(gaps), gaps.shape))
+
+
+def test_a_blob_longer_than_a_die_is_not_split():
+    """A pip run into a board line is no die's (a die is not that long): the line's blob,
+    longer than ``split_max_diagonals`` die diagonals, is not split into it; a pip as dark
+    beside a short bar still is."""
+    from vision.dice import _rectified_pip_config, find_pips
+
+    image = np.full((120, 240), 200, np.uint8)
+    cv2.line(image, (20, 30), (220, 30), 130, 3)  # a board line ~67 mm long at 3 px/mm
+    cv2.circle(image, (120, 34), 5, 40, -1)  # a pip run into it
+    cv2.line(image, (100, 85), (130, 85), 130, 3)  # a short bar, ~10 mm
+    cv2.circle(image, (115, 89), 5, 40, -1)  # a pip run into that
+    every = _rectified_pip_config(dataclasses.replace(TABLE, split_max_diagonals=0.0))
+    config = _rectified_pip_config(dataclasses.replace(TABLE, split_max_diagonals=1.0))
+    assert config.split_max_px == pytest.approx(math.sqrt(2) * 18.5 * 3)
+    split = sorted((round(p.x), round(p.y)) for p in find_pips(image, None, every)[0])
+    kept = sorted((round(p.x), round(p.y)) for p in find_pips(image, None, config)[0])
+    assert split == [(115, 89), (120, 34)]
+    assert kept == [(115, 89)]

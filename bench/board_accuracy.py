@@ -18,6 +18,7 @@ camera envelope, hard light, some hands and covered markers) it prints:
 * median ms per frame on one core, for a warm tracker (the live case: camera fixed,
   board already located) and cold (first frame), and that time divided by a reference
   workload measured on the same frames (GaussianBlur 5x5 + cvtColor to Lab).
+  The warm median also per game (Spexxx's board is larger and finer than the others).
 
 Each frame is read twice: standalone (a fresh tracker, as ``companion read`` on a photo)
 and live (a tracker that has first seen the same table without the hand, rendered with
@@ -274,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
 
     standalone, live = Score(), Score()
     warm_ms, cold_ms, ref_ms = [], [], []
+    warm_by_game: dict[str, list[float]] = {g: [] for g in games}
     for index in range(args.frames):
         game = games[index % len(games)]
         layout = layouts[game]
@@ -309,6 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         reading = read_board(frame, layout, calibration, cfg, tracker)
         warm_ms.append((time.perf_counter() - start) * 1000)
+        warm_by_game[game].append(warm_ms[-1])
         live.add(reading, truth, game, layout, pose, hand, cfg.uncertain_below, note + " live",
                  args.verbose)
         ref_ms.append(min(reference_ms(frame) for _ in range(2)))
@@ -326,6 +329,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ms/frame (1 core): warm (live) median {median_warm:.1f}, cold median "
           f"{statistics.median(cold_ms):.1f}, reference workload {median_ref:.2f} ms -> "
           f"warm = {median_warm / median_ref:.1f}x reference")
+    print("  warm median by game: " + ", ".join(
+        f"{g} {statistics.median(ms):.1f} ({statistics.median(ms) / median_ref:.1f}x)"
+        for g, ms in warm_by_game.items() if ms))
     return 0
 
 

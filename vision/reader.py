@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import cv2
 import numpy as np
@@ -66,9 +66,9 @@ if TYPE_CHECKING:  # the layout's data model is the rules core's; vision only re
     from companion.layout import Layout
 
 
-@dataclass(frozen=True)
-class FieldReading:
-    """One field as the camera sees it: ``top_colour`` None and height 0 when empty."""
+class FieldReading(NamedTuple):
+    """One field as the camera sees it: ``top_colour`` None and height 0 when empty.
+    A named tuple, as :class:`vision.fields.FieldState`: a Spexxx frame has 252."""
 
     name: str
     top_colour: str | None

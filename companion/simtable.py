@@ -358,33 +358,14 @@ class SimRun:
 
     @property
     def exact(self) -> bool:
-        """Same moves, same end and same scores as the scripted game (a throw's dice in any
-        order: a camera lists them as they lie, and no rule cares)."""
-        ours, truth = self.session.game, self.table.game
-        return (_unordered(ours.moves) == _unordered(truth.moves)
-                and ours.is_over == truth.is_over
-                and {p: s.total for p, s in ours.scores().items()}
-                == {p: s.total for p, s in truth.scores().items()})
+        return same_game(self.session.game, self.table.game)
 
     @property
     def same_end(self) -> bool:
-        """Same board, end and scores as the scripted game - what the players are told at
-        the end - though some throw on the way may have been read otherwise (a die the
-        reader never found in a throw the turn did not end on: no rule tells its value)."""
-        ours, truth = self.session.game, self.table.game
-        return (ours.stacks() == truth.stacks() and ours.is_over == truth.is_over
-                and {p: s.total for p, s in ours.scores().items()}
-                == {p: s.total for p, s in truth.scores().items()})
+        return same_end(self.session.game, self.table.game)
 
     def first_difference(self) -> str:
-        """Where the refereed game first parts from the scripted one, in words."""
-        ours, truth = _unordered(self.session.game.moves), _unordered(self.table.game.moves)
-        for k, (a, b) in enumerate(zip(ours, truth, strict=False), 1):
-            if a != b:
-                return f"move {k} is {a}, truly {b}"
-        if len(ours) != len(truth):
-            return f"{len(ours)} moves of {len(truth)}"
-        return "same moves, other end or scores" if not self.exact else "none"
+        return first_difference(self.session.game, self.table.game)
 
     def latencies(self) -> list[float]:
         """Seconds from the hand leaving the board to the move being accepted, for each board
@@ -403,6 +384,36 @@ class SimRun:
 
 def _unordered(moves: list[Move]) -> list[Move]:
     return [Throw(tuple(sorted(m.dice))) if isinstance(m, Throw) else m for m in moves]
+
+
+def _totals(game: Game) -> dict[str, int]:
+    return {player: score.total for player, score in game.scores().items()}
+
+
+def same_game(ours: Game, truth: Game) -> bool:
+    """Same moves, same end and same scores as the scripted game (a throw's dice in any
+    order: a camera lists them as they lie, and no rule cares)."""
+    return (_unordered(ours.moves) == _unordered(truth.moves)
+            and ours.is_over == truth.is_over and _totals(ours) == _totals(truth))
+
+
+def same_end(ours: Game, truth: Game) -> bool:
+    """Same board, end and scores as the scripted game - what the players are told at the
+    end - though some throw on the way may have been read otherwise (a die the reader
+    never found in a throw the turn did not end on: no rule tells its value)."""
+    return (ours.stacks() == truth.stacks() and ours.is_over == truth.is_over
+            and _totals(ours) == _totals(truth))
+
+
+def first_difference(ours: Game, truth: Game) -> str:
+    """Where the refereed game first parts from the scripted one, in words."""
+    mine, true = _unordered(ours.moves), _unordered(truth.moves)
+    for k, (a, b) in enumerate(zip(mine, true, strict=False), 1):
+        if a != b:
+            return f"move {k} is {a}, truly {b}"
+    if len(mine) != len(true):
+        return f"{len(mine)} moves of {len(true)}"
+    return "none" if same_game(ours, truth) else "same moves, other end or scores"
 
 
 def answer_the_page(session: Any, done: tuple[Move, ...]) -> str | None:

@@ -16,7 +16,7 @@ from companion.gamelog import GameLog
 from companion.referee import Referee, player_colours
 from companion.report import final_report
 from companion.session import Event, Session
-from companion.simtable import SimOptions, SimTable
+from companion.simtable import SimOptions, SimTable, first_difference, same_end, same_game
 from companion.table import Table
 from hardware.camera import CameraError, open_source
 from hardware.config import load_config
@@ -180,11 +180,15 @@ def run(args: argparse.Namespace) -> int:
             referee.run(source, pace=None if args.autoplay else args.fps)
         print(final_report(game), flush=True)
         if sim is not None:
-            same = game.moves == sim.game.moves and game.is_over == sim.game.is_over
+            same = same_game(game, sim.game)
             if not sim.game.is_over:
                 print(f"the scripted player stopped after {len(sim.game.moves)} moves "
                       "(--max-moves)", flush=True)
-            print(f"same as the scripted game: {'yes' if same else 'NO'} "
+            # a throw read otherwise on the way need not change what the players are told
+            differs = "" if same else (
+                f" ({first_difference(game, sim.game)}); same board, end and scores: "
+                f"{'yes' if same_end(game, sim.game) else 'NO'}")
+            print(f"same as the scripted game: {'yes' if same else 'NO'}{differs} "
                   f"({referee.stats.frames} frames, loop CPU "
                   f"{referee.stats.cpu_seconds / max(referee.stats.frames / args.fps, 1e-9):.2f}"
                   " s per second of play)", flush=True)

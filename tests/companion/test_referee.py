@@ -455,7 +455,7 @@ def test_players_asked_which_tower_took_their_missed_stone_choose_it():
 
 
 def test_a_run_says_where_it_first_parts_from_the_scripted_game():
-    from companion.simtable import SimRun
+    from companion.simtable import SimRun, same_game
 
     table = SimTable("cuatro", ["red", "blue"], 1)
     for dice in [(1, 2, 2, 5, 6), (3, 3, 4, 5, 6)]:  # what the script played
@@ -464,6 +464,10 @@ def test_a_run_says_where_it_first_parts_from_the_scripted_game():
     run = SimRun(table, session, None, set(), [])
     assert run.first_difference() == "0 moves of 2"
     session.throw_settled((6, 5, 2, 2, 1))  # the same dice, as they lie
+    assert run.first_difference() == "1 moves of 2"
+    session.throw_settled((3, 6, 4, 5, 3))
+    assert same_game(session.game, table.game)  # what `companion play` says at the end
+    session.undo()
     session.throw_settled((6, 6, 6, 6, 6))
     assert run.first_difference() == "move 2 is throw 6 6 6 6 6, truly throw 3 3 4 5 6"
     assert run.same_end and not run.exact  # no stone yet: the board and scores are the same
@@ -634,7 +638,7 @@ def test_latency_pairs_each_stone_with_its_own_hand_when_a_throw_was_missed():
     with the hand of the move after it, 1.7 s "late"."""
     from types import SimpleNamespace
 
-    from companion.simtable import SimRun
+    from companion.simtable import SimRun, same_game
 
     t1, t2, t3 = Throw((1, 2, 3, 4, 5)), Throw((2, 2, 3, 4, 6)), Throw((1, 1, 4, 5, 6))
     truth = [t1, Place("A1"), t2, Place("B1"), t3, Place("C1")]

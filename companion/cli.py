@@ -12,6 +12,7 @@ COMMANDS = [
     "companion.commands.games",
     "companion.commands.markers",
     "companion.commands.read",
+    "companion.commands.calibrate",
     "companion.commands.replay",
     "companion.commands.simulate",
     "companion.commands.selftest",

@@ -21,6 +21,7 @@ import numpy as np
 from vision.calibration import (
     CalibrationError,
     ColourCalibration,
+    Levels,
     clipped_variants,
     frame_levels,
     image_levels,
@@ -311,20 +312,15 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
         return BoardReading(problem=str(exc))
     except VisionError as exc:
         return BoardReading(problem=f"the board cannot be read: {exc}")
-    seen = sorted(where.marker_corners) or None
-    if seen is None and where.source == "corners":  # no markers to take black and white from
-        levels = image_levels(frame, config.image_black_level, config.image_white_pct)
-    else:
-        levels = frame_levels(frame, where.homography, tracker.localiser.camera, layout, seen)
+    levels = _levels(frame, where, tracker)
     if levels.contrast < config.min_marker_contrast:
-        return BoardReading(homography=where.homography, pose=pose, markers_seen=len(seen or ()),
+        return BoardReading(homography=where.homography, pose=pose,
+                            markers_seen=len(where.marker_corners),
                             problem="too dark or washed out: the markers' black and white "
                             "cannot be told apart")
     rectified = geometry.rectify(frame)
-    normalised = normalise(rectified, levels)
-    cast = board_cast(normalised, geometry, tracker.classes, config)
+    normalised, cast = _uncast(normalise(rectified, levels), geometry, tracker)
     uncast = np.diag(1.0 / cast).astype(np.float32)
-    normalised = cv2.transform(normalised, uncast)
     # what a channel clipped in the frame becomes: glare that clips is judged by it
     ceiling = cv2.transform(normalise(np.full((1, 1, 3), 255, np.uint8), levels), uncast)[0, 0]
     lab = to_lab(normalised)
@@ -350,6 +346,24 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     return BoardReading(fields, occlusion.occluded, occlusion.hidden_fields, where.homography,
                         pose, None, where.relocalised, where.markers_seen, occlusion.reason,
                         occlusion.changed_look & frozenset(fields))
+
+
+def _levels(frame: np.ndarray, where: Localisation, tracker: BoardTracker) -> Levels:
+    """The frame's black and white: its markers', or, with corners given by hand and no
+    marker seen, the image's own."""
+    config = tracker.config
+    seen = sorted(where.marker_corners) or None
+    if seen is None and where.source == "corners":  # no markers to take black and white from
+        return image_levels(frame, config.image_black_level, config.image_white_pct)
+    return frame_levels(frame, where.homography, tracker.localiser.camera, tracker.layout, seen)
+
+
+def _uncast(normalised: np.ndarray, geometry: BoardGeometry, tracker: BoardTracker
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """The normalised board image with the colour cast its plain board shows taken out,
+    and that cast (per-channel gains, :func:`vision.fields.board_cast`)."""
+    cast = board_cast(normalised, geometry, tracker.classes, tracker.config)
+    return cv2.transform(normalised, np.diag(1.0 / cast).astype(np.float32)), cast
 
 
 def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
@@ -448,9 +462,11 @@ def annotate(frame: np.ndarray, reading: BoardReading, layout: Layout,
 
 
 def learn_calibration(frame: np.ndarray, layout: Layout, placements: dict[str, str],
-                      config: VisionConfig | None = None) -> ColourCalibration:
+                      config: VisionConfig | None = None,
+                      corners_px: np.ndarray | None = None) -> ColourCalibration:
     """Learn the players' colours from a setup frame in which each player has put one
-    piece on a known field (``placements``: field name -> colour name)."""
+    piece on a known field (``placements``: field name -> colour name); ``corners_px``
+    for a board without markers, as :class:`BoardTracker` takes them."""
     config = config or VisionConfig()
     unknown = [f for f in placements if f not in layout.fields]
     if unknown:
@@ -459,16 +475,17 @@ def learn_calibration(frame: np.ndarray, layout: Layout, placements: dict[str, s
     players = list(dict.fromkeys(placements.values()))
     nominal = ColourCalibration.default(layout, [p for p in players if p in layout.piece_colours]
                                         or None)
-    tracker = BoardTracker(layout, nominal, config)
+    tracker = BoardTracker(layout, nominal, config, corners_px)
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     try:
         where = tracker.localiser.locate(gray)
     except NoBoard as exc:
         raise CalibrationError(f"cannot calibrate: {exc}") from None
     geometry, _ = tracker.geometry(where.homography)
-    levels = frame_levels(frame, where.homography, tracker.localiser.camera, layout,
-                          sorted(where.marker_corners) or None)
-    lab = to_lab(normalise(geometry.rectify(frame), levels)).reshape(-1, 3)
+    # as the reader sees colours: normalised by the frame's black and white, cast taken out
+    normalised, _ = _uncast(normalise(geometry.rectify(frame), _levels(frame, where, tracker)),
+                            geometry, tracker)
+    lab = to_lab(normalised).reshape(-1, 3)
     names = geometry.names
     samples: dict[str, list[np.ndarray]] = {p: [] for p in players}
     for field_name, colour in placements.items():

@@ -22,7 +22,9 @@ from hardware.camera import CameraError, open_source
 from hardware.config import load_config
 from hardware.panel import Panel, PanelError
 from hardware.pins import NoGPIOError
+from vision.calibration import ColourCalibration
 from vision.config import VisionConfig
+from vision.errors import VisionError
 
 DEFAULT_LOG = "companion-games.sqlite"
 
@@ -58,6 +60,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-moves", type=int, metavar="N",
                         help="on the simulated table: the scripted player stops after N moves")
     parser.add_argument("--fps", type=float, default=10.0, help="frames per second")
+    parser.add_argument("--calibration", metavar="FILE",
+                        help="the players' colours learned at setup (companion calibrate); "
+                        "default: the layout's piece colours")
     parser.set_defaults(func=run)
 
 
@@ -132,6 +137,12 @@ def run(args: argparse.Namespace) -> int:
         colours = player_colours(list(game.players), game.layout.piece_colours)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
+    calibration = None
+    if args.calibration:
+        try:
+            calibration = ColourCalibration.load(args.calibration).only(list(colours.values()))
+        except VisionError as exc:
+            raise CommandError(str(exc)) from None
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     sim = None
     if _simulated_camera(args):
@@ -157,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
         source = open_source("sim" if args.simulate else args.camera,
                              sim_factory=sim.source if sim else None, fps=args.fps)
         config = VisionConfig(k1=sim.pose.k1) if sim else VisionConfig()
-        referee = Referee(session, colours=colours, panel=panel,
+        referee = Referee(session, colours=colours, panel=panel, calibration=calibration,
                           config=config, on_event=_printer(session),
                           before_step=(lambda frame: sim.press_buttons(panel))
                           if args.simulate else None)

@@ -638,7 +638,7 @@ def test_latency_pairs_each_stone_with_its_own_hand_when_a_throw_was_missed():
     with the hand of the move after it, 1.7 s "late"."""
     from types import SimpleNamespace
 
-    from companion.simtable import SimRun, same_game
+    from companion.simtable import SimRun
 
     t1, t2, t3 = Throw((1, 2, 3, 4, 5)), Throw((2, 2, 3, 4, 6)), Throw((1, 1, 4, 5, 6))
     truth = [t1, Place("A1"), t2, Place("B1"), t3, Place("C1")]

@@ -92,9 +92,10 @@ class VisionConfig:
     #: The aligned board is used when one camera pose fits both the markers' corners and
     #: the board's corners where the print put them (each this far off, px) with a
     #: chi-square per degree of freedom of at most ``print_align_max_disagreement``
-    #: (chosen on bench seed 1: located frames 0.5-3.1, refused 5.7-120), and when the
-    #: print matches the frame better there than from the two-marker fit and that fit
-    #: swung this many standard deviations either way (``print_align.print_match``:
+    #: (bench seed 1: 0.6-3.1 where ECC was right, 13-120 where it was 8-75 px off; three
+    #: right ones refused at 5.7-23), and when the print matches the frame better there
+    #: than from the two-marker fit and that fit swung this many standard deviations
+    #: either way (``print_align.print_match``:
     #: local contrast over a Gaussian of this many mm; local variance under
     #: ``print_match_flat_variance`` grey levels squared counts as flat print).
     print_align_sigma_px: float = 1.5

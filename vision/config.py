@@ -77,6 +77,32 @@ class VisionConfig:
     two_marker_max_spread_px: float = 3.5
     two_marker_max_jackknife_px: float = 1.5
     two_marker_fit_error_px: float = 1.0
+    #: A two-marker fit not sure enough is refined by aligning the printed board to the
+    #: frame (``print_align.align_to_print``: ECC on a grey template of the print, at
+    #: this many px per mm, with this much table (mm) around the board, leaving out
+    #: pixels further from the print than this many MADs, and at least this many grey
+    #: levels; ECC's iterations, stopping step and Gaussian blur size).
+    print_align_px_per_mm: float = 1.0
+    print_align_margin_mm: float = 6.0
+    print_align_outlier_mads: float = 3.0
+    print_align_outlier_min: float = 12.0
+    print_align_iterations: int = 40
+    print_align_eps: float = 1e-5
+    print_align_blur: int = 3
+    #: The aligned board is used when one camera pose fits both the markers' corners and
+    #: the board's corners where the print put them (each this far off, px) with a
+    #: chi-square per degree of freedom of at most ``print_align_max_disagreement``
+    #: (bench seed 1: 0.6-3.1 where ECC was right, 13-120 where it was 8-75 px off; three
+    #: right ones refused at 5.7-23), and when the print matches the frame better there
+    #: than from the two-marker fit and that fit swung this many standard deviations
+    #: either way (``print_align.print_match``:
+    #: local contrast over a Gaussian of this many mm; local variance under
+    #: ``print_match_flat_variance`` grey levels squared counts as flat print).
+    print_align_sigma_px: float = 1.5
+    print_align_max_disagreement: float = 4.0
+    print_match_swing_sigmas: float = 1.0
+    print_match_sigma_mm: float = 4.0
+    print_match_flat_variance: float = 4.0
 
     #: The board/camera geometry is rebuilt only when the board corners move by more
     #: than this (px); marker jitter below it would otherwise cost a rebuild per frame.

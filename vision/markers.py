@@ -37,8 +37,9 @@ class Localisation:
     homography: np.ndarray  # board mm -> undistorted frame px
     marker_corners: dict[int, np.ndarray] = field(default_factory=dict)  # seen, raw px
     relocalised: bool = False  # the camera or board moved since the last frame
-    #: "markers", "two markers" (fitted under the camera model), "previous" (too few
-    #: seen) or "corners"
+    #: "markers", "two markers" (fitted under the camera model), "print" (two markers
+    #: and the printed board aligned to the frame), "previous" (too few seen) or
+    #: "corners"
     source: str = "markers"
 
     @property
@@ -243,28 +244,8 @@ def fit_two_markers(
     focal length), six with the focal length known (``focal_px``: the config's or one
     trusted earlier). The corners' noise model includes each marker card lying a little
     off its spot, which is what a fit from two markers carries furthest."""
-    mm = marker_corners_mm(layout)
-    ids = list(detections)
-    src, dst = _correspondences(detections, layout, camera)
-    guess, _ = fit_homography(detections, layout, camera)
-    noise = config.marker_corner_sigma_px**2 * np.eye(2 * len(src))
-    angle = np.radians(config.marker_placement_deg)
-    prior = np.diag([config.marker_placement_mm**2] * 2 + [angle**2])
-    for k, marker_id in enumerate(ids):
-        offsets = mm[marker_id] - mm[marker_id].mean(axis=0)
-        moves = np.zeros((8, 3))  # a corner moves by (dx - da * oy, dy + da * ox) mm
-        moves[0::2, 0] = 1.0
-        moves[1::2, 1] = 1.0
-        moves[0::2, 2] = -offsets[:, 1]
-        moves[1::2, 2] = offsets[:, 0]
-        jacobian = _local_jacobians(guess, mm[marker_id]) @ moves
-        noise[8 * k:8 * k + 8, 8 * k:8 * k + 8] += jacobian @ prior @ jacobian.T
-    if focal_px is None:
-        low, high = config.fov_range_deg
-        focal = focal_from_fov(config.default_fov_deg, camera.width)
-        sigma = (focal_from_fov(low, camera.width) - focal_from_fov(high, camera.width)) / 4
-    else:
-        focal, sigma = focal_px, 0.0
+    src, dst, noise = _marker_noise(detections, layout, camera, config)
+    focal, sigma = _focal_prior(camera, config, focal_px)
     size = (camera.width, camera.height)
     fit = fit_plane_pose(src, dst, noise, *size, focal, sigma)
     fields = np.array([f.centre_mm for f in layout.fields.values()], dtype=np.float64)
@@ -278,6 +259,63 @@ def fit_two_markers(
         moved = np.linalg.norm(project(other.homography, fields) - here, axis=1).max()
         jackknife = max(jackknife, float(moved))
     return TwoMarkerFit(fit, float(fit.spread_px(fields).max()), jackknife)
+
+
+def _marker_noise(detections: dict[int, np.ndarray], layout: Layout, camera: Camera,
+                  config: VisionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The seen corners in mm and px, and their noise covariance (px^2): each corner's
+    own, and each marker card lying a little off its spot (correlated over its corners)."""
+    mm = marker_corners_mm(layout)
+    src, dst = _correspondences(detections, layout, camera)
+    guess, _ = fit_homography(detections, layout, camera)
+    noise = config.marker_corner_sigma_px**2 * np.eye(2 * len(src))
+    angle = np.radians(config.marker_placement_deg)
+    prior = np.diag([config.marker_placement_mm**2] * 2 + [angle**2])
+    for k, marker_id in enumerate(detections):
+        offsets = mm[marker_id] - mm[marker_id].mean(axis=0)
+        moves = np.zeros((8, 3))  # a corner moves by (dx - da * oy, dy + da * ox) mm
+        moves[0::2, 0] = 1.0
+        moves[1::2, 1] = 1.0
+        moves[0::2, 2] = -offsets[:, 1]
+        moves[1::2, 2] = offsets[:, 0]
+        jacobian = _local_jacobians(guess, mm[marker_id]) @ moves
+        noise[8 * k:8 * k + 8, 8 * k:8 * k + 8] += jacobian @ prior @ jacobian.T
+    return src, dst, noise
+
+
+def _focal_prior(camera: Camera, config: VisionConfig, focal_px: float | None
+                 ) -> tuple[float, float]:
+    """The focal length (px) and its prior's sigma: a known one fixed, else the middle
+    of the supported field of view with +-2 sigma spanning ``fov_range_deg``."""
+    if focal_px is not None:
+        return focal_px, 0.0
+    low, high = config.fov_range_deg
+    focal = focal_from_fov(config.default_fov_deg, camera.width)
+    return focal, (focal_from_fov(low, camera.width) - focal_from_fov(high, camera.width)) / 4
+
+
+def print_disagreement(detections: dict[int, np.ndarray], layout: Layout, camera: Camera,
+                       config: VisionConfig, aligned: np.ndarray,
+                       focal_px: float | None = None) -> float:
+    """How badly the board as aligned to its print (``aligned``, see
+    :func:`vision.print_align.align_to_print`) and the two markers fit one camera pose:
+    chi-square per degree of freedom of a pose fitted to the markers' corners (their noise
+    model) and the board's corners where the print puts them (``print_align_sigma_px``).
+    A print aligned onto pieces, a hand or the table pulls the board away from where
+    the markers hold it."""
+    src, dst, noise = _marker_noise(detections, layout, camera, config)
+    corners = board_corners_mm(layout)
+    src = np.concatenate([src, corners])
+    dst = np.concatenate([dst, project(aligned, corners)])
+    both = np.zeros((2 * len(src), 2 * len(src)))
+    both[:len(noise), :len(noise)] = noise
+    both[len(noise):, len(noise):] = config.print_align_sigma_px**2 * np.eye(2 * len(corners))
+    focal, sigma = _focal_prior(camera, config, focal_px)
+    fit = fit_plane_pose(src, dst, both, camera.width, camera.height, focal, sigma)
+    residual = (dst - project(fit.homography, src)).ravel()
+    whiten = np.linalg.cholesky(np.linalg.inv(both)).T
+    chi2 = float(np.sum((whiten @ residual) ** 2))
+    return chi2 / (len(residual) - (7 if sigma > 0 else 6))
 
 
 def _local_jacobians(homography: np.ndarray, points_mm: np.ndarray) -> np.ndarray:
@@ -406,11 +444,12 @@ class Localiser:
             self.homography = None
             if not found:
                 raise NoBoard("no board in view: none of the four corner markers was found")
-            homography = self._from_two(found) if len(found) == 2 else None
-            if homography is not None:
+            located = self._from_two(gray, found) if len(found) == 2 else None
+            if located is not None:
+                homography, source = located
                 self.bumps += bumped
                 self.homography = homography
-                return Localisation(homography, found, bumped, "two markers")
+                return Localisation(homography, found, bumped, source)
             what = "moved and " if bumped else ""
             raise NoBoard(f"the board {what}cannot be located: only {len(found)} of 4 corner "
                           "markers visible, need at least 3")
@@ -447,11 +486,14 @@ class Localiser:
                 self._last_seen[marker_id] = (window, gray[window].copy(), corners)
         return found
 
-    def _from_two(self, found: dict[int, np.ndarray]) -> np.ndarray | None:
-        """The homography fitted to two markers under the camera model, or None when it
-        may be too far off at the fields (config ``two_marker_*``). The focal length is
-        the config's, else the one the last 3-4 marker homography gave (the same camera,
-        bumped), else fitted too."""
+    def _from_two(self, gray: np.ndarray, found: dict[int, np.ndarray]
+                  ) -> tuple[np.ndarray, str] | None:
+        """The homography fitted to two markers under the camera model and its source,
+        or None when it may be too far off at the fields (config ``two_marker_*``) and
+        the printed board, aligned to the frame from there, does not agree with the
+        markers (config ``print_align_*``). The focal length is the config's, else the
+        one the last 3-4 marker homography gave (the same camera, bumped), else fitted
+        too."""
         cfg = self.config
         focal = cfg.focal_px
         if focal is None and self._full is not None:
@@ -461,7 +503,25 @@ class Localiser:
             fit = fit_two_markers(found, self.layout, self.camera, cfg, focal)
         except VisionError:
             return None
-        return fit.homography if fit.sure(cfg) else None
+        if fit.sure(cfg):
+            return fit.homography, "two markers"
+        from vision.print_align import align_to_print, print_match  # (imports markers)
+
+        aligned = align_to_print(gray, self.layout, self.camera, fit.homography, cfg)
+        if aligned is None:
+            return None
+        disagreement = print_disagreement(found, self.layout, self.camera, cfg, aligned, focal)
+        if disagreement > cfg.print_align_max_disagreement:
+            return None
+        # Believed only where the print matches the frame better than from the markers'
+        # own fit or that fit swung either way (an ECC stuck on a hand, a piece or the
+        # table's grain matches worse than where it started).
+        fields = np.array([f.centre_mm for f in self.layout.fields.values()])
+        starts = [fit.fit, *fit.fit.swung(fields, cfg.print_match_swing_sigmas)]
+        before = max(print_match(gray, self.layout, self.camera, start.homography, cfg)
+                     for start in starts)
+        after = print_match(gray, self.layout, self.camera, aligned, cfg)
+        return (aligned, "print") if after > before else None
 
     def _expected(self, homography: np.ndarray) -> dict[int, np.ndarray]:
         return {

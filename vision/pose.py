@@ -13,7 +13,7 @@ tilted enough to make it observable).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -208,6 +208,23 @@ class PlaneFit:
                                self.width, self.height)[1]
         variance = np.einsum("ij,jk,ik->i", jacobian, self.covariance, jacobian)
         return np.sqrt(variance.reshape(-1, 2).sum(axis=1))
+
+    def swung(self, points_mm: np.ndarray, sigmas: float) -> list[PlaneFit]:
+        """This fit moved ``sigmas`` standard deviations both ways along the direction
+        its covariance lets the board points (mm) move furthest in the frame: the swing
+        about the line through two adjacent markers."""
+        values, vectors = np.linalg.eigh(self.covariance)
+        root = vectors @ np.diag(np.sqrt(np.clip(values, 0, None))) @ vectors.T
+        jacobian = _projection(self._params(), _on_plane(points_mm), self.width,
+                               self.height)[1]
+        spread = root @ jacobian.T @ jacobian @ root
+        step = root @ np.linalg.eigh(spread)[1][:, -1] * sigmas
+        out = []
+        for sign in (-1.0, 1.0):
+            params = self._params() + sign * step
+            out.append(replace(self, rvec=params[:3], tvec=params[3:6],
+                               focal_px=float(params[6])))
+        return out
 
     def _params(self) -> np.ndarray:
         return np.concatenate([self.rvec, self.tvec, [self.focal_px]])

@@ -19,6 +19,9 @@ from vision.markers import (
     project,
 )
 from vision.pose import Camera
+from vision.print_align import align_to_print, print_match
+from vision.sim import CameraPose
+from vision.sim.scene import Hand
 
 LAYOUT = load_layout("cuatro")
 PROBE_MM = np.array([[0, 0], [320, 0], [320, 320], [0, 320], [160, 160], [40, 250]])
@@ -196,10 +199,66 @@ def test_two_diagonal_markers_locate_the_board_under_the_camera_model(game, hidd
 
 def test_two_adjacent_markers_are_too_uncertain_and_still_refused():
     # the board swings about the line through two adjacent markers: the far fields are
-    # pinned by the markers' small foreshortening alone
+    # pinned by the markers' small foreshortening alone, and the plain Cuatro print does
+    # not match the frame better aligned than from the markers' fit
     layout, rendered = two_hidden("cuatro", (2, 3))
     with pytest.raises(NoBoard, match="only 2 of 4"):
         Localiser(layout).locate(grey(rendered.frame))
+
+
+@cache
+def two_hidden_tilted(game, hidden, hand):
+    # a camera at 30 degrees (the test frames' default is 22): the board's swing about the
+    # two adjacent markers' line shows less in their foreshortening
+    layout = load_layout(game)
+    w, h = layout.board_size_mm
+    pose = CameraPose(height_mm=600, tilt_deg=30, yaw_deg=25, fov_deg=72, k1=0.0,
+                      target_mm=(w / 2, h / 2))
+    reach = Hand(entry_mm=(w / 2, h + 700), tip_mm=(w * 0.4, h * 0.35), height_mm=80)
+    return frame(game, {}, pose=pose, seed=3, markers_hidden=frozenset(hidden),
+                 hand=reach if hand else None)
+
+
+def field_errors(layout, rendered, camera, homography):
+    names = list(layout.fields)
+    mm = np.array([layout.fields[n].centre_mm for n in names])
+    truth = np.array([rendered.truth.fields[n].centre_px for n in names])
+    return np.linalg.norm(camera.board_to_frame(homography, mm) - truth, axis=1)
+
+
+@pytest.mark.parametrize("game,hidden", [("just4fun", (1, 2)), ("spexxx", (2, 3))])
+def test_two_adjacent_markers_and_the_print_locate_the_board(game, hidden):
+    # a hand over the board and two adjacent markers covered: the fit to the markers is
+    # too unsure (4-7 px off at the far fields); the printed board aligned to the frame
+    # from there pins the swing
+    layout, rendered = two_hidden_tilted(game, hidden, True)
+    localiser = Localiser(layout)
+    config, camera = localiser.config, localiser.camera
+    found = detect_markers(grey(rendered.frame), layout, config)
+    two = fit_two_markers(found, layout, camera, config)
+    assert len(found) == 2 and not two.sure(config)
+    assert field_errors(layout, rendered, camera, two.homography).max() > 3.0
+    where = localiser.locate(grey(rendered.frame))
+    assert where.source == "print" and where.markers_seen == 2
+    assert field_errors(layout, rendered, camera, where.homography).max() < 2.0
+
+
+def test_a_print_alignment_that_went_astray_is_refused():
+    # the empty Just 4 Fun board on a pale wood table: ECC slides the print off by
+    # 20 px at the far fields; it matches the frame worse than the markers' own fit did,
+    # so the board is not located rather than located wrong
+    layout, rendered = two_hidden_tilted("just4fun", (0, 1), False)
+    config = VisionConfig()
+    camera = Camera.from_config(config)
+    gray = grey(rendered.frame)
+    two = fit_two_markers(detect_markers(gray, layout, config), layout, camera, config)
+    aligned = align_to_print(gray, layout, camera, two.homography, config)
+    assert aligned is not None
+    assert field_errors(layout, rendered, camera, aligned).max() > 10.0
+    assert print_match(gray, layout, camera, aligned, config) < print_match(
+        gray, layout, camera, two.homography, config)
+    with pytest.raises(NoBoard, match="only 2 of 4"):
+        Localiser(layout).locate(gray)
 
 
 def test_one_corner_a_pixel_off_makes_two_markers_unsure():

@@ -304,9 +304,8 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     frame = check_frame(frame, config)
     if float(frame[::8, ::8].mean()) < config.black_frame_level:
         return BoardReading(problem="the frame is black: is the lens covered or the light off?")
-    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     try:
-        where: Localisation = tracker.localiser.locate(gray)
+        where: Localisation = tracker.localiser.locate(frame)
         geometry, pose = tracker.geometry(where.homography)
     except NoBoard as exc:
         return BoardReading(problem=str(exc))
@@ -476,9 +475,8 @@ def learn_calibration(frame: np.ndarray, layout: Layout, placements: dict[str, s
     nominal = ColourCalibration.default(layout, [p for p in players if p in layout.piece_colours]
                                         or None)
     tracker = BoardTracker(layout, nominal, config, corners_px)
-    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     try:
-        where = tracker.localiser.locate(gray)
+        where = tracker.localiser.locate(frame)
     except NoBoard as exc:
         raise CalibrationError(f"cannot calibrate: {exc}") from None
     geometry, _ = tracker.geometry(where.homography)

@@ -51,6 +51,19 @@ def cover_marker(image, truth, index):
     return image
 
 
+def test_a_colour_frame_locates_as_its_grey_frame():
+    """A BGR frame is turned grey only where the localiser looks (a warm tracker whose
+    markers all look unchanged looks at their windows only): the same result."""
+    truth = camera_homography(LAYOUT, 650, 20, 10, 914)
+    frames = [view(LAYOUT, truth), cover_marker(view(LAYOUT, truth), truth, 2),
+              view(LAYOUT, truth)]
+    in_colour, in_grey = Localiser(LAYOUT), Localiser(LAYOUT)
+    for image in frames:
+        a, b = in_colour.locate(image), in_grey.locate(grey(image))
+        assert np.array_equal(a.homography, b.homography)
+        assert (a.source, a.markers_seen) == (b.source, b.markers_seen)
+
+
 def test_one_covered_marker_keeps_the_board_located():
     truth = camera_homography(LAYOUT, 650, 20, 10, 914)
     localiser = Localiser(LAYOUT)

@@ -291,10 +291,10 @@ class VisionConfig:
     #: Fields within this distance of a hand blob are hidden too (shadow, arm edges).
     hand_margin_mm: float = 8.0
     #: On a still photo, a piece read whose top face lies farther than this from every
-    #: player's colour at any light level (``ColourClasses.player_distance``) is taken,
-    #: next to a hand found, as that hand's skin read as a piece (Spexxx's small cells):
-    #: 150 of 167 such fields under a hand on board bench seed 1 (200 Spexxx frames),
-    #: 190 of 3153 seen pieces.
+    #: player's colour at any light level (``ColourClasses.player_distance``) may be,
+    #: next to a hand found, that hand's skin read as a piece (Spexxx's small cells). Of
+    #: the pieces read in frames flagged for a hand (board bench seed 1, 200 Spexxx
+    #: frames): 150 of the 167 under the hand that its hull missed, 190 of 3153 outside.
     hand_piece_misfit: float = 16.0
     #: ... when its top face's chroma (a, b) lies within ``hand_piece_skin_distance`` of
     #: at least ``hand_piece_skin_share`` of the hand's foreign pixels: a colour cast

@@ -364,7 +364,10 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
     (:func:`vision.occlusion.rim_entry`): with one, that only added false flags (board
     bench seed 2, live: 3 -> 6 of 229, no hand more found). Nor does the tracker wait on
     that cue for its first clear view: its false flags would keep the change cue off,
-    and the fields hidden, for ``clear_view_accept_frames``."""
+    and the fields hidden, for ``clear_view_accept_frames``. Also without a clear view,
+    pieces read next to a hand found whose top face fits no player's colour but the
+    hand's are its skin (:func:`vision.occlusion.misfit_pieces`); live, the change cue
+    sees them."""
     config = tracker.config
     unsmoothed, lab = lab, smoothed(lab, geometry, config)
     clear = tracker.clear

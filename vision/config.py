@@ -316,6 +316,17 @@ class VisionConfig:
     hand_part_mm2: float = 50.0
     #: Fields within this distance of a hand blob are hidden too (shadow, arm edges).
     hand_margin_mm: float = 8.0
+    #: On a still photo, a piece read whose top face lies farther than this from every
+    #: player's colour at any light level (``ColourClasses.player_distance``) may be,
+    #: next to a hand found, that hand's skin read as a piece (Spexxx's small cells). Of
+    #: the pieces read in frames flagged for a hand (board bench seed 1, 200 Spexxx
+    #: frames): 150 of the 167 under the hand that its hull missed, 190 of 3153 outside.
+    hand_piece_misfit: float = 16.0
+    #: ... when its top face's chroma (a, b) lies within ``hand_piece_skin_distance`` of
+    #: at least ``hand_piece_skin_share`` of the hand's foreign pixels: a colour cast
+    #: moves real pieces off their player's colour too, but not onto the skin's.
+    hand_piece_skin_distance: float = 8.0
+    hand_piece_skin_share: float = 0.1
     #: An arm reaching in breaks the board's outer edge: across the rim, every mm along
     #: it, the colour over this range outside the edge (mm, the table) is compared with
     #: the range inside (the printed rim); where that contrast falls under

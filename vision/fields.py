@@ -892,6 +892,21 @@ def frame_colour_pieces(lab: np.ndarray, states: list[FieldState], geometry: Boa
     return out
 
 
+def top_face_colours(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometry
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """The fields read as pieces (indices) and the median Lab colour of each one's top
+    face at the height read (8-bit, shape (n, 3))."""
+    fields = np.array([f for f, s in enumerate(states) if s.height], np.int64)
+    if not len(fields):
+        return fields, np.zeros((0, 3))
+    starts = np.concatenate([[0], np.cumsum(geometry.top_area)])  # top_seg is sorted
+    segs = fields * geometry.max_height + np.array([states[f].height for f in fields]) - 1
+    flat = lab.reshape(-1, 3)
+    faces = np.stack([_segment_medians(flat[:, c], geometry.top_idx, starts[segs],
+                                       starts[segs + 1]) for c in range(3)], axis=1)
+    return fields, faces
+
+
 def _segment_percentiles(values: np.ndarray, sizes: np.ndarray, percentiles: list[float]
                          ) -> np.ndarray:
     """(segments, len(percentiles)): ``np.percentile`` (linear) of each run of ``sizes``

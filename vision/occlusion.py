@@ -21,7 +21,13 @@ import cv2
 import numpy as np
 
 from vision.config import VisionConfig
-from vision.fields import BoardGeometry, ColourClasses, FieldState, tower_mask
+from vision.fields import (
+    BoardGeometry,
+    ColourClasses,
+    FieldState,
+    top_face_colours,
+    tower_mask,
+)
 from vision.pose import Camera
 
 
@@ -108,14 +114,17 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
                    classes: ColourClasses, towers: np.ndarray, config: VisionConfig,
                    markers_missing: int = 0, change: np.ndarray | None = None,
                    entry: np.ndarray | None = None,
-                   ceiling: np.ndarray | None = None) -> Occlusion:
+                   ceiling: np.ndarray | None = None,
+                   misfit: MisfitPieces | None = None) -> Occlusion:
     """Hidden fields from the smoothed, rectified, normalised board image (BGR and Lab)
     and the mask of the towers read in it (:func:`vision.fields.tower_mask`). With a
     clear view, only what ``change``d from it can be a hand: a patch that was there
     when the board was clear is part of the scene (glare, a stain). ``entry``
     (:func:`rim_entry`) says where something lies across the board's outer edge, where
     a hand close to the board's colour may reach in (:func:`_faint_hand`). ``ceiling``
-    is, per channel, what a channel clipped in the frame becomes in ``bgr``."""
+    is, per channel, what a channel clipped in the frame becomes in ``bgr``. ``misfit``
+    (:func:`misfit_pieces`, on a photo) are pieces read that may be the hand's skin:
+    next to a hand found, those of its colour are its parts."""
     # Unexpected: not the printed board, on plain board where no tower stands (deep
     # shade or glare on a piece match nothing either, and printed edges blur). Judged
     # strictly, on a slightly smoothed image: many skin tones are close to some board
@@ -137,10 +146,13 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     np.maximum.at(largest, owner[1:], stats[1:, cv2.CC_STAT_AREA])
     min_area = config.hand_min_area_mm2 * geometry.px_per_mm**2
     big = _hand_blobs(groups, largest, geometry, config, min_area, entry)
+    if big and misfit is not None and len(misfit.fields):
+        groups, big = _with_skin_pieces(foreign, lab, misfit, groups, big, geometry, config)
     strict = _hidden_under(groups, big, geometry, config)
     faint: set[str] = set()
     if entry is not None and entry.size:
-        faint = _faint_hand(distance, usable, entry, bgr, geometry, classes, config, ceiling)
+        faint = _faint_hand(distance, usable, entry, bgr, geometry, classes, config, ceiling,
+                            lab, misfit)
     hidden = strict | faint
     reasons = []
     if big or faint:
@@ -157,6 +169,61 @@ def covered_markers(missing: int) -> str:
     return f"{missing} marker(s) covered" if missing else ""
 
 
+@dataclass(frozen=True)
+class MisfitPieces:
+    """Pieces read whose top face fits no player's colour well (:func:`misfit_pieces`):
+    per such field its index, height and top face's median Lab."""
+
+    fields: np.ndarray
+    heights: np.ndarray
+    faces: np.ndarray
+
+
+def misfit_pieces(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
+                  classes: ColourClasses, config: VisionConfig) -> MisfitPieces:
+    """The pieces read whose top face (in the unsmoothed Lab board image) lies farther
+    than ``hand_piece_misfit`` from every player's colour at any light level. On a photo,
+    a hand over Spexxx's small cells is read as pieces in most of them, and their tower
+    masks take it out of the colour test; skin fits no player's colour well."""
+    fields, faces = top_face_colours(lab, states, geometry)
+    if len(fields):
+        misfit = classes.player_distance[classes.bins(np.uint8(np.clip(faces, 0, 255)))]
+        off = misfit > config.hand_piece_misfit
+        fields, faces = fields[off], faces[off]
+    heights = np.array([states[f].height for f in fields], np.int64)
+    return MisfitPieces(fields, heights, faces)
+
+
+def _with_skin_pieces(foreign: np.ndarray, lab: np.ndarray, misfit: MisfitPieces,
+                      groups: np.ndarray, big: list[int], geometry: BoardGeometry,
+                      config: VisionConfig) -> tuple[np.ndarray, list[int]]:
+    """The hand's groups (``big`` in ``groups``) regrouped with the ``misfit`` pieces of
+    its own colour as foreign: those within ``hand_group_mm`` of it are its skin read as
+    pieces, and its hull grows over them. Its own colour: at least
+    ``hand_piece_skin_share`` of the hand's foreign pixels lie within
+    ``hand_piece_skin_distance`` of the piece's top face in chroma (a, b; shading moves
+    lightness), so real pieces whose colour a cast moved off their player's (cyan in a
+    warm frame) stay apart, and a sleeve's colour does not hide the skin's. Whether
+    there is a hand at all was judged without them."""
+    hand = lab[foreign & np.isin(groups, big)][:, 1:].astype(np.float32)
+    near = np.linalg.norm(misfit.faces[:, None, 1:] - hand[None, ::_SKIN_STRIDE], axis=2)
+    share = (near <= config.hand_piece_skin_distance).mean(axis=1)
+    chosen = share >= config.hand_piece_skin_share
+    if not chosen.any():
+        return groups, big
+    heights = np.zeros(len(geometry.names), np.int64)
+    heights[misfit.fields[chosen]] = misfit.heights[chosen]
+    pieces = tower_mask(heights.tolist(), geometry, config.tower_margin_mm)
+    _, components, stats = _blobs(foreign | (pieces > 0), geometry, config)
+    regrouped, _ = _grouped(components, stats, geometry, config)
+    hand_groups = np.unique(regrouped[np.isin(groups, big)])
+    return regrouped, [int(k) for k in hand_groups if k]
+
+
+#: Every how many of a hand's foreign pixels its colour is sampled from.
+_SKIN_STRIDE = 7
+
+
 def _blobs(mask: np.ndarray, geometry: BoardGeometry, config: VisionConfig
            ) -> tuple[int, np.ndarray, np.ndarray]:
     """Connected blobs of a boolean board mask, specks opened away and gaps of
@@ -171,10 +238,14 @@ def _blobs(mask: np.ndarray, geometry: BoardGeometry, config: VisionConfig
 
 def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
                 bgr: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-                config: VisionConfig, ceiling: np.ndarray | None = None) -> set[str]:
+                config: VisionConfig, ceiling: np.ndarray | None = None,
+                lab: np.ndarray | None = None, misfit: MisfitPieces | None = None
+                ) -> set[str]:
     """Fields hidden by a hand whose colour is close to the board's: judged against the
     frame's own mismatch with the print (lamps, casts), and only where it reaches in
-    across a broken stretch of the board's edge (``entry``, :func:`rim_entry`)."""
+    across a broken stretch of the board's edge (``entry``, :func:`rim_entry`); with the
+    ``misfit`` pieces of its colour (in the smoothed Lab ``lab``) as its parts, as in
+    :func:`find_occlusion`."""
     plain = distance[usable]
     level = float(np.median(plain[np.isfinite(plain)])) if plain.size else 0.0
     scale = config.faint_hand_level_ratio * level
@@ -194,6 +265,8 @@ def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
         return set()
     # with an arm reaching in, the other such blobs are its parts that the printed
     # lines cut off (as in find_occlusion)
+    if blobs and lab is not None and misfit is not None and len(misfit.fields):
+        groups, blobs = _with_skin_pieces(faint, lab, misfit, groups, blobs, geometry, config)
     return _hidden_under(groups, blobs, geometry, config)
 
 

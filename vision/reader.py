@@ -54,6 +54,7 @@ from vision.occlusion import (
     field_share,
     find_change_occlusion,
     find_occlusion,
+    misfit_pieces,
     moved_pieces,
     on_board,
     rim_entry,
@@ -376,22 +377,28 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
     (:func:`vision.occlusion.rim_entry`): with one, that only added false flags (board
     bench seed 2, live: 3 -> 6 of 229, no hand more found). Nor does the tracker wait on
     that cue for its first clear view: its false flags would keep the change cue off,
-    and the fields hidden, for ``clear_view_accept_frames``."""
+    and the fields hidden, for ``clear_view_accept_frames``. Also without a clear view,
+    pieces read next to a hand found whose top face fits no player's colour but the
+    hand's are its skin (:func:`vision.occlusion.misfit_pieces`); live, the change cue
+    sees them."""
     config = tracker.config
-    lab = smoothed(lab, geometry, config)
+    unsmoothed, lab = lab, smoothed(lab, geometry, config)
     clear = tracker.clear
     if relocalised or (clear is not None and clear.low.shape != lab.shape):
         clear = None
     change = None if clear is None else changed(lab, clear, config)
-    entry = rim_entry(frame, tracker.rim, config) \
-        if clear is None and tracker.rim is not None else None
+    entry, misfit = None, None
+    if clear is None:  # a photo: the colour cue alone finds hands
+        misfit = misfit_pieces(unsmoothed, states, geometry, tracker.classes, config)
+        if tracker.rim is not None:
+            entry = rim_entry(frame, tracker.rim, config)
     if change is not None and not change.any():
         # nothing changed since the clear view: no hand (most frames of a game)
         foreign = Occlusion(False, frozenset(), covered_markers(missing))
     else:
         foreign = find_occlusion(smoothed(normalised, geometry, config), lab, geometry,
                                  tracker.classes, towers, config, missing, change, entry,
-                                 ceiling)
+                                 ceiling, misfit)
     moved = Occlusion(False, frozenset())
     if clear is not None:
         pieces = moved_pieces(states, clear, geometry, config)

@@ -231,13 +231,31 @@ def test_a_hand_kept_off_the_rim_by_a_pale_border_is_seen_where_it_breaks_the_ed
 def test_a_hand_cut_up_by_small_cells_hides_the_fields_between_its_pieces():
     """On Spexxx's small cells a hand is read as towers in many of them, so its foreign
     colour shows in scattered pieces: those near one another are one hand, and the
-    fields between them are hidden too (before: 12 of 47 covered fields reported)."""
+    fields between them are hidden too (before: 12 of 47 covered fields reported). With
+    the cells read as pieces of the hand's colour (27 Nov) none is reported, and the hull
+    takes in more cells along the hand's edge and shadow (14, was 3)."""
     layout, rendered, calibration = _random_table(5, 91)
     truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
     reading = read_board(rendered.frame, layout, calibration)
     assert reading.occluded and len(truly_hidden) == 47
-    assert len(truly_hidden - reading.hidden_fields) <= 5
-    assert len(reading.hidden_fields - truly_hidden) <= 5
+    assert truly_hidden <= reading.hidden_fields
+    assert len(reading.hidden_fields - truly_hidden) <= 15
+
+
+def test_a_hand_read_as_pieces_in_small_cells_is_hidden_whole():
+    """On a photo, a hand over Spexxx's small cells is read as pieces in most of them,
+    whose tower masks keep it out of the colour test: next to the hand found, pieces of
+    the hand's colour that fit no player's are its skin, and the hand is hidden whole
+    (before: 22 of 63 covered fields reported)."""
+    layout, rendered, calibration = _random_table(9, 287)
+    truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.occluded and len(truly_hidden) == 63
+    assert truly_hidden <= reading.hidden_fields
+    assert len(reading.hidden_fields - truly_hidden) <= 30
+    off = replace(VisionConfig(), hand_piece_misfit=float("inf"))
+    assert len(truly_hidden - read_board(rendered.frame, layout, calibration,
+                                         off).hidden_fields) >= 15
 
 
 def test_no_hand_no_occlusion(rendered):

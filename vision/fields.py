@@ -514,7 +514,7 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     # match no colour at all); off the board, where a tall tower's top often leans, only
     # piece colours count (the table there matches no colour either)
     fields = profiles.fields
-    unknown = np.where(geometry.profile_printed[profiles.lines], config.unknown_inside, 0.0)
+    unknown = np.where(geometry.profile_printed[profiles.rows], config.unknown_inside, 0.0)
     labels = profiles.labels
     inside = np.where(labels == BOARD, 0.0, np.where(labels < players, 1.0, unknown))
     weights = inside.reshape(len(fields), geometry.profile_lines, -1).mean(axis=1)
@@ -675,7 +675,7 @@ class TowerProfiles:
     """The height-profile samples of some fields, from the full-resolution frame."""
 
     fields: np.ndarray  # (n,) the fields sampled
-    lines: np.ndarray  # (n * lines,) their rows of the geometry's profile arrays
+    rows: np.ndarray  # (n * lines,) their rows of the geometry's profile arrays
     labels: np.ndarray  # (n * lines, K) colour labels (see ColourClasses.label)
     colours: np.ndarray  # (n, K, 3) normalised BGR, mean over each field's lines
 
@@ -687,15 +687,15 @@ def sample_profiles(frame: np.ndarray, geometry: BoardGeometry, classes: ColourC
     moves a tower's top by only 1-4 mm). Clipped channels are not matched brighter here
     (:func:`vision.calibration.clipped_variants`): on board bench seed 1 that moved two
     towers' silhouettes, both to a wrong height."""
-    lines = (np.asarray(fields)[:, None] * geometry.profile_lines
-             + np.arange(geometry.profile_lines)).ravel()
-    sampled = cv2.remap(frame, geometry.profile_maps[0][lines], geometry.profile_maps[1][lines],
+    rows = (np.asarray(fields)[:, None] * geometry.profile_lines
+            + np.arange(geometry.profile_lines)).ravel()
+    sampled = cv2.remap(frame, geometry.profile_maps[0][rows], geometry.profile_maps[1][rows],
                         cv2.INTER_LINEAR)
     normalised = cv2.transform(sampled, levels_matrix)
     lab = cv2.cvtColor(normalised, cv2.COLOR_BGR2Lab)
     colours = normalised.reshape(len(fields), geometry.profile_lines, -1, 3)
-    return TowerProfiles(np.asarray(fields), lines,
-                         classes.label(lab, geometry.profile_offsets[lines]),
+    return TowerProfiles(np.asarray(fields), rows,
+                         classes.label(lab, geometry.profile_offsets[rows]),
                          colours.mean(axis=1, dtype=np.float32))
 
 

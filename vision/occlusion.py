@@ -205,7 +205,8 @@ def _with_skin_pieces(foreign: np.ndarray, lab: np.ndarray, misfit: MisfitPieces
     lightness), so real pieces whose colour a cast moved off their player's (cyan in a
     warm frame) stay apart, and a sleeve's colour does not hide the skin's. Whether
     there is a hand at all was judged without them."""
-    hand = lab[foreign & np.isin(groups, big)][:, 1:].astype(np.float32)
+    in_hand = np.isin(groups, big)
+    hand = lab[foreign & in_hand][:, 1:].astype(np.float32)
     near = np.linalg.norm(misfit.faces[:, None, 1:] - hand[None, ::_SKIN_STRIDE], axis=2)
     share = (near <= config.hand_piece_skin_distance).mean(axis=1)
     chosen = share >= config.hand_piece_skin_share
@@ -216,7 +217,7 @@ def _with_skin_pieces(foreign: np.ndarray, lab: np.ndarray, misfit: MisfitPieces
     pieces = tower_mask(heights.tolist(), geometry, config.tower_margin_mm)
     _, components, stats = _blobs(foreign | (pieces > 0), geometry, config)
     regrouped, _ = _grouped(components, stats, geometry, config)
-    hand_groups = np.unique(regrouped[np.isin(groups, big)])
+    hand_groups = np.unique(regrouped[in_hand])
     return regrouped, [int(k) for k in hand_groups if k]
 
 

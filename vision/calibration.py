@@ -198,20 +198,21 @@ def clipped_variants(image: np.ndarray, normalised: np.ndarray, levels: Levels,
     (what :meth:`vision.fields.ColourClasses.label` takes as ``alternatives``); only
     those ``within`` (sorted flat pixel indices) when given: only those are compared."""
     # integer values at or above white - tolerance: an 8-bit threshold, no float image
-    threshold = np.clip(np.ceil(levels.white - tolerance), 0, 255).astype(np.uint8)
-    flat = image.reshape(-1, 3)
-    # np.take and the channels or-ed by hand: fancy indexing and any(axis=1) on three
-    # columns took several times as long
-    clipped = (flat if within is None else np.take(flat, within, axis=0)) >= threshold
-    wanted = np.flatnonzero(clipped[:, 0] | clipped[:, 1] | clipped[:, 2])
-    index = wanted if within is None else within[wanted]
+    threshold = np.clip(np.ceil(levels.white - tolerance), 0, 255)
+    # a pixel with no channel clipped lies in 0 .. threshold - 1 (nothing does below 0)
+    unclipped = cv2.inRange(image, np.zeros(3), threshold - 1).ravel()
+    if within is None:
+        index = np.flatnonzero(unclipped == 0)
+    else:
+        index = within[np.flatnonzero(unclipped[within] == 0)]
     if not len(index):
         return index, []
-    clipped = np.take(clipped, wanted, axis=0)
+    clipped = np.take(image.reshape(-1, 3), index, axis=0) >= threshold.astype(np.uint8)
     colours = np.take(normalised.reshape(-1, 3), index, axis=0)
     half = np.where(clipped, colours // 2 + 128, colours)
     white = np.where(clipped, np.uint8(255), colours)
-    return index, [to_lab(v.reshape(-1, 1, 3)).reshape(-1, 3) for v in (half, white)]
+    half_lab, white_lab = to_lab(np.stack([half, white])).reshape(2, -1, 3)
+    return index, [half_lab, white_lab]
 
 
 def to_lab(normalised_bgr: np.ndarray) -> np.ndarray:

@@ -46,6 +46,8 @@ class FieldState(NamedTuple):
 
 #: Label of a pixel that shows the empty board as the layout predicts it there.
 BOARD = 254
+#: Lab bins, 8 levels wide per channel: the length of a colour table's row.
+_BINS = 32**3
 
 
 class ColourClasses:
@@ -74,6 +76,13 @@ class ColourClasses:
         self.board_distance = np.concatenate([distances, unknown]).ravel()
         self.threshold = config.colour_match_distance
         self.margin = config.board_preference
+        # Every (board class, Lab bin) pair's label decided once, so a frame needs one
+        # lookup per pixel; the last row is for pixels no reading looks at.
+        rows = len(self.board) + 1
+        self.decided = np.concatenate([
+            self._decide(np.tile(self.nearest_player, rows), np.tile(self.player_distance, rows),
+                         self.board_distance),
+            np.full(_BINS, FOREIGN, np.uint8)])
         #: Board colour -> the players whose colour it matches but for a brightness ratio of
         #: at least ``look_alike_min_ratio``, with the log of that ratio (piece over board).
         self.look_alikes: dict[int, list[tuple[int, float]]] = {}
@@ -135,11 +144,17 @@ class ColourClasses:
             out[index] = np.sqrt((diff**2).sum(axis=-1)).min(axis=1)
         return out
 
-    def offsets(self, expected: np.ndarray) -> np.ndarray:
+    def offsets(self, expected: np.ndarray, within: np.ndarray | None = None) -> np.ndarray:
         """Table offsets of an expected-class map (unknown spots get an all-inf row);
-        computed once per geometry so each frame needs a single lookup."""
+        computed once per geometry so each frame needs a single lookup. Given ``within``
+        (flat pixel indices), the others are for :meth:`label` alone, which calls them
+        FOREIGN."""
         rows = np.where(expected >= 0, expected, len(self.board)).astype(np.int32)
-        return rows * 32768
+        if within is not None:
+            unread = np.ones(rows.size, bool)
+            unread[within] = False
+            rows.reshape(-1)[unread] = len(self.board) + 1
+        return rows * _BINS
 
     @staticmethod
     def bins(lab: np.ndarray) -> np.ndarray:
@@ -154,44 +169,36 @@ class ColourClasses:
         return self.board_distance[offsets + self.bins(lab)]
 
     def label(self, lab: np.ndarray, offsets: np.ndarray,
-              alternatives: tuple[np.ndarray, list[np.ndarray]] | None = None,
-              within: np.ndarray | None = None) -> np.ndarray:
+              alternatives: tuple[np.ndarray, list[np.ndarray]] | None = None) -> np.ndarray:
         """Per pixel: the player index, BOARD (matches the predicted empty board) or
         FOREIGN (matches neither: a hand, a sleeve, glare); ``offsets`` from
-        :meth:`offsets` of the expected board classes. ``alternatives`` are other Lab
-        values some pixels (flat indices) may have had (clipped channels:
+        :meth:`offsets` of the expected board classes (pixels left out there are
+        FOREIGN: the reader uses no others). ``alternatives`` are other Lab values some
+        pixels (flat indices) may have had (clipped channels:
         :func:`~vision.calibration.clipped_variants`): each colour is matched there by
-        the value that fits it best. Only the pixels ``within`` (sorted flat indices,
-        e.g. :attr:`BoardGeometry.read_px`) are labelled when given, the rest FOREIGN:
-        the reader uses no others, and they are most of the image."""
-        if within is not None:
-            if alternatives is not None:
-                alternatives = (np.searchsorted(within, alternatives[0]), alternatives[1])
-            labels = np.full(lab.shape[:2], FOREIGN, np.uint8)
-            labels.reshape(-1)[within] = self.label(
-                np.take(lab.reshape(-1, 3), within, axis=0), np.ravel(offsets)[within],
-                alternatives)
-            return labels
-        bins = self.bins(lab)
-        player = self.nearest_player[bins]
-        d_player = self.player_distance[bins]
-        d_board = self.board_distance[offsets + bins]
+        the value that fits it best."""
+        at = offsets + self.bins(lab)
+        labels = self.decided[at]
         if alternatives is not None and alternatives[1]:
             index, others = alternatives
-            shape = bins.shape
-            player, d_player, d_board = player.ravel(), d_player.ravel(), d_board.ravel()
-            at = np.ravel(offsets)[index]
-            best, d_best, d_printed = player[index], d_player[index], d_board[index]
+            printed_at = at.ravel()[index]
+            seen = printed_at % _BINS
+            printed_at -= seen
+            best, d_best = self.nearest_player[seen], self.player_distance[seen]
+            d_printed = self.board_distance[printed_at + seen]
             for other in others:
                 alt = self.bins(other)
                 d_alt = self.player_distance[alt]
                 nearer = d_alt < d_best
                 best = np.where(nearer, self.nearest_player[alt], best)
                 d_best = np.where(nearer, d_alt, d_best)
-                d_printed = np.minimum(d_printed, self.board_distance[at + alt])
-            player[index], d_player[index], d_board[index] = best, d_best, d_printed
-            player, d_player, d_board = (a.reshape(shape) for a in (player, d_player, d_board))
-        labels = np.full(bins.shape, FOREIGN, np.uint8)
+                d_printed = np.minimum(d_printed, self.board_distance[printed_at + alt])
+            labels.reshape(-1)[index] = self._decide(best, d_best, d_printed)
+        return labels
+
+    def _decide(self, player: np.ndarray, d_player: np.ndarray, d_board: np.ndarray
+                ) -> np.ndarray:
+        labels = np.full(player.shape, FOREIGN, np.uint8)
         # A pixel is a piece only when clearly nearer a player colour than the board
         # colour printed there: a white stone must outshine a brightly lit silver zone.
         is_board = (d_board <= d_player + self.margin) & (d_board <= self.threshold)
@@ -251,6 +258,9 @@ class BoardGeometry:
     #: The flat rectified pixels :func:`read_fields` reads (in some field's sliver or top
     #: face), sorted; the labels of no other pixel are used.
     read_px: np.ndarray | None = None
+    #: :attr:`expected_offsets` with every pixel but :attr:`read_px` left out, for
+    #: :meth:`ColourClasses.label`.
+    label_offsets: np.ndarray | None = None
 
     def to_px(self, points_mm: np.ndarray) -> np.ndarray:
         return (np.asarray(points_mm, dtype=np.float64) - self.origin_mm) * self.px_per_mm
@@ -388,6 +398,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.home = _homes(geometry, config.tower_change_margin_mm * ppm)
     geometry.look_alike = _look_alike_fields(layout, geometry, classes, config)
     geometry.read_px = np.union1d(geometry.sliver_idx, geometry.top_idx)
+    geometry.label_offsets = classes.offsets(geometry.expected, geometry.read_px)
     return geometry
 
 

@@ -326,7 +326,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     lab = to_lab(normalised)
     variants = clipped_variants(rectified, normalised, levels, config.clip_tolerance,
                                 geometry.read_px)
-    labels = tracker.classes.label(lab, geometry.expected_offsets, variants, geometry.read_px)
+    labels = tracker.classes.label(lab, geometry.label_offsets, variants)
     matrix = levels.matrix() / cast[:, None].astype(np.float32)
     states = read_fields(labels, geometry, tracker.classes, config,
                          partial(sample_profiles, frame, geometry, tracker.classes, matrix))

@@ -14,6 +14,8 @@ from vision.config import VisionConfig
 from vision.errors import VisionError
 from vision.fields import (
     BOARD,
+    FOREIGN,
+    UNKNOWN,
     ColourClasses,
     FieldState,
     _segment_medians,
@@ -435,3 +437,21 @@ def test_segment_medians_are_numpys(runs):
     order = np.arange(len(values))[::-1]  # read through an index, as faces are
     got = _segment_medians(values[::-1], order, begin, begin + sizes)
     assert got.tolist() == [np.median(run) for run in runs]
+
+
+def test_only_the_pixels_read_are_labelled():
+    """Offsets built for some pixels label those as a full label would and the rest
+    FOREIGN (the reader reads no others)."""
+    layout = load_layout("just4fun")
+    classes = ColourClasses(layout, ColourCalibration.default(layout), VisionConfig())
+    expected = np.full((2, 3), classes.board_index("orange"), np.int16)
+    expected[1] = UNKNOWN
+    seen = np.array([[[80, 160, 240], [20, 200, 230], [30, 30, 200]],
+                     [[80, 160, 240], [20, 200, 230], [30, 30, 200]]], np.uint8)
+    lab = to_lab(seen)
+    full = classes.label(lab, classes.offsets(expected))
+    assert full[0, 0] == BOARD and full[1, 0] != BOARD
+    within = np.array([0, 2, 4])
+    some = classes.label(lab, classes.offsets(expected, within))
+    assert some.ravel()[within].tolist() == full.ravel()[within].tolist()
+    assert some.ravel()[[1, 3, 5]].tolist() == [FOREIGN] * 3

@@ -230,6 +230,7 @@ class BoardGeometry:
     field_idx: np.ndarray  # each field's own square, for occlusion
     field_seg: np.ndarray
     field_area: np.ndarray
+    field_box: np.ndarray | None = None  # (F, 4) each square's x0, y0, x1, y1 (px, exclusive)
     plain: np.ndarray | None = None  # plain printed board: away from printed edges
     plain_sample: np.ndarray | None = None  # flat indices of some plain board pixels
     profile_maps: tuple[np.ndarray, np.ndarray] | None = None  # (F * lines, K) frame px
@@ -337,6 +338,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.expected_offsets = classes.offsets(geometry.expected)
 
     sliver_idx, sliver_seg, top_idx, top_seg, field_idx, field_seg = [], [], [], [], [], []
+    field_box = []
     width_px, height_px = size
     for f, name in enumerate(names):
         base = geometry.to_px(centres[f])
@@ -367,7 +369,10 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
         half = layout.fields[name].size_mm / 2 * ppm
         x0, y0 = np.rint(base - half).astype(int)
         x1, y1 = np.rint(base + half).astype(int)
-        ys, xs = np.mgrid[max(y0, 0):min(y1, height_px), max(x0, 0):min(x1, width_px)]
+        x0, y0 = max(x0, 0), max(y0, 0)
+        x1, y1 = max(min(x1, width_px), x0), max(min(y1, height_px), y0)
+        field_box.append((x0, y0, x1, y1))
+        ys, xs = np.mgrid[y0:y1, x0:x1]
         flat = (ys * width_px + xs).ravel()
         field_idx.append(flat)
         field_seg.append(np.full(flat.size, f))
@@ -395,6 +400,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.field_idx = np.concatenate(field_idx)
     geometry.field_seg = np.concatenate(field_seg)
     geometry.field_area = np.bincount(geometry.field_seg, minlength=len(names))
+    geometry.field_box = np.array(field_box, np.int64).reshape(-1, 4)
     geometry.home = _homes(geometry, config.tower_change_margin_mm * ppm)
     geometry.look_alike = _look_alike_fields(layout, geometry, classes, config)
     geometry.read_px = np.union1d(geometry.sliver_idx, geometry.top_idx)

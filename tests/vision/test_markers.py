@@ -112,6 +112,21 @@ def test_two_covered_markers_keep_the_previous_homography_but_fail_from_scratch(
     assert found.source == "previous" and max_error(found.homography, truth) < 1.0
 
 
+def test_markers_covered_for_a_while_do_not_make_each_frame_search_the_whole_frame(
+        monkeypatch):
+    truth = camera_homography(LAYOUT, 650, 20, 10, 914)
+    covered = grey(cover_marker(cover_marker(view(LAYOUT, truth), truth, 0), truth, 1))
+    localiser = Localiser(LAYOUT)
+    localiser.locate(grey(view(LAYOUT, truth)))
+    searches = []
+    monkeypatch.setattr("vision.markers.detect_markers",
+                        lambda *args: searches.append(1) or detect_markers(*args))
+    for _ in range(3):
+        found = localiser.locate(covered)
+        assert found.source == "previous" and max_error(found.homography, truth) < 1.0
+    assert not searches
+
+
 def test_after_a_bump_two_diagonal_markers_relocalise_the_board():
     # the focal length is the one the four markers gave before the bump
     before = camera_homography(LAYOUT, 600, 30, 45, 914)

@@ -10,7 +10,7 @@ from companion.layout import load_layout
 from tests.vision.rendered import frame, read_states
 from vision.calibration import ColourCalibration
 from vision.config import VisionConfig
-from vision.occlusion import find_change_occlusion
+from vision.occlusion import field_share, find_change_occlusion
 from vision.reader import BoardTracker, read_board
 from vision.sim import Hand, random_pose, random_scene, render
 
@@ -233,3 +233,17 @@ def test_a_piece_the_reader_misses_leaves_its_field_read_with_low_confidence():
     missed = [c for c in after if c.height == 0]
     assert missed, "the reader now sees this stone by colour: pick a case it misses"
     assert all(c.confidence <= config.changed_look_confidence for c in missed[:10])
+
+
+def test_field_share_is_the_share_of_each_field_s_own_pixels_covered():
+    layout = load_layout("spexxx")
+    live = BoardTracker(layout, ColourCalibration.default(layout, ["black", "white"]))
+    reading = read_board(frame("spexxx", {}, seed=1)[1].frame, layout, tracker=live)
+    geometry, _ = live.geometry(reading.homography)
+    mask = np.random.default_rng(0).random(geometry.size[::-1]) < 0.3
+    mask[:40] = True  # fields at the image's edge, clipped
+    counted = np.bincount(geometry.field_seg[mask.ravel()[geometry.field_idx]],
+                          minlength=len(geometry.names))
+    expected = counted / geometry.field_area
+    assert np.allclose(field_share(mask, geometry), expected)
+    assert np.allclose(field_share(mask.astype(np.uint8), geometry), expected)

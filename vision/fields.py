@@ -548,34 +548,37 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     runs = total[:, gap:] - total[:, :-gap] >= gap  # run[i]: i..i+gap-1 out
     top_colours = _majority_colours(labels.reshape(len(fields), geometry.profile_lines, -1),
                                     players)
-    for k, f in enumerate(fields):
+    # where each silhouette starts and ends, for all fields at once; only the edges'
+    # refinement goes field by field
+    first = max(0, centre - gap + 1)
+    before = runs[:, :first]
+    # where a run of outside samples gives way to the tower: of several (a dark band on
+    # the tower's side that matches the board, as red and yellow stones' seam does on an
+    # orange field), the base is the one nearest where a centred base would be
+    gives_way = before & ~outsides[:, gap:gap + first]
+    near = geometry.predicted_near[fields].astype(np.float64)
+    off = np.where(gives_way, np.abs(t[gap - 1:gap - 1 + first][None] - near[:, None]), np.inf)
+    base = off.argmin(axis=1) + gap - 1 if first else np.zeros(len(fields), int)
+    after = runs[:, centre:]
+    has_after = after.any(axis=1)
+    ends = np.where(has_after, centre + after.argmax(axis=1), len(t))
+    touching = _neighbour_edges(top_colours, ends, centre, top_run, gap)
+    for k in np.flatnonzero(~outsides[:, centre]).tolist():
         profile = weights[k]
-        outside = outsides[k]
-        if outside[centre]:
-            continue
-        run = runs[k]
-        before = np.nonzero(run[:max(0, centre - gap + 1)])[0]
-        after = np.nonzero(run[centre:])[0]
         colours = profiles.colours[k]
-        near = float(geometry.predicted_near[f])
-        # where a run of outside samples gives way to the tower: of several (a dark band
-        # on the tower's side that matches the board, as red and yellow stones' seam does
-        # on an orange field), the base is the one nearest where a centred base would be
-        ends = before + gap - 1
-        ends = ends[outside[ends + 1] == 0]
-        if len(ends):
-            a = int(ends[np.abs(t[ends] - near).argmin()])  # last outside sample before it
-            near = _refine_edge(colours, t, a, 1, _crossing(t, profile, a, a + 1), config)
+        edge = float(near[k])
+        if gives_way[k].any():
+            a = int(base[k])  # last outside sample before it
+            edge = _refine_edge(colours, t, a, 1, _crossing(t, profile, a, a + 1), config)
         far = float(t[-1])
-        end = centre + after[0] if len(after) else len(t)  # first outside sample after it
-        touching = _neighbour_edge(top_colours[k, :end], centre, top_run, gap)
-        if touching is not None:
-            far = _refine_edge(colours, t, touching, -1, float(t[touching]) - 0.5 * (t[1] - t[0]),
-                               config)
-        elif len(after):
+        end = int(ends[k])  # first outside sample after it
+        if touching[k] >= 0:
+            c = int(touching[k])
+            far = _refine_edge(colours, t, c, -1, float(t[c]) - 0.5 * (t[1] - t[0]), config)
+        elif has_after[k]:
             far = _refine_edge(colours, t, end, -1, _crossing(t, profile, end - 1, end), config)
-        extents[k] = (near, far)
-        delimited[k] = len(before) > 0 and (len(after) > 0 or touching is not None)
+        extents[k] = (edge, far)
+        delimited[k] = before[k].any() and (has_after[k] or touching[k] >= 0)
     return extents, delimited
 
 
@@ -587,22 +590,30 @@ def _majority_colours(labels: np.ndarray, players: int) -> np.ndarray:
     return np.where(counts.max(axis=0) * 2 > lines, counts.argmax(axis=0), -1)
 
 
-def _neighbour_edge(colour: np.ndarray, centre: int, top_run: float, gap: int) -> int | None:
-    """The first sample of a neighbour's piece that a tower's top touches, or None.
-    ``colour`` is one field's majority colour per sample up to the silhouette's end
-    (:func:`_majority_colours`). Past the centre the last stretch of a tower is its top
-    face, one colour at least ``top_run`` samples long (a layer's side is much thinner);
-    another piece colour right after it, for at least ``gap`` samples, is not part of
-    this tower."""
-    end = len(colour)
-    changes = np.flatnonzero(np.diff(colour)) + 1
-    bounds = np.concatenate([[0], changes, [end]])
-    for k in range(len(bounds) - 2):
-        a, c, d = bounds[k], bounds[k + 1], bounds[k + 2]
-        if (c > centre and colour[a] >= 0 and colour[c] >= 0 and c - a >= top_run
-                and d - c >= gap):
-            return int(c)
-    return None
+def _neighbour_edges(colour: np.ndarray, ends: np.ndarray, centre: int, top_run: float,
+                     gap: int) -> np.ndarray:
+    """Per field, the first sample of a neighbour's piece that its tower's top touches,
+    or -1. ``colour`` is each field's majority colour per sample (:func:`_majority_colours`),
+    ``ends`` where each silhouette ends. Past the centre the last stretch of a tower is
+    its top face, one colour at least ``top_run`` samples long (a layer's side is much
+    thinner); another piece colour right after it, for at least ``gap`` samples, is not
+    part of this tower."""
+    fields, samples = colour.shape
+    index = np.arange(samples)
+    change = np.zeros(colour.shape, bool)
+    change[:, 1:] = colour[:, 1:] != colour[:, :-1]
+    change &= index < ends[:, None]
+    # per sample: where the run of one colour holding it started, and where the next
+    # run starts (or the silhouette ends)
+    start = np.maximum.accumulate(np.where(change, index, 0), axis=1)
+    following = np.minimum.accumulate(np.where(change, index, samples)[:, ::-1], axis=1)[:, ::-1]
+    following = np.minimum(np.concatenate([following[:, 1:], np.full((fields, 1), samples)],
+                                          axis=1), ends[:, None])
+    behind = np.concatenate([np.full((fields, 1), -1), colour[:, :-1]], axis=1)
+    run_before = index - np.concatenate([np.zeros((fields, 1), int), start[:, :-1]], axis=1)
+    touches = (change & (index > centre) & (behind >= 0) & (colour >= 0)
+               & (run_before >= top_run) & (following - index >= gap))
+    return np.where(touches.any(axis=1), touches.argmax(axis=1), -1)
 
 
 def _refine_edge(colours: np.ndarray, t: np.ndarray, edge: int, inward: int,

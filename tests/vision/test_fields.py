@@ -18,6 +18,7 @@ from vision.fields import (
     UNKNOWN,
     ColourClasses,
     FieldState,
+    _neighbour_edges,
     _segment_medians,
     _segment_percentiles,
     look_alike_pieces,
@@ -455,3 +456,14 @@ def test_only_the_pixels_read_are_labelled():
     some = classes.label(lab, classes.offsets(expected, within))
     assert some.ravel()[within].tolist() == full.ravel()[within].tolist()
     assert some.ravel()[[1, 3, 5]].tolist() == [FOREIGN] * 3
+
+
+def test_a_top_touching_a_neighbour_s_piece_ends_where_the_colour_changes():
+    """A top face of one colour at least ``top_run`` samples long, then another piece
+    colour for at least ``gap`` samples before the silhouette ends: the neighbour's."""
+    row = [-1, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, -1, -1]
+    colours = np.array([row, row, row, [-1, 0, 0, 1, 1, 2, 2, 2, 2, 2, 2, -1, -1]])
+    ends = np.array([11, 9, 11, 11])  # the second silhouette ends a sample into the stone
+    touching = _neighbour_edges(colours, ends, centre=2, top_run=4, gap=2)
+    assert touching.tolist() == [8, -1, 8, -1]  # the last top is too short to be one
+    assert _neighbour_edges(colours, ends, centre=8, top_run=4, gap=2).tolist() == [-1] * 4

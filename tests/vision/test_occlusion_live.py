@@ -10,7 +10,7 @@ from companion.layout import load_layout
 from tests.vision.rendered import frame, read_states
 from vision.calibration import ColourCalibration
 from vision.config import VisionConfig
-from vision.occlusion import field_share, find_change_occlusion
+from vision.occlusion import _components, field_share, find_change_occlusion
 from vision.reader import BoardTracker, read_board
 from vision.sim import Hand, random_pose, random_scene, render
 
@@ -247,3 +247,13 @@ def test_field_share_is_the_share_of_each_field_s_own_pixels_covered():
     expected = counted / geometry.field_area
     assert np.allclose(field_share(mask, geometry), expected)
     assert np.allclose(field_share(mask.astype(np.uint8), geometry), expected)
+
+
+def test_components_label_as_opencv_does_in_32_bits():
+    rng = np.random.default_rng(1)
+    for shape in ((330, 618), (600, 520)):  # the second could hold 78,000 components
+        mask = (rng.random(shape) < 0.2).astype(np.uint8)
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        got = _components(mask)
+        assert got[0] == count and got[1].dtype == np.int32
+        assert np.array_equal(got[1], labels) and np.array_equal(got[2], stats)

@@ -882,23 +882,23 @@ def frame_colour_pieces(lab: np.ndarray, states: list[FieldState], geometry: Boa
         return states
     if not classes.colourful:
         return states
-    starts = np.concatenate([[0], np.cumsum(geometry.top_area)])
-    begin, end = starts[:-1], starts[1:]
-    flat = lab.reshape(-1, 3)
-    faces = np.stack([_segment_medians(flat[:, c], geometry.top_idx, begin, end)
+    # every field's top face: no segment to pick (top_seg is sorted)
+    tops = np.take(lab.reshape(-1, 3), geometry.top_idx, axis=0)
+    faces = np.stack([_medians_of_runs(tops[:, c], geometry.top_seg, geometry.top_area)
                       for c in (1, 2)], axis=1)
     sure = np.array([s.confidence >= config.frame_colour_sure for s in states])
     empty = np.array([s.height == 0 for s in states])
+    colours = np.array([s.top_colour or "" for s in states])
     boards = {}
     for board in np.unique(geometry.printed):
         chosen = sure & empty & (geometry.printed == board)
         if chosen.sum() >= config.frame_colour_board_fields:
-            boards[board] = np.median(faces[chosen], axis=0)
+            boards[board] = _column_medians(faces[chosen])
     pieces = {}
     for p in classes.colourful:
-        chosen = sure & np.array([s.top_colour == classes.players[p] for s in states])
+        chosen = sure & (colours == classes.players[p])
         if chosen.sum() >= config.frame_colour_piece_fields:
-            pieces[p] = np.median(faces[chosen], axis=0)
+            pieces[p] = _column_medians(faces[chosen])
     if not boards or not pieces:
         return states
     fields = np.flatnonzero(empty & np.isin(geometry.printed, list(boards)))
@@ -962,8 +962,21 @@ def _segment_medians(values: np.ndarray, idx: np.ndarray, begin: np.ndarray,
     sizes = end - begin
     owner = np.repeat(np.arange(len(begin)), sizes)
     pos = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    picked = values[idx[np.repeat(begin, sizes) + pos]]
-    counts = np.bincount(owner * 256 + picked, minlength=len(begin) * 256)
+    return _medians_of_runs(values[idx[np.repeat(begin, sizes) + pos]], owner, sizes)
+
+
+def _column_medians(values: np.ndarray) -> np.ndarray:
+    """``np.median(values, axis=0)`` of a small array, the same values without its
+    overhead (a tenth of a millisecond a call, ten calls a Spexxx frame)."""
+    ordered = np.sort(values, axis=0)
+    return (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
+
+
+def _medians_of_runs(picked: np.ndarray, owner: np.ndarray, sizes: np.ndarray
+                     ) -> np.ndarray:
+    """The median of each run of 8-bit ``picked`` values (``owner``: each value's run,
+    ascending; ``sizes``: the runs' lengths), from one histogram per run."""
+    counts = np.bincount(owner * 256 + picked, minlength=len(sizes) * 256)
     below = np.cumsum(counts.reshape(-1, 256), axis=1)
     # the value at rank r is the first whose running count exceeds r
     lower = (below <= ((sizes - 1) // 2)[:, None]).sum(axis=1)

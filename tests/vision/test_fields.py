@@ -18,6 +18,7 @@ from vision.fields import (
     UNKNOWN,
     ColourClasses,
     FieldState,
+    _column_medians,
     _neighbour_edges,
     _segment_medians,
     _segment_percentiles,
@@ -467,3 +468,9 @@ def test_a_top_touching_a_neighbour_s_piece_ends_where_the_colour_changes():
     touching = _neighbour_edges(colours, ends, centre=2, top_run=4, gap=2)
     assert touching.tolist() == [8, -1, 8, -1]  # the last top is too short to be one
     assert _neighbour_edges(colours, ends, centre=8, top_run=4, gap=2).tolist() == [-1] * 4
+
+
+@given(st.lists(st.tuples(st.integers(0, 510), st.integers(0, 510)), min_size=1, max_size=40))
+def test_column_medians_are_numpy_s(rows):
+    values = np.array(rows) / 2  # top-face medians are whole or half levels
+    assert np.array_equal(_column_medians(values), np.median(values, axis=0))

@@ -689,10 +689,15 @@ def tower_mask(heights: list[int], geometry: BoardGeometry, margin_mm: float) ->
     """Where towers of these heights (per field) stand (their silhouettes, grown by a
     margin for pieces lying off centre): 1 there, 0 elsewhere, in the rectified image."""
     heights = np.asarray(heights)
-    field = geometry.sliver_seg // geometry.max_height
-    level = geometry.sliver_seg % geometry.max_height
     mask = np.zeros(geometry.size[1] * geometry.size[0], np.uint8)
-    mask[geometry.sliver_idx[level < heights[field]]] = 1
+    standing = np.flatnonzero(heights)
+    if not len(standing):
+        return mask.reshape(geometry.size[1], geometry.size[0])
+    # a tower's slivers are one run of sliver_idx (sorted by field, then height)
+    starts = np.concatenate([[0], np.cumsum(geometry.sliver_area)])
+    first = starts[standing * geometry.max_height]
+    last = starts[standing * geometry.max_height + heights[standing]]
+    mask[np.concatenate([geometry.sliver_idx[a:b] for a, b in zip(first, last, strict=True)])] = 1
     mask = mask.reshape(geometry.size[1], geometry.size[0])
     grow = max(1, int(round(margin_mm * geometry.px_per_mm)))
     return cv2.dilate(mask, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))

@@ -334,8 +334,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     states = split_lightness(lab, states, geometry, tracker.classes, config)
     states = frame_colour_pieces(lab, states, geometry, tracker.classes, config)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
-    towers = tower_mask([s.height for s in states], geometry, config.tower_margin_mm)
-    occlusion = occlusion_of(normalised, lab, geometry, tracker, states, towers, missing,
+    occlusion = occlusion_of(normalised, lab, geometry, tracker, states, missing,
                              where.relocalised, frame, ceiling)
     # a field that looks changed while its reading is not may hold a piece the reader
     # missed: say so by its confidence
@@ -367,8 +366,8 @@ def _uncast(normalised: np.ndarray, geometry: BoardGeometry, tracker: BoardTrack
 
 
 def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
-                 tracker: BoardTracker, states: list[FieldState], towers: np.ndarray,
-                 missing: int, relocalised: bool, frame: np.ndarray,
+                 tracker: BoardTracker, states: list[FieldState], missing: int,
+                 relocalised: bool, frame: np.ndarray,
                  ceiling: np.ndarray | None = None) -> Occlusion:
     """Both occlusion cues: foreign colour reaching in over the board, and — once the
     tracker has a clear view — change from that view; then the clear view follows.
@@ -396,6 +395,7 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
         # nothing changed since the clear view: no hand (most frames of a game)
         foreign = Occlusion(False, frozenset(), covered_markers(missing))
     else:
+        towers = tower_mask([s.height for s in states], geometry, config.tower_margin_mm)
         foreign = find_occlusion(smoothed(normalised, geometry, config), lab, geometry,
                                  tracker.classes, towers, config, missing, change, entry,
                                  ceiling, misfit)

@@ -325,6 +325,8 @@ class ThrowTracker:
             self._still_since = self._previous_time
             self._still = [s for s in self._still if s[0] >= self._previous_time]
         self._after_hand = False
+        if not started:  # the dice lying when watching began stand for the last rest's
+            self._rest_dice = [(p, r, v.value) for (p, r), v in zip(places, read, strict=True)]
         self._fresh = new if started else []
         self._unread = self._places_of([r for r in readings if r.value is None])
         self._previous_time = timestamp
@@ -500,12 +502,16 @@ class ThrowTracker:
                 self._also_read.append(values)
             return None
         before = self.resting
-        if (before is not None and flown <= self.config.flight_reach
-                and _nudged(dice, before_dice, self.config.flight_reach)):
+        if flown <= self.config.flight_reach and _nudged(dice, before_dice,
+                                                         self.config.flight_reach):
             # nothing seen in flight, every die but one lying as it lay, that one a little off
             # showing another face: a die nudged and read otherwise, no throw (bench seed 8030:
-            # a 2 beside a 5 read as a 6 15 mm off until the 5 was nudged, then as a 2)
-            if values not in self._also_read:
+            # a 2 beside a 5 read as a 6 15 mm off until the 5 was nudged, then as a 2); before
+            # the first rest, as the dice lay on the first frame (seed 8109: a 2 read 9 mm off
+            # on the first frame was taken for a die landing, the dice lying there for a throw)
+            if before is None:
+                self.resting = values
+            elif values not in self._also_read:
                 self._also_read.append(values)
             return None
         if (before is not None and not self._turn_begun

@@ -266,6 +266,20 @@ def test_dice_read_otherwise_on_the_second_frame_watched_are_no_throw() -> None:
     assert [e.values for e in clock.events] == [(1, 1, 2, 2, 4)]
 
 
+def test_a_die_read_a_little_off_on_the_first_frame_is_no_throw() -> None:
+    """Bench seed 8109: the dice lying there when watching began, a 2 read 9 mm from where it
+    was read on every later frame (beyond ``misread_reach``), were counted a throw: the 2's
+    place on the second frame was a die landing."""
+    tracker = ThrowTracker(region=AREA_PX, region_mm=AREA_MM)
+    clock = Clock(tracker)
+    start = lying([2, 3, 3, 6, 6])
+    clock.feed([die(2, 118, 200), *start[1:]])  # 9 mm off
+    clock.hold(start, 1.0)
+    assert clock.events == []
+    clock.roll(np.random.default_rng(23), [3, 3, 4, 5, 5])
+    assert [e.values for e in clock.events] == [(3, 3, 4, 5, 5)]
+
+
 def test_dice_read_right_once_nudged_and_put_back_are_no_throw() -> None:
     """Bench seed 7040: a throw's 1 was read as a 2 all through its rest (2 2 3 3 6), and
     right once nudged; the dice set aside and put back then read 1 2 3 3 6, not among the

@@ -503,7 +503,8 @@ class ThrowTracker:
             return None
         before = self.resting
         if flown <= self.config.flight_reach and _nudged(dice, before_dice,
-                                                         self.config.flight_reach):
+                                                         self.config.flight_reach,
+                                                         self.config.misread_reach):
             # nothing seen in flight, every die but one lying as it lay, that one a little off
             # showing another face: a die nudged and read otherwise, no throw (bench seed 8030:
             # a 2 beside a 5 read as a 6 15 mm off until the 5 was nudged, then as a 2); before
@@ -566,13 +567,16 @@ def _stayed(before: list, now: list) -> bool:
         for q, reach, value in before)
 
 
-def _nudged(now: list, before: list, reach: float) -> bool:
+def _nudged(now: list, before: list, reach: float, lay: float = 1.0) -> bool:
     """As many dice as at the last rest, all but one lying where one lay showing the same
-    face, and that one within ``reach`` times its still reach of where one lay."""
+    face (within ``lay`` times its still reach: a die's read centre wanders by up to
+    ``misread_reach`` while it lies still, bench seed 8069: 5 mm), and that one within
+    ``reach`` times its still reach of where one lay."""
     if not now or len(now) != len(before):
         return False
     off = [(p, r) for p, r, value in now
-           if not any(v == value and np.hypot(*(p - q)) <= reach_q for q, reach_q, v in before)]
+           if not any(v == value and np.hypot(*(p - q)) <= reach_q * lay
+                      for q, reach_q, v in before)]
     return len(off) <= 1 and all(any(np.hypot(*(p - q)) <= r * reach for q, _, _ in before)
                                  for p, r in off)
 

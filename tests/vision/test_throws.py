@@ -450,6 +450,25 @@ def test_a_die_read_otherwise_a_little_off_once_its_neighbour_is_nudged_is_no_th
     assert [(e.values, e.throw_number) for e in clock.events] == [((2, 4, 5, 5, 6), 1)]
 
 
+def test_a_die_nudged_5_mm_beside_a_die_read_otherwise_is_no_throw() -> None:
+    """Bench seed 8069: after 1 2 2 3 3 came to rest, a die read 9-10 mm off for a moment,
+    a 2's read centre wandered 5 mm (past ``still_mm``) and a 1 read as a 2 6 mm off; with
+    two dice off, the rest was no nudge and 2 2 2 3 3 was counted a throw, then 1 2 2 3 3
+    again once the 1 read right."""
+    tracker = ThrowTracker(region=AREA_PX, region_mm=AREA_MM)
+    clock = Clock(tracker)
+    clock.hold(lying([4, 5, 6, 6, 6]), 1.0)
+    clock.roll(np.random.default_rng(24), [1, 2, 2, 3, 3])
+    rest = clock.last
+    (x0, y0), (x1, y1) = rest[0].centre, rest[1].centre
+    misread = [die(2, x0 - 10, y0 - 8), die(2, x1 + 6, y1 - 8), *rest[2:]]  # 6.4 mm, 5 mm off
+    x2, y2 = rest[2].centre
+    clock.hold([*misread[:2], die(2, x2 + 20, y2), *rest[3:]], 0.2)  # read 10 mm off: moved
+    clock.hold(misread, 1.0)
+    clock.hold(rest, 1.0)
+    assert [e.values for e in clock.events] == [(1, 2, 2, 3, 3)]
+
+
 def _bench_session():
     """The rendered sessions of bench/throw_counting.py."""
     path = Path(__file__).resolve().parents[2] / "bench" / "throw_counting.py"

@@ -47,6 +47,11 @@ class ThrowConfig:
     flight_reach: float = 5.0
     flight_seconds: float = 5.0  # how far back before a rest dice seen are looked at
     agree_share: float = 0.6  # share of the still frames that must read the same values
+    # a throw whose least sure die reads under this (median over its rest's frames) is
+    # reported unsure (ThrowSettled.sure): on the bench's tuning sessions 7 of the 8 reports
+    # with a wrong value lay under 0.7, 17 of the 166 right ones (a 1 read as a 2 with a side
+    # face's pip reads 0.6-0.75; dice read right mostly 0.85 or more)
+    sure_confidence: float = 0.7
     dice_count: int = 0  # a rest shows this many dice (0: any number)
     # ... or this many fewer, dice the reader cannot find or read in the whole rest, or this
     # many more, dice's side faces read as dice: such a rest is reported with the values
@@ -90,6 +95,10 @@ class ThrowSettled:
     #: Values read with dice missing or one too many: the likeliest throw, all the game's
     #: dice as some frames of the rest read them (or None).
     likely: tuple[int, ...] | None = None
+    #: Every die read, and read surely (``ThrowConfig.sure_confidence``), in the rest: a throw
+    #: reported unsure may hold a misread die or lack one (a die unread or, with
+    #: ``dice_count``, missed), and is better checked than trusted.
+    sure: bool = field(default=True, compare=False)
 
 
 class HandWatch:
@@ -231,7 +240,8 @@ class ThrowTracker:
         self._previous_time = 0.0
         # (time, values or None under a hand, dice read as (place, reach, value), the value
         # read with the least confidence) since still
-        self._still: list[tuple[float, tuple[int | None, ...] | None, list, int | None]] = []
+        self._still: list[tuple[float, tuple[int | None, ...] | None, list,
+                                DieReading | None]] = []
         self._still_since: float | None = None
         self._last_time: float | None = None
         self._changed = False
@@ -277,7 +287,7 @@ class ThrowTracker:
         else:
             values, dice = self._watch_motion(timestamp, readings)
             read = [r for r in readings if r.value is not None]
-            weakest = min(read, key=lambda r: r.confidence).value if read else None
+            weakest = min(read, key=lambda r: r.confidence) if read else None
         self._last_time = timestamp
         if self._still_since is None:
             return None
@@ -291,7 +301,7 @@ class ThrowTracker:
         values, likely = agreed
         return self._rest(tuple(v for v in values if v is not None),
                           next(d for _, v, d, _ in reversed(self._still) if v == values), likely,
-                          reading=values)
+                          reading=values, sure=self._sure(values))
 
     def _watch_motion(self, timestamp: float, readings: list[DieReading]):
         """Judge from a clear view whether the dice moved; the values and dice it shows."""
@@ -458,13 +468,22 @@ class ThrowTracker:
                 return True
         return False
 
+    def _sure(self, values: tuple[int | None, ...]) -> bool:
+        """Every die of the agreed reading read, as many as the game throws if it says, and
+        the least sure of them, in the frames reading so, at ``sure_confidence`` or more."""
+        count = self.config.dice_count
+        if None in values or (count and len(values) != count):
+            return False
+        least = [w.confidence for _, v, _, w in self._still if v == values and w is not None]
+        return bool(least) and float(np.median(least)) >= self.config.sure_confidence
+
     def _without_weakest(self, values: tuple[int | None, ...]) -> tuple[int, ...] | None:
         """All the dice read one too many: without the value most frames read with the least
         confidence, a side face's (Cuatro seed 13: 1 2 2 3 4 6 with a side face's 2 at 0.76,
         the dice at 0.83 or more, was 1 2 3 4 6 - not the lowest die dropped)."""
         if None in values or len(values) != self.config.dice_count + 1:
             return None
-        weakest = Counter(w for _, v, _, w in self._still if v == values)
+        weakest = Counter(w.value for _, v, _, w in self._still if v == values)
         rest = list(values)
         rest.remove(weakest.most_common(1)[0][0])
         return tuple(rest)
@@ -479,7 +498,7 @@ class ThrowTracker:
             not b - a and (a - b).total() <= apart)
 
     def _rest(self, values: tuple[int, ...], dice: list, likely: tuple[int, ...] | None = None,
-              reading: tuple | None = None) -> ThrowSettled | None:
+              reading: tuple | None = None, sure: bool = True) -> ThrowSettled | None:
         if not values:
             return None  # no dice: wait, count nothing
         # the frames of this rest: read as it is agreed on (not a die flying past early on)
@@ -534,11 +553,12 @@ class ThrowTracker:
             if len(values) != self.config.dice_count:
                 return None
             return ThrowSettled(values, self.throw_count, self._still_since or 0.0,
-                                read_whole=True)
+                                read_whole=True, sure=sure)
         self._turn_begun = False
         self.resting, self._also_read = values, []
         self.throw_count += 1
-        return ThrowSettled(values, self.throw_count, self._still_since or 0.0, likely=likely)
+        return ThrowSettled(values, self.throw_count, self._still_since or 0.0, likely=likely,
+                            sure=sure)
 
 
 def _turned(now: list, before: list) -> bool:

@@ -146,6 +146,27 @@ def test_a_die_unread_all_through_its_rest_does_not_hold_the_throw_back() -> Non
     assert len(clock.events) == 1
 
 
+def test_a_throw_with_a_weakly_read_or_unread_die_is_reported_unsure() -> None:
+    """Bench seeds 8068, 8069, 7020: a 1 read as a 2 with a side face's pip (confidence
+    0.6-0.75 in every frame of its rest) and a die unread all through a rest went out as
+    throws like any other; the game cannot tell them from throws read surely."""
+    rng = np.random.default_rng(25)
+    for first, sure in ((0.9, True), (0.65, False), (None, False)):
+        clock = Clock(ThrowTracker())
+        clock.hold(lying([1, 1, 4, 5, 6]), 1.0)
+        clock.tumble(rng, 5, 8)
+        rest = lying([2, 2, 3, 3, 6])
+        rest[0] = (die(None, *rest[0].centre) if first is None
+                   else replace(rest[0], confidence=first))
+        clock.hold(rest, 1.0)
+        assert [e.sure for e in clock.events] == [sure]
+    clock = Clock(ThrowTracker(ThrowConfig(dice_count=5)))  # the referee's: a die never found
+    clock.hold(lying([1, 1, 4, 5, 6]), 1.0)
+    clock.tumble(rng, 5, 8)
+    clock.hold(lying([2, 2, 3, 6]), 1.0)
+    assert [(e.values, e.sure) for e in clock.events] == [((2, 2, 3, 6), False)]
+
+
 def test_new_turn_restarts_the_count() -> None:
     tracker = ThrowTracker()
     clock = Clock(tracker)

@@ -248,7 +248,7 @@ class ThrowTracker:
         self._hands = HandWatch(self.config)
         self._hidden = 0.0  # seconds a hand was over the dice: places are not forgotten then
         self._after_hand = False
-        self._rest_dice: list[tuple[np.ndarray, float, int]] = []  # (place, reach, value)
+        self._rest_dice: list[tuple[np.ndarray, float, int | None]] = []  # (place, reach, value)
         self.seen: list[DieReading] = []  # what the last frame showed
         self._still_reads = StillReads()  # the dice lying still are not read anew each frame
         self._turn_begun = False  # new_turn() was called and no throw has come to rest since
@@ -335,10 +335,12 @@ class ThrowTracker:
             self._still_since = self._previous_time
             self._still = [s for s in self._still if s[0] >= self._previous_time]
         self._after_hand = False
-        if not started:  # the dice lying when watching began stand for the last rest's
-            self._rest_dice = [(p, r, v.value) for (p, r), v in zip(places, read, strict=True)]
         self._fresh = new if started else []
         self._unread = self._places_of([r for r in readings if r.value is None])
+        if not started:  # the dice lying when watching began stand for the last rest's, those
+            # unread too (seed 7045: a 2 unread on the first frame, read 13 mm off after)
+            self._rest_dice = [(p, r, v.value) for (p, r), v in zip(places, read, strict=True)]
+            self._rest_dice += [(p, r, None) for p, r in self._unread]
         self._previous_time = timestamp
         self._remember(timestamp - self._hidden, places)
         self._seen = [f for f in self._seen if f[0] >= timestamp - self.config.flight_seconds]

@@ -301,6 +301,19 @@ def test_a_die_read_a_little_off_on_the_first_frame_is_no_throw() -> None:
     assert [e.values for e in clock.events] == [(3, 3, 4, 5, 5)]
 
 
+def test_a_die_unread_a_little_off_on_the_first_frame_is_no_throw() -> None:
+    """Bench seed 7045: a 2 unread on the first frame, its pattern's centre 13 mm from where
+    it was read on every later frame, was a die landing; the dice lying there, a throw."""
+    tracker = ThrowTracker(region=AREA_PX, region_mm=AREA_MM)
+    clock = Clock(tracker)
+    start = lying([2, 3, 4, 6, 6])
+    clock.feed([die(None, 80, 190), *start[1:]])  # 11 mm across, 5 mm up
+    clock.hold(start, 1.0)
+    assert clock.events == []
+    clock.roll(np.random.default_rng(26), [2, 2, 2, 5, 6])
+    assert [e.values for e in clock.events] == [(2, 2, 2, 5, 6)]
+
+
 def test_dice_read_right_once_nudged_and_put_back_are_no_throw() -> None:
     """Bench seed 7040: a throw's 1 was read as a 2 all through its rest (2 2 3 3 6), and
     right once nudged; the dice set aside and put back then read 1 2 3 3 6, not among the

@@ -517,6 +517,14 @@ class ThrowTracker:
         if not changed:
             if self.resting is None:
                 self.resting = values  # dice already lying there when we started
+            elif _completes(values, dice, self.resting, before_dice):
+                # the die the throw's rest was short of read now, nothing moved (bench seed
+                # 7058: a 2 not found in the rest's first frames, 1 3 4 5 counted; when a hand
+                # not seen as one hid two dice, they were new places, and 1 2 3 4 5 a throw)
+                self.resting = values
+                if len(values) == self.config.dice_count:
+                    return ThrowSettled(values, self.throw_count, self._still_since or 0.0,
+                                        read_whole=True, sure=sure)
             elif (len(values) == len(self.resting) and values != self.resting
                   and values not in self._also_read and _lie_as(dice, before_dice,
                                                                 self.config.misread_reach)):
@@ -545,8 +553,7 @@ class ThrowTracker:
             # were thrown, unless every die of the last rest still lies as it lay (a hand
             # unseen over them, fingers read as dice)
             return None
-        if (before is not None and len(before_dice) == len(before) < len(values)
-                and _stayed(before_dice, dice)):
+        if before is not None and _completes(values, dice, before, before_dice):
             # a die the last rest was short of is read now (or a side); not when the last
             # rest was of dice set aside (fewer than the values kept): bench seed 8058, a hand
             # unseen over a fresh throw left 2 6 of (2, 4, 6) read, and the whole throw read
@@ -587,6 +594,13 @@ def _stayed(before: list, now: list) -> bool:
     return bool(before) and all(
         any(v == value and np.hypot(*(p - q)) <= reach for p, _, v in now)
         for q, reach, value in before)
+
+
+def _completes(values: tuple[int, ...], dice: list, before: tuple[int, ...],
+               before_dice: list) -> bool:
+    """More dice read than at the last rest, which read as many dice as its values (not dice
+    set aside), and every die of it still lying where it lay showing the same face."""
+    return len(before_dice) == len(before) < len(values) and _stayed(before_dice, dice)
 
 
 def _nudged(now: list, before: list, reach: float, lay: float = 1.0) -> bool:

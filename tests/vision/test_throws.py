@@ -503,6 +503,25 @@ def test_a_die_nudged_5_mm_beside_a_die_read_otherwise_is_no_throw() -> None:
     assert [e.values for e in clock.events] == [(1, 2, 2, 3, 3)]
 
 
+def test_a_die_a_rest_was_short_of_read_while_nothing_moved_completes_it() -> None:
+    """Bench seed 7058: a 2 not found in its rest's first frames, 1 3 4 5 was counted, and
+    the 2 read now and then, then all the time; a hand not seen as one hid two dice for 0.6 s, they came back
+    at places forgotten meanwhile, and 1 2 3 4 5 was counted a second throw."""
+    tracker = ThrowTracker(region=AREA_PX, region_mm=AREA_MM)
+    clock = Clock(tracker)
+    clock.hold(lying([6, 6, 6, 6, 6]), 1.0)
+    clock.tumble(np.random.default_rng(27), 5, 8)
+    rest = lying([1, 2, 3, 4, 5])
+    clock.hold([rest[0], *rest[2:]], 0.6)
+    for _ in range(3):  # found now and then: no die landing
+        clock.feed(rest)
+        clock.feed([rest[0], *rest[2:]])
+    clock.hold(rest, 1.0)
+    clock.hold(rest[:3], 0.6)  # fingers over the 4 and the 5, not seen as a hand
+    clock.hold(rest, 1.0)
+    assert [e.values for e in clock.events] == [(1, 3, 4, 5)]
+
+
 def _bench_session():
     """The rendered sessions of bench/throw_counting.py."""
     path = Path(__file__).resolve().parents[2] / "bench" / "throw_counting.py"

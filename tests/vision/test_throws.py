@@ -505,8 +505,8 @@ def test_a_die_nudged_5_mm_beside_a_die_read_otherwise_is_no_throw() -> None:
 
 def test_a_die_a_rest_was_short_of_read_while_nothing_moved_completes_it() -> None:
     """Bench seed 7058: a 2 not found in its rest's first frames, 1 3 4 5 was counted, and
-    the 2 read now and then, then all the time; a hand not seen as one hid two dice for 0.6 s, they came back
-    at places forgotten meanwhile, and 1 2 3 4 5 was counted a second throw."""
+    the 2 read now and then, then all the time; a hand not seen as one hid two dice for
+    0.6 s, they came back at places forgotten meanwhile, and 1 2 3 4 5 was a second throw."""
     tracker = ThrowTracker(region=AREA_PX, region_mm=AREA_MM)
     clock = Clock(tracker)
     clock.hold(lying([6, 6, 6, 6, 6]), 1.0)

@@ -17,7 +17,8 @@ hand comes over the dice 0.4 s after they landed, before they have lain still fo
 Right in full when each of the three throws is reported once, during its own rest (or
 within the next event's first second: the hand may hold the report back), and nothing else.
 Reports whose values are not the dice's are counted apart: a throw counted with a misread
-die is counted, but the game gets the wrong throw.
+die is counted, but the game gets the wrong throw; and of those, the ones reported sure
+(`ThrowSettled.sure`: every die read, surely), against the right reports marked unsure.
 """
 
 from __future__ import annotations
@@ -146,7 +147,7 @@ def main() -> None:
     cv2.setNumThreads(1)
     n = args.n
     config = DiceConfig.preset("table")
-    right = whole = reports = misread = 0
+    right = whole = reports = misread = sure_wrong = unsure_right = 0
     for seed in range(args.first_seed, args.first_seed + n):
         session = sequence(seed)
         tracker = ThrowTracker(dice_config=config, region=session.region,
@@ -159,8 +160,12 @@ def main() -> None:
                 reports += 1
                 if event.values != tuple(sorted(d.value for d in scene.dice)):
                     misread += 1
+                    sure_wrong += event.sure
                     print(f"  seed {seed}: frame {i} ('{name}') reported {event.values} "
-                          f"for {tuple(sorted(d.value for d in scene.dice))}")
+                          f"for {tuple(sorted(d.value for d in scene.dice))}"
+                          + ("" if event.sure else " (unsure)"))
+                else:
+                    unsure_right += not event.sure
         first = sum(i < session.first_part for i, _ in reported)
         right += first == 2
         wrong = judge(session, reported)
@@ -173,7 +178,8 @@ def main() -> None:
           f"exactly once in {right}/{n} = {100 * right / n:.1f} % of sequences (the first "
           f"part); with a held hand and a hand over a fresh rest, each throw reported once in "
           f"its rest in {whole}/{n} = {100 * whole / n:.1f} %; {misread} of {reports} reports "
-          f"with values other than the dice's")
+          f"with values other than the dice's, {sure_wrong} of them sure ({unsure_right} right "
+          f"reports unsure)")
 
 
 if __name__ == "__main__":

@@ -233,3 +233,32 @@ def test_a_piece_the_reader_misses_leaves_its_field_read_with_low_confidence():
     missed = [c for c in after if c.height == 0]
     assert missed, "the reader now sees this stone by colour: pick a case it misses"
     assert all(c.confidence <= config.changed_look_confidence for c in missed[:10])
+
+
+def test_towers_read_as_gone_under_an_arm_join_its_change_so_the_fields_between_hide():
+    """A pale arm over the pale Mühle board changes it at its edges (its shadow, its
+    outline) and over the stones it covers, which read as gone (change explained by moved
+    pieces), hardly at all in between (board bench seed 1, frame 214 live: 7 of 11 covered
+    points reported). The stones' change within ``change_group_mm`` of the edges is the
+    arm's too: the hull of them all hides the points between."""
+    layout = load_layout("muehle")
+    calibration = ColourCalibration.default(layout, ["white", "black"])
+    config = VisionConfig()
+    homography = read_board(frame("muehle", {}, seed=1)[1].frame, layout,
+                            calibration).homography
+    geometry, _ = BoardTracker(layout, calibration, config).geometry(homography)
+    change = np.zeros(geometry.size[::-1], np.uint8)
+    for y0, y1 in ((125, 133), (187, 195)):  # the arm's two edges, in from the left rim
+        (x0, v0), (x1, v1) = np.rint(geometry.to_px([(0, y0), (215, y1)])).astype(int)
+        cv2.rectangle(change, (x0, v0), (x1, v1), 1, -1)
+    pieces = np.zeros_like(change)
+    for name in ("b4", "c4"):  # stones under the arm, read as gone
+        centre = tuple(int(v) for v in np.rint(geometry.to_px([layout.fields[name].centre_mm])[0]))
+        cv2.circle(pieces, centre, int(15 * geometry.px_per_mm), 1, -1)
+    standing = np.array([name in ("b4", "c4") for name in geometry.names])
+    seen = find_change_occlusion((change | pieces) > 0, pieces, standing, geometry, config)
+    assert seen.occluded and {"a4", "b4", "c4"} <= seen.hidden_fields
+    assert not {"a1", "g1", "a7", "g7", "g4"} & seen.hidden_fields
+    apart = replace(config, change_group_mm=0.0)
+    alone = find_change_occlusion((change | pieces) > 0, pieces, standing, geometry, apart)
+    assert alone.occluded and "a4" not in alone.hidden_fields

@@ -363,9 +363,9 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, standing: np.n
     :func:`moved_pieces`) on a field or two. A blob of change reaching elsewhere over
     ``change_min_area_mm2``, or over ``change_hand_fields`` fields and longer than
     ``change_hand_span_mm`` (a hand over towers, its skin read as pieces), is something
-    over the board, and it hides every
-    field it touches; with the blobs of change within ``change_group_mm`` of it (towers
-    read as gone under a pale arm included), the fields under their hull too. Fields changed in smaller ways that no reading explains are
+    over the board, and it hides every field it touches; with the blobs of change within
+    ``change_group_mm`` of it (towers read as gone under a pale arm included), the fields
+    under their hull too. Fields changed in smaller ways that no reading explains are
     named as ``changed_look``; ``standing`` (per field: a tower stands there now or in
     the clear view) says where a tower may have changed unseen (:func:`_tower_changes`)."""
     if not change.any():  # the board as it was: most frames of a game

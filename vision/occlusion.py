@@ -377,8 +377,9 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, standing: np.n
     :func:`moved_pieces`) on a field or two. A blob of change reaching elsewhere over
     ``change_min_area_mm2``, or over ``change_hand_fields`` fields and longer than
     ``change_hand_span_mm`` (a hand over towers, its skin read as pieces), is something
-    over the board, and it hides every
-    field it touches. Fields changed in smaller ways that no reading explains are
+    over the board, and it hides every field it touches; with the blobs of change within
+    ``change_group_mm`` of it (towers read as gone under a pale arm included), the fields
+    under their hull too. Fields changed in smaller ways that no reading explains are
     named as ``changed_look``; ``standing`` (per field: a tower stands there now or in
     the clear view) says where a tower may have changed unseen (:func:`_tower_changes`)."""
     if not change.any():  # the board as it was: most frames of a game
@@ -415,6 +416,12 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, standing: np.n
     if big:  # fingertips apart from the hand, over colours near the skin's
         part = config.change_part_mm2 * geometry.px_per_mm**2
         big = [k for k in range(1, count) if k in big or area[k] >= part]
+    if big and config.change_group_mm > 0:
+        # pieces read as gone under the arm are its parts too (a pale arm on a pale
+        # board shows as change at its edges and over the towers it covers)
+        members = stats[:, cv2.CC_STAT_AREA] >= config.change_part_mm2 * geometry.px_per_mm**2
+        components, big = _grouped_blobs(components, big, members, stats, geometry,
+                                         config.change_group_mm)
     hidden = _hidden_under(components, big, geometry, config)
     reason = f"the board changed under {len(hidden)} field(s) since it was clear" if hidden \
         else ""
@@ -448,6 +455,20 @@ def _tower_changes(components: np.ndarray, blobs: list[int], unexplained: np.nda
     return towers
 
 
+def _grouped_blobs(components: np.ndarray, blobs: list[int], members: np.ndarray,
+                   stats: np.ndarray, geometry: BoardGeometry, group_mm: float
+                   ) -> tuple[np.ndarray, list[int]]:
+    """The ``blobs`` with the ``members`` (per component) within ``group_mm`` of them, in
+    groups: the groups' pixels labelled by group, and the labels of those holding one of
+    the ``blobs``."""
+    kept = members.copy()
+    kept[blobs] = True
+    groups, _ = _gathered(components, stats, geometry, kept, group_mm)
+    owner = np.zeros(len(stats), np.int64)
+    owner[components[groups > 0]] = groups[groups > 0]
+    return groups, sorted({int(owner[k]) for k in blobs} - {0})
+
+
 def _grouped(components: np.ndarray, stats: np.ndarray, geometry: BoardGeometry,
              config: VisionConfig) -> tuple[np.ndarray, np.ndarray]:
     """Blobs down to ``hand_part_mm2`` gathered into groups within ``hand_group_mm`` of
@@ -455,10 +476,17 @@ def _grouped(components: np.ndarray, stats: np.ndarray, geometry: BoardGeometry,
     ones) cut into pieces. The blobs' own pixels labelled by group, and each group's
     area (px)."""
     kept = stats[:, cv2.CC_STAT_AREA] >= config.hand_part_mm2 * geometry.px_per_mm**2
+    return _gathered(components, stats, geometry, kept, config.hand_group_mm)
+
+
+def _gathered(components: np.ndarray, stats: np.ndarray, geometry: BoardGeometry,
+              kept: np.ndarray, group_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ``kept`` blobs gathered into groups within ``group_mm`` of one another, as
+    :func:`_grouped`."""
     kept[0] = False
     if not kept.any():
         return np.zeros(components.shape, np.int32), np.zeros(1, np.int64)
-    reach = max(1, int(round(config.hand_group_mm * geometry.px_per_mm / 2)))
+    reach = max(1, int(round(group_mm * geometry.px_per_mm / 2)))
     # only the box round the kept blobs (and room to grow): most frames have few
     boxes = stats[kept]
     x0, y0 = np.maximum(boxes[:, :2].min(axis=0) - reach, 0)
@@ -482,9 +510,9 @@ def _hidden_under(components: np.ndarray, blobs: list[int], geometry: BoardGeome
         return set()
     wanted = np.zeros(int(components.max()) + 1, np.uint8)
     wanted[blobs] = 1
-    # a blob's hull is its outline's: the outlines of the blobs wanted (labelled
-    # components never touch, and one inside another's hole lies inside its hull too)
-    outlines, _ = cv2.findContours(wanted[components], cv2.RETR_EXTERNAL,
+    # a blob's hull is its outline's: the outlines of the blobs wanted (different labels
+    # never touch; every outline, for a blob may lie in another's hole)
+    outlines, _ = cv2.findContours(wanted[components], cv2.RETR_LIST,
                                    cv2.CHAIN_APPROX_SIMPLE)
     owners = np.array([components[o[0, 0, 1], o[0, 0, 0]] for o in outlines])
     blob = np.zeros(components.shape, np.uint8)

@@ -526,7 +526,7 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     is taken to end there, and one that reaches back past the start of its line (a
     nearer tower's top over its base) to start where a centred base would: still a
     height, but not a trusted one. A top that touches a neighbour's piece of another
-    colour ends where the colour changes (:func:`_neighbour_edge`)."""
+    colour ends where the colour changes (:func:`_neighbour_edges`)."""
     # silhouette: anything but the printed board (seams and deep shade on a tower's side
     # match no colour at all); off the board, where a tall tower's top often leans, only
     # piece colours count (the table there matches no colour either)

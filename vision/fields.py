@@ -654,7 +654,7 @@ def board_cast(rectified: np.ndarray, matrix: np.ndarray, geometry: BoardGeometr
     Just 4 Fun frames 116 and 264, whose orange and green fields then read yellow)."""
     plain = geometry.plain_sample
     raw = rectified.reshape(-1, 3)[plain].astype(np.float32)
-    seen = np.rint(raw @ matrix[:, :3].T + matrix[:, 3])
+    seen = raw @ matrix[:, :3].T + matrix[:, 3]
     printed = classes.board_bgr[geometry.expected.ravel()[plain]]
     ratio = seen / np.maximum(printed, 1.0)
     gain = np.median(ratio, axis=0)

@@ -318,7 +318,9 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
                             problem="too dark or washed out: the markers' black and white "
                             "cannot be told apart")
     rectified = geometry.rectify(frame)
-    normalised, matrix, ceiling = _uncast(rectified, levels, geometry, tracker)
+    normalised, matrix = _uncast(rectified, levels, geometry, tracker)
+    # what a channel clipped in the frame becomes: glare that clips is judged by it
+    ceiling = cv2.transform(np.full((1, 1, 3), 255, np.uint8), matrix)[0, 0]
     lab = to_lab(normalised)
     variants = clipped_variants(rectified, normalised, levels, config.clip_tolerance,
                                 geometry.read_px)
@@ -355,23 +357,15 @@ def _levels(frame: np.ndarray, where: Localisation, tracker: BoardTracker) -> Le
 
 
 def _uncast(rectified: np.ndarray, levels: Levels, geometry: BoardGeometry,
-            tracker: BoardTracker) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            tracker: BoardTracker) -> tuple[np.ndarray, np.ndarray]:
     """The rectified board image normalised by the markers' black and white with the
-    colour cast its plain board shows taken out (:func:`vision.fields.board_cast`), the
-    normalised values rounded but not cut at 255 before the cast is divided out (as
-    before where nothing passed 255); the 3x4 matrix that does both; and what a channel
-    clipped in the frame becomes."""
+    colour cast its plain board shows taken out (:func:`vision.fields.board_cast`), in
+    one step from the raw image, so no channel is cut at 255 before the cast is divided
+    out; and the 3x4 matrix that does both."""
     matrix = levels.matrix()
     cast = board_cast(rectified, matrix, geometry, tracker.classes, tracker.config)
-    uncast = np.diag(1.0 / cast).astype(np.float32)
-
-    def apply(image: np.ndarray) -> np.ndarray:
-        wide = np.rint(cv2.transform(image.astype(np.float32), matrix))
-        return np.clip(np.rint(cv2.transform(wide, uncast)), 0, 255).astype(np.uint8)
-
-    # what a channel clipped in the frame becomes: glare that clips is judged by it
-    ceiling = apply(np.full((1, 1, 3), 255, np.uint8))[0, 0]
-    return apply(rectified), (matrix / cast[:, None]).astype(np.float32), ceiling
+    matrix = (matrix / cast[:, None]).astype(np.float32)
+    return cv2.transform(rectified, matrix), matrix
 
 
 def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
@@ -496,7 +490,7 @@ def learn_calibration(frame: np.ndarray, layout: Layout, placements: dict[str, s
         raise CalibrationError(f"cannot calibrate: {exc}") from None
     geometry, _ = tracker.geometry(where.homography)
     # as the reader sees colours: normalised by the frame's black and white, cast taken out
-    normalised, _, _ = _uncast(geometry.rectify(frame), _levels(frame, where, tracker), geometry,
+    normalised, _ = _uncast(geometry.rectify(frame), _levels(frame, where, tracker), geometry,
                             tracker)
     lab = to_lab(normalised).reshape(-1, 3)
     names = geometry.names

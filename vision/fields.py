@@ -643,18 +643,13 @@ def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeomet
     return np.abs(predicted - length) / np.maximum(step, 1e-6), trusted
 
 
-def board_cast(rectified: np.ndarray, matrix: np.ndarray, geometry: BoardGeometry,
-               classes: ColourClasses, config: VisionConfig) -> np.ndarray:
-    """The colour cast left after the markers' normalisation (``matrix``, 3x4, applied
-    to the raw ``rectified`` image; e.g. a channel clipped on the white marker), as
-    per-channel gains: the median of seen / printed over the plain board. Most of the
-    board is plain board even with a hand over it. Measured before normalised values
-    are cut to 8 bits: where small, blurred markers show too dark a white, half the
-    board clipped at 255 and the cast came out 1.13 for 1.3-1.4 (board bench seed 1,
-    Just 4 Fun frames 116 and 264, whose orange and green fields then read yellow)."""
+def board_cast(normalised: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
+               config: VisionConfig) -> np.ndarray:
+    """The colour cast left after the markers' normalisation (e.g. a channel clipped on
+    the white marker), as per-channel gains: the median of seen / printed over the
+    plain board. Most of the board is plain board even with a hand over it."""
     plain = geometry.plain_sample
-    raw = rectified.reshape(-1, 3)[plain].astype(np.float32)
-    seen = raw @ matrix[:, :3].T + matrix[:, 3]
+    seen = normalised.reshape(-1, 3)[plain].astype(np.float32)
     printed = classes.board_bgr[geometry.expected.ravel()[plain]]
     ratio = seen / np.maximum(printed, 1.0)
     gain = np.median(ratio, axis=0)

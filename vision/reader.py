@@ -25,6 +25,7 @@ from vision.calibration import (
     clipped_variants,
     frame_levels,
     image_levels,
+    normalise,
     to_lab,
 )
 from vision.config import VisionConfig
@@ -318,13 +319,15 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
                             problem="too dark or washed out: the markers' black and white "
                             "cannot be told apart")
     rectified = geometry.rectify(frame)
-    normalised, matrix = _uncast(rectified, levels, geometry, tracker)
+    normalised, cast = _uncast(normalise(rectified, levels), geometry, tracker)
+    uncast = np.diag(1.0 / cast).astype(np.float32)
     # what a channel clipped in the frame becomes: glare that clips is judged by it
-    ceiling = cv2.transform(np.full((1, 1, 3), 255, np.uint8), matrix)[0, 0]
+    ceiling = cv2.transform(normalise(np.full((1, 1, 3), 255, np.uint8), levels), uncast)[0, 0]
     lab = to_lab(normalised)
     variants = clipped_variants(rectified, normalised, levels, config.clip_tolerance,
                                 geometry.read_px)
     labels = tracker.classes.label(lab, geometry.expected_offsets, variants, geometry.read_px)
+    matrix = levels.matrix() / cast[:, None].astype(np.float32)
     states = read_fields(labels, geometry, tracker.classes, config,
                          partial(sample_profiles, frame, geometry, tracker.classes, matrix))
     states = look_alike_pieces(normalised, states, geometry, tracker.classes, config)
@@ -356,16 +359,12 @@ def _levels(frame: np.ndarray, where: Localisation, tracker: BoardTracker) -> Le
                         (config.marker_glare_black, config.marker_glare_white_drop))
 
 
-def _uncast(rectified: np.ndarray, levels: Levels, geometry: BoardGeometry,
-            tracker: BoardTracker) -> tuple[np.ndarray, np.ndarray]:
-    """The rectified board image normalised by the markers' black and white with the
-    colour cast its plain board shows taken out (:func:`vision.fields.board_cast`), in
-    one step from the raw image, so no channel is cut at 255 before the cast is divided
-    out; and the 3x4 matrix that does both."""
-    matrix = levels.matrix()
-    cast = board_cast(rectified, matrix, geometry, tracker.classes, tracker.config)
-    matrix = (matrix / cast[:, None]).astype(np.float32)
-    return cv2.transform(rectified, matrix), matrix
+def _uncast(normalised: np.ndarray, geometry: BoardGeometry, tracker: BoardTracker
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """The normalised board image with the colour cast its plain board shows taken out,
+    and that cast (per-channel gains, :func:`vision.fields.board_cast`)."""
+    cast = board_cast(normalised, geometry, tracker.classes, tracker.config)
+    return cv2.transform(normalised, np.diag(1.0 / cast).astype(np.float32)), cast
 
 
 def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
@@ -490,8 +489,8 @@ def learn_calibration(frame: np.ndarray, layout: Layout, placements: dict[str, s
         raise CalibrationError(f"cannot calibrate: {exc}") from None
     geometry, _ = tracker.geometry(where.homography)
     # as the reader sees colours: normalised by the frame's black and white, cast taken out
-    normalised, _ = _uncast(geometry.rectify(frame), _levels(frame, where, tracker), geometry,
-                            tracker)
+    normalised, _ = _uncast(normalise(geometry.rectify(frame), _levels(frame, where, tracker)),
+                            geometry, tracker)
     lab = to_lab(normalised).reshape(-1, 3)
     names = geometry.names
     samples: dict[str, list[np.ndarray]] = {p: [] for p in players}

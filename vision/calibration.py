@@ -155,40 +155,20 @@ def _sample_points(spec: MarkerSpec, marker_ids: tuple[int, ...]
 
 
 def frame_levels(frame: np.ndarray, homography: np.ndarray, camera: Camera, layout: Layout,
-                 marker_ids: list[int] | None = None,
-                 glare: tuple[float, float] | None = None) -> Levels:
-    """Median black and white of the (visible) markers in a BGR frame. With ``glare``
-    (``marker_glare_black``, ``marker_glare_white_drop``), a marker whose black is over
-    that much brighter (mean grey levels) than the darkest marker's, and whose white is
-    not darker than that marker's by more than the given share of the black's lift, lies
-    in a lamp's reflection, which lifts black and white alike, and is left out: two
-    glared markers of four lifted the frame's black to 130 (board bench seed 1, Spexxx
-    frame 115) and thirty fields read wrong. Blur on a small marker, or shade, lifts its
-    black too but darkens its white: such a marker is kept."""
+                 marker_ids: list[int] | None = None) -> Levels:
+    """Median black and white of the (visible) markers in a BGR frame."""
     ids = list(marker_ids) if marker_ids else list(layout.markers.ids)
+    black_mm, white_mm = marker_sample_points(layout, ids)
     height, width = frame.shape[:2]
 
     def sample(points_mm: np.ndarray) -> np.ndarray:
         px = np.rint(camera.distort(project(homography, points_mm))).astype(int)
         inside = (px[:, 0] >= 0) & (px[:, 0] < width) & (px[:, 1] >= 0) & (px[:, 1] < height)
-        return frame[px[inside, 1], px[inside, 0]].astype(np.float64)
+        if not inside.any():
+            raise VisionError("the board markers are outside the frame")
+        return np.median(frame[px[inside, 1], px[inside, 0]].astype(np.float64), axis=0)
 
-    if glare is None:
-        cells = [[sample(points) for points in marker_sample_points(layout, ids)]]
-    else:
-        cells = [[sample(points) for points in marker_sample_points(layout, [m])]
-                 for m in ids]
-        cells = [(black, white) for black, white in cells if len(black) and len(white)]
-        if cells:
-            grey = np.array([[np.median(c, axis=0).mean() for c in pair] for pair in cells])
-            lift = grey - grey[grey[:, 0].argmin()]
-            glared = (lift[:, 0] > glare[0]) & (lift[:, 1] >= -glare[1] * lift[:, 0])
-            cells = [c for c, out in zip(cells, glared, strict=True) if not out]
-    black, white = (np.concatenate([c[k] for c in cells]) if cells else np.zeros((0, 3))
-                    for k in (0, 1))
-    if not len(black) or not len(white):
-        raise VisionError("the board markers are outside the frame")
-    return Levels(np.median(black, axis=0), np.median(white, axis=0))
+    return Levels(sample(black_mm), sample(white_mm))
 
 
 def image_levels(frame: np.ndarray, black_level: float, white_pct: float) -> Levels:

@@ -110,14 +110,6 @@ class VisionConfig:
     #: Least difference (grey levels) between the markers' white and black for a frame
     #: to be readable at all.
     min_marker_contrast: float = 25.0
-    #: A marker whose black is over ``marker_glare_black`` brighter (mean grey levels)
-    #: than the darkest marker's, and whose white is not darker than that marker's by
-    #: more than ``marker_glare_white_drop`` times that lift, lies in a lamp's reflection
-    #: (which lifts black and white alike) and gives the frame no black or white. Blur
-    #: on a small marker and shade lift a black too, but darken the white. Vignetting
-    #: and uneven light moved the markers' blacks by under 20 in most bench frames.
-    marker_glare_black: float = 30.0
-    marker_glare_white_drop: float = 0.5
     #: A board without markers (corners given by hand) has no printed black and white: its
     #: black is taken as this level, its white from the frame's pixels above this percentile.
     image_black_level: float = 16.0

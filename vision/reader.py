@@ -355,8 +355,7 @@ def _levels(frame: np.ndarray, where: Localisation, tracker: BoardTracker) -> Le
     seen = sorted(where.marker_corners) or None
     if seen is None and where.source == "corners":  # no markers to take black and white from
         return image_levels(frame, config.image_black_level, config.image_white_pct)
-    return frame_levels(frame, where.homography, tracker.localiser.camera, tracker.layout, seen,
-                        (config.marker_glare_black, config.marker_glare_white_drop))
+    return frame_levels(frame, where.homography, tracker.localiser.camera, tracker.layout, seen)
 
 
 def _uncast(normalised: np.ndarray, geometry: BoardGeometry, tracker: BoardTracker

@@ -68,13 +68,16 @@ class DiceSeam(Protocol):
     steadily show now (all, all but one die that cannot be read, or one too many), or None;
     ``new_turn()`` says a turn has begun; ``read_whole`` that the last settled values are
     no new throw but the last one, a die unread at its rest, read whole; ``likely``, for
-    values with dice missing or one too many, the likeliest throw (or None)."""
+    values with dice missing or one too many, the likeliest throw (or None); ``sure``
+    whether every die was read, and read surely (an unsure throw is for the players to
+    check)."""
 
     label: str
     seen: list[DieReading]
     rested_at: float
     read_whole: bool
     likely: tuple[int, ...] | None
+    sure: bool
 
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None: ...
 
@@ -110,6 +113,7 @@ class CameraDice:
         self.rested_at = 0.0
         self.read_whole = False
         self.likely: tuple[int, ...] | None = None
+        self.sure = True
         self._recent: deque[tuple[float, tuple[int, ...] | None]] = deque()
 
     def __repr__(self) -> str:
@@ -145,8 +149,8 @@ class CameraDice:
         self.saw(frame.timestamp, self.tracker.seen)  # looks for a hand over them
         if throw is None:
             return None
-        self.rested_at, self.read_whole, self.likely = (throw.rested_at, throw.read_whole,
-                                                        throw.likely)
+        self.rested_at, self.read_whole, self.likely, self.sure = (
+            throw.rested_at, throw.read_whole, throw.likely, throw.sure)
         return throw.values
 
     def saw(self, timestamp: float, dice: list[DieReading]) -> None:
@@ -176,6 +180,7 @@ class ScriptedDice:
         self.rested_at = 0.0
         self.read_whole = False  # every die is known
         self.likely = None
+        self.sure = True
 
     def settled(self, frame: Frame, board: BoardReading) -> tuple[int, ...] | None:
         current = self.table.current
@@ -330,7 +335,7 @@ class Referee:
             values = self.dice.settled(frame, reading)
             if values is not None:
                 self._throws.append((values, self.dice.read_whole, self.dice.likely,
-                                     self.dice.rested_at))
+                                     self.dice.sure, self.dice.rested_at))
                 if self._board_agreed_at(self.dice.rested_at):
                     self._throw_settled()
         moving = self._moving(frame.image, reading.homography)
@@ -431,7 +436,7 @@ class Referee:
         which stayed flagged "throw the dice first"). One that came to rest after a stone
         was flagged may show that play went on past it (:meth:`Session.throw_settled`)."""
         throws, self._throws = self._throws, []
-        for values, read_whole, likely, rested_at in throws:
+        for values, read_whole, likely, sure, rested_at in throws:
             if self.session.game.is_over:
                 continue
             flagged_since = (self.stats.flags[-1][0] if self.session.flag is not None
@@ -439,7 +444,8 @@ class Referee:
             if read_whole:
                 self.session.throw_read_whole(values)
             else:
-                self.session.throw_settled(values, likely, since_flag=rested_at > flagged_since)
+                self.session.throw_settled(values, likely, since_flag=rested_at > flagged_since,
+                                           sure=sure)
             if rested_at < flagged_since:
                 self.session.rejudge()
 

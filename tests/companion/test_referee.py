@@ -153,6 +153,26 @@ def test_a_throw_reported_late_is_ordered_by_when_the_dice_came_to_rest(monkeypa
     assert run.false_flags == []
 
 
+def test_a_throw_the_reader_is_unsure_of_counts_and_the_page_asks_to_check_it(monkeypatch):
+    class UnsureDice(ScriptedDice):
+        def __init__(self, table):
+            super().__init__(table)
+            self.sure = False
+
+    monkeypatch.setattr("companion.referee.ScriptedDice", UnsureDice)
+    script = (Throw((1,) * 5), Place("1x2+1x1"))
+    table = SimTable("spexxx", ["black", "white"], 1, options=SimOptions(
+        script=script, still_frames=QUICK))
+    session = Session(type(table.game)(["black", "white"]))
+    page = Table(session)
+    messages = []
+    session.listeners.append(lambda event: messages.append(page.message))
+    run = referee_simulated(table, session, scripted_dice=True)
+    assert run.session.game.moves == list(script)
+    assert "the camera is unsure of the dice (read 1 1 1 1 1)" in messages[1]
+    assert page.message is None  # the stone went in: the throw stood as read
+
+
 @pytest.mark.parametrize("illegal", [frozenset(), frozenset({2})])
 def test_a_throw_the_reader_missed_is_seen_on_the_dice_when_its_stone_is_refused(
         monkeypatch, illegal):

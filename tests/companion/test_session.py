@@ -590,6 +590,19 @@ def test_dice_showing_a_throw_that_makes_the_flagged_stone_legal_were_a_missed_t
     assert game.moves == [Throw((3, 3, 4, 5, 6)), Throw((1, 2, 2, 5, 6)), Place("A4")]
 
 
+def test_a_throw_read_unsure_counts_as_read_and_asks_the_players_to_check_it():
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    events = recorder(session)
+    assert session.throw_settled((3, 3, 4, 5, 6))
+    assert [e.kind for e in events] == ["move"]  # read surely: nothing to check
+    assert session.observe(seen_after(game, changes={"F2": FieldView("red", 1)})).kind == "move"
+    assert session.throw_settled((1, 2, 2, 5, 6), sure=False)
+    assert game.moves == [Throw((3, 3, 4, 5, 6)), Place("F2"), Throw((1, 2, 2, 5, 6))]
+    assert events[-1].kind == "waiting"
+    assert "unsure of the dice (read 1 2 2 5 6)" in events[-1].data["message"]
+
+
 def test_dice_with_one_die_unread_are_a_missed_throw_when_one_value_fits_the_stone():
     # cuatro seeds 2 and 3 on the simulated table: one die the reader never finds
     game = new_game("cuatro", ["red", "blue"])

@@ -111,7 +111,7 @@ def test_a_correction_needs_the_pin(served, browser):
 def test_dice_the_camera_misread_are_put_right_on_the_page(served_cuatro, browser):
     table, url = served_cuatro
     session = table.session
-    session.throw_settled((1, 2, 4, 5, 6))  # truth: 1 2 2 5 6
+    session.throw_settled((1, 2, 4, 5, 6), sure=False)  # truth: 1 2 2 5 6
     stone = Observation({**Observation.of_game(session.game).fields, "A4": FieldView("red", 1)})
     session.observe(stone)  # A4 is the pair-of-2s field: flagged against the misread dice
     page = browser.new_page()
@@ -119,6 +119,7 @@ def test_dice_the_camera_misread_are_put_right_on_the_page(served_cuatro, browse
     expect = sync_api.expect
     expect(page.locator("#banner")).to_contain_text("pair of 2s")
     expect(page.locator("#dice")).to_have_text("throw 1 of 5 · 1 2 4 5 6")
+    expect(page.locator("#message")).to_contain_text("unsure of the dice (read 1 2 4 5 6)")
     page.fill("#pin", PIN)
     page.fill("#dice-values", "1 2 2 5 6")
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -127,6 +128,7 @@ def test_dice_the_camera_misread_are_put_right_on_the_page(served_cuatro, browse
     expect(page.locator("#banner")).to_be_hidden()
     expect(page.locator('[data-field="A4"] .piece')).to_have_count(1)
     expect(page.locator("#turn")).to_have_text("blue to play")
+    expect(page.locator("#message")).to_be_hidden()
     expect(page.locator("#log li")).to_have_text(["red: place A4", "red: throw 1 2 2 5 6"])
     assert [str(m) for m in session.game.moves] == ["throw 1 2 2 5 6", "place A4"]
 

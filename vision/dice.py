@@ -83,6 +83,9 @@ class DiceConfig:
     face_min_score: float = 0.5  # least probability of a value for a face to be kept
     face_separation: float = 3.0  # pip diameters: proposals this near a kept face are its die
     face_half: float = 2.2  # pip diameters from a face's centre to the edge of its pips
+    # a 1 whose lattice only one frame edge cuts, its pip this many pip diameters inside
+    # the frame, is read: a cut 3's or 5's corner pip would show on the far side; 0: off
+    face_one_clearance: float = 0.0
     # Rectified top view (used when the dice area's corners on the table are known in mm):
     rectified_px_per_mm: float = 3.0  # every die is ~48 px across there, whatever the pose
     die_min_mm: float = 13.0  # edge lengths of the dice the reader accepts

@@ -182,7 +182,7 @@ def read_faces(grey: np.ndarray, pips: list[Pip], bounds: tuple[float, float, fl
     """The top faces among the proposals, likeliest first, each suppressing the proposals
     within ``face_separation`` pip diameters (its own die); a face whose pip lattice
     (``face_half`` pip diameters round its centre) is cut by the frame edge is unreadable
-    (value None)."""
+    (value None), but for a 1 cut on one side only, its pip whole (`_whole_one`)."""
     from vision.dice import DieReading
 
     centres = proposals(pips, config)
@@ -206,8 +206,22 @@ def read_faces(grey: np.ndarray, pips: list[Pip], bounds: tuple[float, float, fl
                int(round(2 * half)))
         # the whole lattice must be in view, for a 1 too: a lone pip at the edge may be
         # the middle of a 3 or 5 whose corners are outside
-        cut = x < left + half or y < top + half or x > right - half or y > bottom - half
+        sides = (x < left + half, y < top + half, x > right - half, y > bottom - half)
+        cut = any(sides) and not _whole_one(int(value[k]), sides, (x, y, d), bounds, config)
         readings.append(DieReading(None if cut else int(value[k]),
                                    0.0 if cut else round(float(likeliest[k]), 3), box,
                                    (float(x), float(y))))
     return readings
+
+
+def _whole_one(value: int, sides: tuple[bool, ...], centre: tuple[float, float, float],
+               bounds: tuple[float, float, float, float], config: DiceConfig) -> bool:
+    """A 1 whose lattice only one frame edge cuts, its pip ``face_one_clearance`` pip
+    diameters inside the frame: a 3 or 5 there would show a corner pip on the far side of
+    its middle one, which the face check would have seen."""
+    if value != 1 or config.face_one_clearance <= 0 or sum(sides) != 1:
+        return False
+    x, y, d = centre
+    left, top, right, bottom = bounds
+    reach = config.face_one_clearance * d
+    return min(x - left, y - top, right - x, bottom - y) >= reach

@@ -7,7 +7,8 @@ diagonal apart, proposes a face centre; a square crop round it, sized by the pip
 described by gradient histograms (HOG, computed here: OpenCV 5 has no HOG nor ``cv2.ml``)
 and by how many pips lie within a few radii of it, and a small neural network (one hidden
 layer, numpy only) says "no top face" or the value 1-6. The likeliest faces are kept, each
-suppressing the proposals on its die. The network is trained by
+suppressing the proposals on its die. Dice a blur leaves with faint, smeared pips are
+read again from a lower contrast (`faint_faces`). The network is trained by
 ``bench/train_dice_faces.py`` on the real ``train_*`` photos only (several networks from
 different seeds, their logits averaged, stored as one wider network).
 """
@@ -183,23 +184,49 @@ def read_faces(grey: np.ndarray, pips: list[Pip], bounds: tuple[float, float, fl
     within ``face_separation`` pip diameters (its own die); a face whose pip lattice
     (``face_half`` pip diameters round its centre) is cut by the frame edge is unreadable
     (value None), but for a 1 cut on one side only, its pip whole (`_whole_one`)."""
+    return [r for r, _ in _likeliest_faces(grey, pips, proposals(pips, config), bounds, config,
+                                           model)]
+
+
+def faint_faces(grey: np.ndarray, pips: list[Pip], read: list[DieReading],
+                bounds: tuple[float, float, float, float], config: DiceConfig,
+                model: FaceModel) -> list[DieReading]:
+    """The faces `read_faces` finds among faint ``pips`` (of a blurred die) that are new:
+    no face ``read`` before within ``side_distance`` pip diameters (its side faces, whose
+    pips a lower contrast finds too), a 2-6 (a lone faint blob is no 1), with as many of
+    ``pips`` in its lattice (``face_half`` pip diameters round its centre) as its value:
+    a crop of faint blobs that the network alone calls a face was print, cloth or a side."""
+    centres = [(x, y, d) for x, y, d in proposals(pips, config)
+               if all(math.hypot(x - q.centre[0], y - q.centre[1]) > config.side_distance * d
+                      for q in read)]  # the others are never kept: not looked at
+    return [r for r, d in _likeliest_faces(grey, pips, centres, bounds, config, model)
+            if r.value is not None and r.value > 1
+            and sum(math.hypot(p.x - r.centre[0], p.y - r.centre[1]) <= config.face_half * d
+                    for p in pips) == r.value]
+
+
+def _likeliest_faces(grey: np.ndarray, pips: list[Pip],
+                     centres: list[tuple[float, float, float]],
+                     bounds: tuple[float, float, float, float], config: DiceConfig,
+                     model: FaceModel) -> list[tuple[DieReading, float]]:
+    """`read_faces`' readings of the proposed face ``centres``, each with its pip
+    diameter."""
     from vision.dice import DieReading
 
-    centres = proposals(pips, config)
     if not centres:
         return []
     odds = model.probabilities(features(crops(grey, centres, config), centres, pips))
     value = odds[:, 1:].argmax(axis=1) + 1
     likeliest = odds[:, 1:].max(axis=1)
     left, top, right, bottom = bounds
-    readings: list[DieReading] = []
+    readings: list[tuple[DieReading, float]] = []
     for k in np.argsort(-likeliest):
         if likeliest[k] < config.face_min_score:
             break
         x, y, d = centres[k]
         if odds[k, 0] >= likeliest[k] or any(
                 math.hypot(x - r.centre[0], y - r.centre[1]) < config.face_separation * d
-                for r in readings):
+                for r, _ in readings):
             continue
         half = config.face_half * d
         box = (int(round(x - half)), int(round(y - half)), int(round(2 * half)),
@@ -208,9 +235,9 @@ def read_faces(grey: np.ndarray, pips: list[Pip], bounds: tuple[float, float, fl
         # the middle of a 3 or 5 whose corners are outside
         sides = (x < left + half, y < top + half, x > right - half, y > bottom - half)
         cut = any(sides) and not _whole_one(int(value[k]), sides, (x, y, d), bounds, config)
-        readings.append(DieReading(None if cut else int(value[k]),
-                                   0.0 if cut else round(float(likeliest[k]), 3), box,
-                                   (float(x), float(y))))
+        readings.append((DieReading(None if cut else int(value[k]),
+                                    0.0 if cut else round(float(likeliest[k]), 3), box,
+                                    (float(x), float(y))), d))
     return readings
 
 

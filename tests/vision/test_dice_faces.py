@@ -106,3 +106,28 @@ def test_a_one_near_the_frame_edge_is_read_other_faces_there_are_not(photo: str)
                     assert near == [1], (die, gap, near)
                 else:
                     assert all(v is None for v in near), (die, gap, near)
+
+
+@needs_photos
+@pytest.mark.parametrize("angle", [45, 90, 135])
+def test_a_blurred_die_with_faint_pips_is_read(angle: float) -> None:
+    """A shaken, dim photo: the 3's pips are smeared under ``min_contrast``; the faint
+    search reads it (and the 2 stays a 2), the first search alone misses it."""
+    image = cv2.imread(str(DICE_PHOTOS / "images" / "valid_valid_45.jpg"))
+    sharp = [r for r in read_dice(image, config=CLOSEUP) if r.value in (2, 3)]
+    kernel = np.zeros((11, 11), np.float32)
+    kernel[5, :] = 1
+    kernel = cv2.warpAffine(kernel, cv2.getRotationMatrix2D((5, 5), angle, 1), (11, 11))
+    blurred = cv2.filter2D(image, -1, kernel / kernel.sum())
+    blurred = cv2.addWeighted(blurred, 0.55, np.full_like(blurred, 200), 0.45, 0)
+
+    def near(readings: list, die) -> list:
+        return [r.value for r in readings if np.hypot(r.centre[0] - die.centre[0],
+                                                      r.centre[1] - die.centre[1]) < 15]
+
+    with_faint = read_dice(blurred, config=CLOSEUP)
+    without = read_dice(blurred, config=dataclasses.replace(CLOSEUP, face_faint_contrast=0))
+    assert sorted(r.value for r in sharp) == [2, 3]
+    for die in sharp:
+        assert near(with_faint, die) == [die.value]
+    assert near(without, [r for r in sharp if r.value == 3][0]) == []

@@ -196,21 +196,32 @@ def faint_faces(grey: np.ndarray, pips: list[Pip], read: list[DieReading],
     pips a lower contrast finds too), a 2-6 (a lone faint blob is no 1), with as many of
     ``pips`` in its lattice (``face_half`` pip diameters round its centre) as its value:
     a crop of faint blobs that the network alone calls a face was print, cloth or a side."""
-    centres = [(x, y, d) for x, y, d in proposals(pips, config)
-               if all(math.hypot(x - q.centre[0], y - q.centre[1]) > config.side_distance * d
-                      for q in read)]  # the others are never kept: not looked at
-    return [r for r, d in _likeliest_faces(grey, pips, centres, bounds, config, model)
-            if r.value is not None and r.value > 1
-            and sum(math.hypot(p.x - r.centre[0], p.y - r.centre[1]) <= config.face_half * d
-                    for p in pips) == r.value]
+    centres = proposals(pips, config)
+    if not centres:
+        return []
+    at = np.array(centres)
+    counts = (_reach(at, [(p.x, p.y) for p in pips]) <= config.face_half).sum(axis=1)
+    near = _reach(at, [q.centre for q in read]) <= config.side_distance
+    # the others are never kept: not looked at
+    look = np.flatnonzero((counts >= 2) & (counts <= 6) & ~near.any(axis=1))
+    faces = _likeliest_faces(grey, pips, [centres[k] for k in look], bounds, config, model)
+    return [r for r, k in faces if r.value == counts[look[k]]]
+
+
+def _reach(centres: np.ndarray, points: list[tuple[float, float]]) -> np.ndarray:
+    """Distance from each proposal (x, y, pip diameter) to each point, in its pip
+    diameters (proposals x points)."""
+    q = np.array(points, np.float64).reshape(-1, 2)
+    return np.hypot(q[None, :, 0] - centres[:, None, 0],
+                    q[None, :, 1] - centres[:, None, 1]) / centres[:, 2:]
 
 
 def _likeliest_faces(grey: np.ndarray, pips: list[Pip],
                      centres: list[tuple[float, float, float]],
                      bounds: tuple[float, float, float, float], config: DiceConfig,
-                     model: FaceModel) -> list[tuple[DieReading, float]]:
-    """`read_faces`' readings of the proposed face ``centres``, each with its pip
-    diameter."""
+                     model: FaceModel) -> list[tuple[DieReading, int]]:
+    """`read_faces`' readings of the proposed face ``centres``, each with the index of its
+    centre."""
     from vision.dice import DieReading
 
     if not centres:
@@ -219,7 +230,7 @@ def _likeliest_faces(grey: np.ndarray, pips: list[Pip],
     value = odds[:, 1:].argmax(axis=1) + 1
     likeliest = odds[:, 1:].max(axis=1)
     left, top, right, bottom = bounds
-    readings: list[tuple[DieReading, float]] = []
+    readings: list[tuple[DieReading, int]] = []
     for k in np.argsort(-likeliest):
         if likeliest[k] < config.face_min_score:
             break
@@ -232,12 +243,12 @@ def _likeliest_faces(grey: np.ndarray, pips: list[Pip],
         box = (int(round(x - half)), int(round(y - half)), int(round(2 * half)),
                int(round(2 * half)))
         # the whole lattice must be in view, for a 1 too: a lone pip at the edge may be
-        # the middle of a 3 or 5 whose corners are outside
+        # the middle of a 3 or 5 whose corners are outside (unless `_whole_one`)
         sides = (x < left + half, y < top + half, x > right - half, y > bottom - half)
         cut = any(sides) and not _whole_one(int(value[k]), sides, (x, y, d), bounds, config)
         readings.append((DieReading(None if cut else int(value[k]),
                                     0.0 if cut else round(float(likeliest[k]), 3), box,
-                                    (float(x), float(y))), d))
+                                    (float(x), float(y))), int(k)))
     return readings
 
 

@@ -91,6 +91,7 @@ class DiceConfig:
     # diameters; kept only as 2-6s with as many such pips in the lattice; 0: off
     face_faint_contrast: float = 0.0
     face_faint_roundness: float = 0.45
+    face_faint_min_area_px: float = 4.0  # a blurred pip is no smaller than a sharp one
     # Rectified top view (used when the dice area's corners on the table are known in mm):
     rectified_px_per_mm: float = 3.0  # every die is ~48 px across there, whatever the pose
     die_min_mm: float = 13.0  # edge lengths of the dice the reader accepts
@@ -282,7 +283,8 @@ def _faint_closeup_faces(image: np.ndarray, mask: np.ndarray | None, hat: np.nda
 def _faint_closeup_config(config: DiceConfig) -> DiceConfig:
     """The close-up faint search's pip config (made once per config)."""
     return replace(config, min_contrast=config.face_faint_contrast,
-                   min_pip_roundness=config.face_faint_roundness)
+                   min_pip_roundness=config.face_faint_roundness,
+                   min_pip_area_px=config.face_faint_min_area_px)
 
 
 def _face_model(config: DiceConfig) -> FaceModel | None:

@@ -22,7 +22,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from vision.dice_faces import SLACK, FaceModel, distances, load_model, read_faces
+from vision.dice_faces import SLACK, FaceModel, distances, faint_faces, load_model, read_faces
 from vision.pose import estimate_focal, focal_from_fov, fov_from_focal, pose_from_homography
 
 PRESETS = Path(__file__).with_name("dice_configs")
@@ -83,6 +83,15 @@ class DiceConfig:
     face_min_score: float = 0.5  # least probability of a value for a face to be kept
     face_separation: float = 3.0  # pip diameters: proposals this near a kept face are its die
     face_half: float = 2.2  # pip diameters from a face's centre to the edge of its pips
+    # a 1 whose lattice only one frame edge cuts, its pip this many pip diameters inside
+    # the frame, is read: a cut 3's or 5's corner pip would show on the far side; 0: off
+    face_one_clearance: float = 0.0
+    # blurred dice: pips over this black-hat contrast (under min_contrast), at least
+    # face_faint_roundness round, are read again where no face lies within side_distance pip
+    # diameters; kept only as 2-6s with as many such pips in the lattice; 0: off
+    face_faint_contrast: float = 0.0
+    face_faint_roundness: float = 0.45
+    face_faint_min_area_px: float = 4.0  # a blurred pip is no smaller than a sharp one
     # Rectified top view (used when the dice area's corners on the table are known in mm):
     rectified_px_per_mm: float = 3.0  # every die is ~48 px across there, whatever the pose
     die_min_mm: float = 13.0  # edge lengths of the dice the reader accepts
@@ -245,14 +254,37 @@ def read_dice(frame: np.ndarray, region=None, config: DiceConfig | None = None,
         image = grey if polarity == "dark" else 255 - grey
         pips, closed, hat = find_pips(image, mask, config)
         if model is not None:
-            readings += [_to_frame(r, x0, y0, config.scale)
-                         for r in read_faces(image, pips, bounds, config, model)]
+            faces = read_faces(image, pips, bounds, config, model)
+            if config.face_faint_contrast > 0:
+                faces += _faint_closeup_faces(image, mask, hat, faces, bounds, config, model)
+            readings += [_to_frame(r, x0, y0, config.scale) for r in faces]
             continue
         for face in group_faces(pips, image, closed, hat, config):
             reading = read_face(face, bounds, config)
             if reading is not None:
                 readings.append(_to_frame(reading, x0, y0, config.scale))
     return _drop_duplicates(readings)
+
+
+def _faint_closeup_faces(image: np.ndarray, mask: np.ndarray | None, hat: np.ndarray,
+                         read: list[DieReading], bounds: tuple[float, float, float, float],
+                         config: DiceConfig, model: FaceModel) -> list[DieReading]:
+    """Dice a blur (a shaken camera, a rolling die) leaves with pips under ``min_contrast``
+    and stretched out of round: the black-hat's blobs over ``face_faint_contrast``, at least
+    ``face_faint_roundness`` round, are read by the face check again (`faint_faces`)."""
+    faint = _faint_closeup_config(config)
+    _, binary = cv2.threshold(hat, faint.min_contrast, 255, cv2.THRESH_BINARY)
+    if mask is not None:
+        binary = cv2.bitwise_and(binary, mask)
+    return faint_faces(image, _blobs(binary, hat, faint), read, bounds, faint, model)
+
+
+@lru_cache(maxsize=4)
+def _faint_closeup_config(config: DiceConfig) -> DiceConfig:
+    """The close-up faint search's pip config (made once per config)."""
+    return replace(config, min_contrast=config.face_faint_contrast,
+                   min_pip_roundness=config.face_faint_roundness,
+                   min_pip_area_px=config.face_faint_min_area_px)
 
 
 def _face_model(config: DiceConfig) -> FaceModel | None:

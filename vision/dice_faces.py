@@ -7,7 +7,8 @@ diagonal apart, proposes a face centre; a square crop round it, sized by the pip
 described by gradient histograms (HOG, computed here: OpenCV 5 has no HOG nor ``cv2.ml``)
 and by how many pips lie within a few radii of it, and a small neural network (one hidden
 layer, numpy only) says "no top face" or the value 1-6. The likeliest faces are kept, each
-suppressing the proposals on its die. The network is trained by
+suppressing the proposals on its die. Dice a blur leaves with faint, smeared pips are
+read again from a lower contrast (`faint_faces`). The network is trained by
 ``bench/train_dice_faces.py`` on the real ``train_*`` photos only (several networks from
 different seeds, their logits averaged, stored as one wider network).
 """
@@ -182,32 +183,83 @@ def read_faces(grey: np.ndarray, pips: list[Pip], bounds: tuple[float, float, fl
     """The top faces among the proposals, likeliest first, each suppressing the proposals
     within ``face_separation`` pip diameters (its own die); a face whose pip lattice
     (``face_half`` pip diameters round its centre) is cut by the frame edge is unreadable
-    (value None)."""
+    (value None), but for a 1 cut on one side only, its pip whole (`_whole_one`)."""
+    return [r for r, _ in _likeliest_faces(grey, pips, proposals(pips, config), bounds, config,
+                                           model)]
+
+
+def faint_faces(grey: np.ndarray, pips: list[Pip], read: list[DieReading],
+                bounds: tuple[float, float, float, float], config: DiceConfig,
+                model: FaceModel) -> list[DieReading]:
+    """The faces `read_faces` finds among faint ``pips`` (of a blurred die) that are new:
+    no face ``read`` before within ``side_distance`` pip diameters (its side faces, whose
+    pips a lower contrast finds too), a 2-6 (a lone faint blob is no 1), with as many of
+    ``pips`` in its lattice (``face_half`` pip diameters round its centre) as its value:
+    a crop of faint blobs that the network alone calls a face was print, cloth or a side."""
+    centres = proposals(pips, config)
+    if not centres:
+        return []
+    at = np.array(centres)
+    counts = (_reach(at, [(p.x, p.y) for p in pips]) <= config.face_half).sum(axis=1)
+    near = _reach(at, [q.centre for q in read]) <= config.side_distance
+    # the others are never kept: not looked at
+    look = np.flatnonzero((counts >= 2) & (counts <= 6) & ~near.any(axis=1))
+    faces = _likeliest_faces(grey, pips, [centres[k] for k in look], bounds, config, model)
+    return [r for r, k in faces if r.value == counts[look[k]]]
+
+
+def _reach(centres: np.ndarray, points: list[tuple[float, float]]) -> np.ndarray:
+    """Distance from each proposal (x, y, pip diameter) to each point, in its pip
+    diameters (proposals x points)."""
+    q = np.array(points, np.float64).reshape(-1, 2)
+    return np.hypot(q[None, :, 0] - centres[:, None, 0],
+                    q[None, :, 1] - centres[:, None, 1]) / centres[:, 2:]
+
+
+def _likeliest_faces(grey: np.ndarray, pips: list[Pip],
+                     centres: list[tuple[float, float, float]],
+                     bounds: tuple[float, float, float, float], config: DiceConfig,
+                     model: FaceModel) -> list[tuple[DieReading, int]]:
+    """`read_faces`' readings of the proposed face ``centres``, each with the index of its
+    centre."""
     from vision.dice import DieReading
 
-    centres = proposals(pips, config)
     if not centres:
         return []
     odds = model.probabilities(features(crops(grey, centres, config), centres, pips))
     value = odds[:, 1:].argmax(axis=1) + 1
     likeliest = odds[:, 1:].max(axis=1)
     left, top, right, bottom = bounds
-    readings: list[DieReading] = []
+    readings: list[tuple[DieReading, int]] = []
     for k in np.argsort(-likeliest):
         if likeliest[k] < config.face_min_score:
             break
         x, y, d = centres[k]
         if odds[k, 0] >= likeliest[k] or any(
                 math.hypot(x - r.centre[0], y - r.centre[1]) < config.face_separation * d
-                for r in readings):
+                for r, _ in readings):
             continue
         half = config.face_half * d
         box = (int(round(x - half)), int(round(y - half)), int(round(2 * half)),
                int(round(2 * half)))
         # the whole lattice must be in view, for a 1 too: a lone pip at the edge may be
-        # the middle of a 3 or 5 whose corners are outside
-        cut = x < left + half or y < top + half or x > right - half or y > bottom - half
-        readings.append(DieReading(None if cut else int(value[k]),
-                                   0.0 if cut else round(float(likeliest[k]), 3), box,
-                                   (float(x), float(y))))
+        # the middle of a 3 or 5 whose corners are outside (unless `_whole_one`)
+        sides = (x < left + half, y < top + half, x > right - half, y > bottom - half)
+        cut = any(sides) and not _whole_one(int(value[k]), sides, (x, y, d), bounds, config)
+        readings.append((DieReading(None if cut else int(value[k]),
+                                    0.0 if cut else round(float(likeliest[k]), 3), box,
+                                    (float(x), float(y))), int(k)))
     return readings
+
+
+def _whole_one(value: int, sides: tuple[bool, ...], centre: tuple[float, float, float],
+               bounds: tuple[float, float, float, float], config: DiceConfig) -> bool:
+    """A 1 whose lattice only one frame edge cuts, its pip ``face_one_clearance`` pip
+    diameters inside the frame: a 3 or 5 there would show a corner pip on the far side of
+    its middle one, which the face check would have seen."""
+    if value != 1 or config.face_one_clearance <= 0 or sum(sides) != 1:
+        return False
+    x, y, d = centre
+    left, top, right, bottom = bounds
+    reach = config.face_one_clearance * d
+    return min(x - left, y - top, right - x, bottom - y) >= reach

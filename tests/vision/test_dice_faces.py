@@ -80,3 +80,54 @@ def test_a_missing_model_is_refused_in_words() -> None:
 def test_hog_of_a_flat_patch_is_zero_and_finite() -> None:
     features = hog(np.full((2, 32, 32), 200, np.uint8))
     assert features.shape == (2, 324) and np.all(features == 0)
+
+
+@needs_photos
+@pytest.mark.parametrize("photo", ["valid_valid_45", "train_six_59"])
+def test_a_one_near_the_frame_edge_is_read_other_faces_there_are_not(photo: str) -> None:
+    """A 1 whose lattice one frame edge cuts 1.5 pip diameters from its pip is read (a 3's
+    or 5's corner pip would show on the far side); a 2-6 cut as near is never read."""
+    image = cv2.imread(str(DICE_PHOTOS / "images" / f"{photo}.jpg"))
+    dice = [r for r in read_dice(image, config=CLOSEUP) if r.value is not None]
+    assert 1 in [r.value for r in dice] and len(dice) >= 3
+    for die in dice:
+        d = die.box[2] / (2 * CLOSEUP.face_half)
+        cx, cy = die.centre
+        for gap in (1.5, 2.0) if die.value == 1 else (1.0, 1.5, 2.0):
+            e = round(gap * d)
+            for cut, (ox, oy) in [(image[:, int(cx) - e:], (int(cx) - e, 0)),
+                                  (image[:, :int(cx) + e + 1], (0, 0)),
+                                  (image[int(cy) - e:], (0, int(cy) - e)),
+                                  (image[:int(cy) + e + 1], (0, 0))]:
+                near = [r.value for r in read_dice(np.ascontiguousarray(cut), config=CLOSEUP)
+                        if abs(r.centre[0] + ox - cx) < 2.5 * d
+                        and abs(r.centre[1] + oy - cy) < 2.5 * d]
+                if die.value == 1:
+                    assert near == [1], (die, gap, near)
+                else:
+                    assert all(v is None for v in near), (die, gap, near)
+
+
+@needs_photos
+@pytest.mark.parametrize("angle", [45, 90, 135])
+def test_a_blurred_die_with_faint_pips_is_read(angle: float) -> None:
+    """A shaken, dim photo: the 3's pips are smeared under ``min_contrast``; the faint
+    search reads it (and the 2 stays a 2), the first search alone misses it."""
+    image = cv2.imread(str(DICE_PHOTOS / "images" / "valid_valid_45.jpg"))
+    sharp = [r for r in read_dice(image, config=CLOSEUP) if r.value in (2, 3)]
+    kernel = np.zeros((11, 11), np.float32)
+    kernel[5, :] = 1
+    kernel = cv2.warpAffine(kernel, cv2.getRotationMatrix2D((5, 5), angle, 1), (11, 11))
+    blurred = cv2.filter2D(image, -1, kernel / kernel.sum())
+    blurred = cv2.addWeighted(blurred, 0.55, np.full_like(blurred, 200), 0.45, 0)
+
+    def near(readings: list, die) -> list:
+        return [r.value for r in readings if np.hypot(r.centre[0] - die.centre[0],
+                                                      r.centre[1] - die.centre[1]) < 15]
+
+    with_faint = read_dice(blurred, config=CLOSEUP)
+    without = read_dice(blurred, config=dataclasses.replace(CLOSEUP, face_faint_contrast=0))
+    assert sorted(r.value for r in sharp) == [2, 3]
+    for die in sharp:
+        assert near(with_faint, die) == [die.value]
+    assert near(without, [r for r in sharp if r.value == 3][0]) == []

@@ -24,12 +24,17 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import os
 import sys
 import tempfile
 from pathlib import Path
 
-import cv2
-import numpy as np
+# one BLAS thread, set before numpy loads: threaded sums round differently from run to run,
+# and the same seed must train the same network
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

@@ -348,6 +348,17 @@ class VisionConfig:
     faint_hand_core_mm2: float = 300.0
     faint_hand_entry_mm: float = 10.0
     faint_hand_depth_mm: float = 9.0
+    #: ... or holds ``faint_hand_wide_mm2`` in one piece (no farther than
+    #: ``hand_board_distance``) whose mismatch with the print, capped at
+    #: ``faint_hand_core_distance`` and averaged over ``faint_hand_wide_mm`` of plain board,
+    #: lies over ``faint_hand_wide_ratio`` times the frame's median for that printed colour:
+    #: a pale arm on the tan Mühle board sits 9-14 from the print all over (the board's
+    #: own median 6.6), short of the core (board bench seed 1 frames 0-299, photos: 3 more
+    #: of 61 hands, 1 more of 239 false flags, a hand in view hiding no field; 8-14 mm and
+    #: 500-1200 mm2 flag the same, 1.3 adds a card across the edge). 0: off.
+    faint_hand_wide_mm: float = 10.0
+    faint_hand_wide_ratio: float = 1.5
+    faint_hand_wide_mm2: float = 1200.0
 
     # --- occlusion seen as change (a tracker that has seen the board clear) -------------
     #: Smoothed Lab distance from the clear view above which a board pixel has changed:

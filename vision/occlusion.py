@@ -453,6 +453,8 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, standing: np.n
            if area[k] >= min_area
            or (spread[k] >= config.change_hand_fields and span[k] >= config.change_hand_span_mm)
            or (entering[k] and area[k] >= rim_area)]
+    if not big and config.change_group_mm > 0:
+        big = _spread_group(components, stats, seen, geometry, config)
     towers = _tower_changes(components, big, (seen > 0) & (pieces == 0), standing, geometry,
                             config)
     big = [k for k in big if k not in towers]
@@ -470,6 +472,41 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, standing: np.n
         else ""
     doubtful = changed_look | {geometry.names[f] for k, f in towers.items() if k not in big}
     return Occlusion(bool(hidden), frozenset(hidden), reason, doubtful - hidden)
+
+
+def _spread_group(components: np.ndarray, stats: np.ndarray, seen: np.ndarray,
+                  geometry: BoardGeometry, config: VisionConfig) -> list[int]:
+    """The blobs of change (down to ``change_part_mm2``, explained ones included) in
+    groups within ``change_group_mm`` of one another that cover ``change_hand_fields``
+    fields and span ``change_hand_span_mm``, as a single blob must to be a hand: a pale
+    arm over towers that read as gone changes the board at its edges and over the
+    towers, in blobs apart (board bench seed 1 frame 341, live)."""
+    members = stats[:, cv2.CC_STAT_AREA] >= config.change_part_mm2 * geometry.px_per_mm**2
+    groups, _ = _gathered(components, stats, geometry, members, config.change_group_mm)
+    count = int(groups.max()) + 1
+    if count < 2:
+        return []
+    fields = len(geometry.names)
+    inside = seen.ravel()[geometry.field_idx] > 0
+    pairs = groups.ravel()[geometry.field_idx][inside] * fields + geometry.field_seg[inside]
+    share = (np.bincount(pairs, minlength=count * fields).reshape(count, fields)
+             / np.maximum(geometry.field_area, 1))
+    spread = (share > config.hidden_field_fraction).sum(axis=1)
+    ys, xs = np.nonzero(groups)
+    labels = groups[ys, xs]
+    low = np.full((count, 2), np.iinfo(np.int64).max)
+    high = np.full((count, 2), -1)
+    np.minimum.at(low, labels, np.column_stack([xs, ys]))
+    np.maximum.at(high, labels, np.column_stack([xs, ys]))
+    span = (high - low + 1).max(axis=1) / geometry.px_per_mm
+    hands = np.flatnonzero((spread >= config.change_hand_fields)
+                           & (span >= config.change_hand_span_mm))
+    hands = hands[hands > 0]
+    if not len(hands):
+        return []
+    owner = np.zeros(len(stats), np.int64)
+    owner[components[groups > 0]] = groups[groups > 0]
+    return [int(k) for k in np.flatnonzero(np.isin(owner, hands)) if k]
 
 
 def _tower_changes(components: np.ndarray, blobs: list[int], unexplained: np.ndarray,

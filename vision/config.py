@@ -359,6 +359,8 @@ class VisionConfig:
     faint_hand_wide_mm: float = 10.0
     faint_hand_wide_ratio: float = 1.5
     faint_hand_wide_mm2: float = 1200.0
+    #: Share of the averaging window that must be plain board for the average to count.
+    faint_hand_wide_share: float = 0.3
 
     # --- occlusion seen as change (a tracker that has seen the board clear) -------------
     #: Smoothed Lab distance from the clear view above which a board pixel has changed:
@@ -393,7 +395,9 @@ class VisionConfig:
     #: the fields between: a pale arm on a pale board changes it at its edges and over the
     #: towers it covers only (board bench seed 1 frames 0-299, live: 10 of 894 covered
     #: fields reported -> 5 at 12 mm, 1 at 20, 0 at 30 for 42, 65, 131 more visible fields
-    #: hidden). 0: each blob's hull alone.
+    #: hidden). Without a hand, such a group covering ``change_hand_fields`` fields over
+    #: ``change_hand_span_mm`` is one (a pale arm whose towers read as gone: seed 1 frame
+    #: 341). 0: each blob's hull alone, and no group a hand.
     change_group_mm: float = 20.0
     #: The board counts as still in a frame whose change from the frame before covers
     #: less than this (mm^2) ...

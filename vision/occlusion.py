@@ -295,9 +295,10 @@ def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
 def _wide_mismatch(distance: np.ndarray, usable: np.ndarray, level: float,
                    geometry: BoardGeometry, config: VisionConfig) -> np.ndarray:
     """Plain board whose mismatch with the print, averaged over ``faint_hand_wide_mm``
-    of plain board round it, lies over ``faint_hand_wide_ratio`` times the frame's
-    ``level``: a hand a little off the print all over stands out of the board's own
-    scatter once averaged."""
+    of plain board round it (where that holds ``faint_hand_wide_share`` of it), lies over
+    ``faint_hand_wide_ratio`` times its printed colour's median (``level``, the frame's,
+    for colours not seen), in pieces of ``faint_hand_wide_mm2``: a hand a little off the
+    print all over stands out of the board's own scatter once averaged."""
     if config.faint_hand_wide_mm <= 0:
         return np.zeros(distance.shape, bool)
     size = max(3, int(round(config.faint_hand_wide_mm * geometry.px_per_mm)) | 1)
@@ -317,7 +318,7 @@ def _wide_mismatch(distance: np.ndarray, usable: np.ndarray, level: float,
     floor = np.maximum(config.faint_hand_distance,
                        config.faint_hand_wide_ratio * levels[geometry.expected])
     # and faint itself: a card across the edge is strongly foreign, its border only near
-    wide = (usable & (share > 0.3) & (averaged > floor)
+    wide = (usable & (share > config.faint_hand_wide_share) & (averaged > floor)
             & ~(distance > config.hand_board_distance))
     # in one piece: Cuatro's blurred symbols stand out in every field, each small
     _, labels, stats = _components(wide.view(np.uint8))

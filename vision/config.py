@@ -348,6 +348,19 @@ class VisionConfig:
     faint_hand_core_mm2: float = 300.0
     faint_hand_entry_mm: float = 10.0
     faint_hand_depth_mm: float = 9.0
+    #: ... or holds ``faint_hand_wide_mm2`` in one piece (no farther than
+    #: ``hand_board_distance``) whose mismatch with the print, capped at
+    #: ``faint_hand_core_distance`` and averaged over ``faint_hand_wide_mm`` of plain board,
+    #: lies over ``faint_hand_wide_ratio`` times the frame's median for that printed colour:
+    #: a pale arm on the tan Mühle board sits 9-14 from the print all over (the board's
+    #: own median 6.6), short of the core (board bench seed 1 frames 0-299, photos: 3 more
+    #: of 61 hands, 1 more of 239 false flags, a hand in view hiding no field; 8-14 mm and
+    #: 500-1200 mm2 flag the same, 1.3 adds a card across the edge). 0: off.
+    faint_hand_wide_mm: float = 10.0
+    faint_hand_wide_ratio: float = 1.5
+    faint_hand_wide_mm2: float = 1200.0
+    #: Share of the averaging window that must be plain board for the average to count.
+    faint_hand_wide_share: float = 0.3
 
     # --- occlusion seen as change (a tracker that has seen the board clear) -------------
     #: Smoothed Lab distance from the clear view above which a board pixel has changed:
@@ -382,7 +395,9 @@ class VisionConfig:
     #: the fields between: a pale arm on a pale board changes it at its edges and over the
     #: towers it covers only (board bench seed 1 frames 0-299, live: 10 of 894 covered
     #: fields reported -> 5 at 12 mm, 1 at 20, 0 at 30 for 42, 65, 131 more visible fields
-    #: hidden). 0: each blob's hull alone.
+    #: hidden). Without a hand, such a group covering ``change_hand_fields`` fields over
+    #: ``change_hand_span_mm`` is one (a pale arm whose towers read as gone: seed 1 frame
+    #: 341). 0: each blob's hull alone, and no group a hand.
     change_group_mm: float = 20.0
     #: The board counts as still in a frame whose change from the frame before covers
     #: less than this (mm^2) ...

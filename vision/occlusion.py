@@ -256,31 +256,75 @@ def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
                 ) -> set[str]:
     """Fields hidden by a hand whose colour is close to the board's: judged against the
     frame's own mismatch with the print (lamps, casts), and only where it reaches in
-    across a broken stretch of the board's edge (``entry``, :func:`rim_entry`); with the
-    ``misfit`` pieces of its colour (in the smoothed Lab ``lab``) as its parts, as in
-    :func:`find_occlusion`."""
+    across a broken stretch of the board's edge (``entry``, :func:`rim_entry`): a blob
+    with a core far from the print, or a wide stretch a little off it all over
+    (:func:`_wide_mismatch`); with the ``misfit`` pieces of its colour (in the smoothed
+    Lab ``lab``) as its parts, as in :func:`find_occlusion`."""
     plain = distance[usable]
     level = float(np.median(plain[np.isfinite(plain)])) if plain.size else 0.0
     scale = config.faint_hand_level_ratio * level
     faint = (distance > max(config.faint_hand_distance, scale)) & usable
+    wide = _wide_mismatch(distance, usable, level, geometry, config)
+    faint |= wide
     _drop_light_effects(faint, bgr, geometry, classes, config, ceiling)
+    wide &= faint
     groups, areas = _grouped(*_blobs(faint, geometry, config)[1:], geometry, config)
     count = len(areas)
     core = (distance > max(config.faint_hand_core_distance, scale)) & faint
     cores = np.bincount(groups[core], minlength=count)
+    wides = np.bincount(groups[wide], minlength=count)
     entries = np.bincount(groups.ravel()[entry], minlength=count)
     px_mm2 = geometry.px_per_mm**2
+    needed = config.faint_hand_entry_mm * len(_entry_depths(config))
+    # a wide stretch counts only where it reaches in itself: elsewhere it is as likely a
+    # printed zone a little off its colour (Spexxx, board bench seed 1 frame 319)
     blobs = [k for k in range(1, count)
              if areas[k] >= config.hand_min_area_mm2 * px_mm2
-             and cores[k] >= config.faint_hand_core_mm2 * px_mm2]
-    depths = len(_entry_depths(config))
-    if not any(entries[k] >= config.faint_hand_entry_mm * depths for k in blobs):
+             and (cores[k] >= config.faint_hand_core_mm2 * px_mm2
+                  or (wides[k] >= config.faint_hand_wide_mm2 * px_mm2
+                      and entries[k] >= needed))]
+    if not any(entries[k] >= needed for k in blobs):
         return set()
     # with an arm reaching in, the other such blobs are its parts that the printed
     # lines cut off (as in find_occlusion)
     if blobs and lab is not None and misfit is not None and len(misfit.fields):
         groups, blobs = _with_skin_pieces(faint, lab, misfit, groups, blobs, geometry, config)
     return _hidden_under(groups, blobs, geometry, config)
+
+
+def _wide_mismatch(distance: np.ndarray, usable: np.ndarray, level: float,
+                   geometry: BoardGeometry, config: VisionConfig) -> np.ndarray:
+    """Plain board whose mismatch with the print, averaged over ``faint_hand_wide_mm``
+    of plain board round it (where that holds ``faint_hand_wide_share`` of it), lies over
+    ``faint_hand_wide_ratio`` times its printed colour's median (``level``, the frame's,
+    for colours not seen), in pieces of ``faint_hand_wide_mm2``: a hand a little off the
+    print all over stands out of the board's own scatter once averaged."""
+    if config.faint_hand_wide_mm <= 0:
+        return np.zeros(distance.shape, bool)
+    size = max(3, int(round(config.faint_hand_wide_mm * geometry.px_per_mm)) | 1)
+    counted = usable & np.isfinite(distance)
+    # capped at the core's distance: a card's or symbol's strong colour would otherwise
+    # spread over the board round it
+    capped = np.minimum(distance, config.faint_hand_core_distance)
+    total = cv2.blur(np.where(counted, capped, 0).astype(np.float32), (size, size))
+    share = cv2.blur(counted.astype(np.float32), (size, size))
+    averaged = total / np.maximum(share, 1e-3)
+    # each printed colour against its own level: a cast moves some colours more (the
+    # pale fields of Just 4 Fun in a cold frame), a hand raises all it covers
+    expected = np.where(counted, geometry.expected, -1)
+    levels = np.full(int(geometry.expected.max()) + 2, level, np.float32)
+    for colour in np.unique(expected[expected >= 0]):
+        levels[colour] = np.median(distance[expected == colour])
+    floor = np.maximum(config.faint_hand_distance,
+                       config.faint_hand_wide_ratio * levels[geometry.expected])
+    # and faint itself: a card across the edge is strongly foreign, its border only near
+    wide = (usable & (share > config.faint_hand_wide_share) & (averaged > floor)
+            & ~(distance > config.hand_board_distance))
+    # in one piece: Cuatro's blurred symbols stand out in every field, each small
+    _, labels, stats = _components(wide.view(np.uint8))
+    large = stats[:, cv2.CC_STAT_AREA] >= config.faint_hand_wide_mm2 * geometry.px_per_mm**2
+    large[0] = False
+    return large[labels]
 
 
 @dataclass(frozen=True)
@@ -410,6 +454,8 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, standing: np.n
            if area[k] >= min_area
            or (spread[k] >= config.change_hand_fields and span[k] >= config.change_hand_span_mm)
            or (entering[k] and area[k] >= rim_area)]
+    if not big and config.change_group_mm > 0:
+        big = _spread_group(components, stats, seen, geometry, config)
     towers = _tower_changes(components, big, (seen > 0) & (pieces == 0), standing, geometry,
                             config)
     big = [k for k in big if k not in towers]
@@ -427,6 +473,41 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, standing: np.n
         else ""
     doubtful = changed_look | {geometry.names[f] for k, f in towers.items() if k not in big}
     return Occlusion(bool(hidden), frozenset(hidden), reason, doubtful - hidden)
+
+
+def _spread_group(components: np.ndarray, stats: np.ndarray, seen: np.ndarray,
+                  geometry: BoardGeometry, config: VisionConfig) -> list[int]:
+    """The blobs of change (down to ``change_part_mm2``, explained ones included) in
+    groups within ``change_group_mm`` of one another that cover ``change_hand_fields``
+    fields and span ``change_hand_span_mm``, as a single blob must to be a hand: a pale
+    arm over towers that read as gone changes the board at its edges and over the
+    towers, in blobs apart (board bench seed 1 frame 341, live)."""
+    members = stats[:, cv2.CC_STAT_AREA] >= config.change_part_mm2 * geometry.px_per_mm**2
+    groups, _ = _gathered(components, stats, geometry, members, config.change_group_mm)
+    count = int(groups.max()) + 1
+    if count < 2:
+        return []
+    fields = len(geometry.names)
+    inside = seen.ravel()[geometry.field_idx] > 0
+    pairs = groups.ravel()[geometry.field_idx][inside] * fields + geometry.field_seg[inside]
+    share = (np.bincount(pairs, minlength=count * fields).reshape(count, fields)
+             / np.maximum(geometry.field_area, 1))
+    spread = (share > config.hidden_field_fraction).sum(axis=1)
+    ys, xs = np.nonzero(groups)
+    labels = groups[ys, xs]
+    low = np.full((count, 2), np.iinfo(np.int64).max)
+    high = np.full((count, 2), -1)
+    np.minimum.at(low, labels, np.column_stack([xs, ys]))
+    np.maximum.at(high, labels, np.column_stack([xs, ys]))
+    span = (high - low + 1).max(axis=1) / geometry.px_per_mm
+    hands = np.flatnonzero((spread >= config.change_hand_fields)
+                           & (span >= config.change_hand_span_mm))
+    hands = hands[hands > 0]
+    if not len(hands):
+        return []
+    owner = np.zeros(len(stats), np.int64)
+    owner[components[groups > 0]] = groups[groups > 0]
+    return [int(k) for k in np.flatnonzero(np.isin(owner, hands)) if k]
 
 
 def _tower_changes(components: np.ndarray, blobs: list[int], unexplained: np.ndarray,

@@ -122,8 +122,29 @@ def test_a_hand_close_to_the_board_colour_is_seen_where_it_breaks_the_edge():
     assert not read_board(rendered.frame, MUEHLE, config=EDGE_OFF).occluded
     reading = read_board(rendered.frame, MUEHLE)
     assert reading.occluded and len(truly_hidden) >= 5
-    assert reading.hidden_fields == truly_hidden
-    assert set(reading.fields) == set(MUEHLE.fields) - truly_hidden
+    # the wide stretch (faint_hand_wide_mm, 2026-11-28) takes in one point by the arm too
+    assert truly_hidden <= reading.hidden_fields
+    assert len(reading.hidden_fields - truly_hidden) <= 1
+    assert set(reading.fields) == set(MUEHLE.fields) - reading.hidden_fields
+
+
+def test_a_pale_arm_a_little_off_the_print_all_over_is_a_hand():
+    """A pale arm across the tan Mühle board lies 9-14 from the print all over, short of
+    the faint cue's core (board bench seed 1 frame 214: all 11 covered points reported):
+    averaged over ``faint_hand_wide_mm`` it stands out of the board's own mismatch. The
+    same table without the arm is not flagged."""
+    stacks = {"a1": ["white"], "d7": ["black"], "g4": ["white"]}
+    hand = Hand(entry_mm=(-171.8, 640.6), tip_mm=(204.5, 50.3), height_mm=80,
+                skin_bgr=(98, 157, 206), spread=0.3, curl=0.3)
+    _, rendered = frame("muehle", stacks, hand=hand)
+    truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
+    reading = read_board(rendered.frame, MUEHLE)
+    assert reading.occluded and len(truly_hidden) == 10
+    assert truly_hidden <= reading.hidden_fields
+    assert len(reading.hidden_fields - truly_hidden) <= 3
+    off = replace(VisionConfig(), faint_hand_wide_mm=0.0)
+    assert not read_board(rendered.frame, MUEHLE, config=off).occluded
+    assert not read_board(frame("muehle", stacks)[1].frame, MUEHLE).occluded
 
 
 def test_a_faint_patch_is_a_hand_only_across_the_board_edge(muehle_board):

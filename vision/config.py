@@ -271,6 +271,36 @@ class VisionConfig:
     max_tower_height: int = 5
     #: Nested Cuatro roofs: each roof raises the tower by this share of its height.
     roof_nesting_ratio: float = 0.45
+    #: Whole-outline fit of a tower's height (:func:`vision.fields.fit_outlines`), added
+    #: to the length's cost: lines this far apart (mm) along the direction away from the
+    #: nadir, across this share of the piece radius either side of the tower's axis,
+    #: reaching this far (mm) past its widest silhouette, sampled every this many mm
+    #: along (each a fraction of the whole outline's cost, as much as the gain kept on
+    #: bench seed 1; lines 2 mm apart lose it; docs/vision.md "Tower heights"), ...
+    outline_line_mm: float = 1.0
+    outline_band_ratio: float = 0.7
+    outline_reach_mm: float = 4.0
+    outline_step_mm: float = 1.0
+    #: ... a sample is tower where it differs from the board printed there (lit as the
+    #: tower's board samples are) by this share of the tower's median difference, and
+    #: board this share of it below that (see :func:`vision.fields.outline_evidence`), ...
+    outline_contrast_ratio: float = 0.8
+    outline_soft_ratio: float = 0.5
+    #: (a tower needs this many board and piece samples for those medians, taken on
+    #: every this many lines; else the printed colours are taken as seen and the
+    #: tower's difference as this) ...
+    outline_min_samples: int = 20
+    outline_median_every: int = 4
+    outline_default_contrast: float = 60.0
+    #: ... the base centre is searched this far (mm) either way in these steps, the
+    #: silhouette taken this much (mm) wider all round than its geometry (blur), ...
+    outline_shift_mm: float = 2.0
+    outline_shift_step_mm: float = 2.0
+    outline_grow_mm: float = 0.3
+    #: ... and the fit's score (evidence x mm) weighs this much against a layer of length
+    #: mismatch (0: no fit): alone the fit reads fewer heights than the length, added to
+    #: it a few more.
+    outline_weight: float = 0.005
     #: Readings with a confidence under this are marked uncertain in annotations.
     uncertain_below: float = 0.6
 

@@ -239,6 +239,15 @@ class BoardGeometry:
     expected_offsets: np.ndarray | None = None  # ColourClasses.offsets of ``expected``
     profile_lines: int = 1
     profile_t: np.ndarray | None = None  # (K,) distance along the radial line, mm
+    outline_maps: tuple[np.ndarray, np.ndarray] | None = None  # (F * J, L) frame px
+    outline_offsets: np.ndarray | None = None  # (F * J, L) board class lookup there
+    outline_printed: np.ndarray | None = None  # (3, F * J, L) printed BGR there (0: none)
+    outline_on_board: np.ndarray | None = None  # (F * J, L) the layout says the colour
+    outline_lines: int = 0  # J, outline lines per field
+    #: (F, H, S * J * 2) each height's silhouette, per base shift and outline line, as
+    #: its near and far ends: a cell of the line's running sum and the fraction past it
+    outline_cells: np.ndarray | None = None
+    outline_fracs: np.ndarray | None = None
     predicted_length: np.ndarray | None = None  # (F, H) silhouette length per height, mm
     predicted_near: np.ndarray | None = None  # (F,) near edge of a centred base, mm
     face_chord_mm: float = 0.0  # a piece's face along the profile lines, mean over them
@@ -377,6 +386,8 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
         field_idx.append(flat)
         field_seg.append(np.full(flat.size, f))
     _build_profiles(geometry, pose, camera, centres, scales, radius, config)
+    if max_height > 1 and config.outline_weight > 0:
+        _build_outlines(geometry, pose, camera, classes, centres, scales, radius, config)
     segments = len(names) * max_height
     # Printed edges and lines are where the board image is least predictable.
     expected = geometry.expected
@@ -511,6 +522,147 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres
     geometry.profile_printed = (geometry.expected[rows, cols] >= 0).reshape(shape)
     geometry.profile_lines = len(lines)
     geometry.profile_t = t
+
+
+def _build_outlines(geometry: BoardGeometry, pose: Pose, camera: Camera,
+                    classes: ColourClasses, centres: np.ndarray, scales: np.ndarray,
+                    radius: float, config: VisionConfig) -> None:
+    """Lines across each field's whole tower outline (along the direction away from the
+    nadir, as the profile lines) and, once per geometry, every height's silhouette on
+    them for every base shift searched (see :func:`fit_outlines`): per frame the fit is
+    then only lookups (docs/vision.md "The whole-outline fit, made cheap")."""
+    away = centres - pose.nadir_mm
+    dist = np.linalg.norm(away, axis=1)
+    u = np.where(dist[:, None] > 1e-6, away / np.maximum(dist, 1e-6)[:, None], [[1.0, 0.0]])
+    v = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    reach = radius * scales[-1] + config.outline_reach_mm
+    side = min(reach, config.outline_band_ratio * radius)
+    across = np.arange(-side, side + 1e-6, config.outline_line_mm)
+    step = config.outline_step_mm
+    far = float(((scales - 1)[None, :] * dist[:, None] + radius * scales).max())
+    along = np.arange(-reach, far + config.outline_reach_mm + step, step)
+    points = (centres[:, None, None, :] + along[None, None, :, None] * u[:, None, None, :]
+              + across[None, :, None, None] * v[:, None, None, :]).reshape(-1, 2)
+    rect = geometry.to_px(points)
+    ideal = cv2.perspectiveTransform(rect.reshape(-1, 1, 2), geometry.warp).reshape(-1, 2)
+    px = camera.distort(ideal).astype(np.float32)
+    shape = (len(centres) * len(across), len(along))
+    geometry.outline_maps = (px[:, 0].reshape(shape).copy(), px[:, 1].reshape(shape).copy())
+    width, height = geometry.size
+    cols = np.clip(np.rint(rect[:, 0]).astype(int), 0, width - 1)
+    rows = np.clip(np.rint(rect[:, 1]).astype(int), 0, height - 1)
+    geometry.outline_offsets = geometry.expected_offsets[rows, cols].reshape(shape)
+    printed = np.concatenate([classes.board_bgr, np.zeros((1, 3), np.float32)])
+    geometry.outline_printed = np.ascontiguousarray(
+        printed[geometry.expected[rows, cols]].T.reshape((3,) + shape))
+    geometry.outline_on_board = (geometry.expected[rows, cols] >= 0).reshape(shape)
+    geometry.outline_lines = len(across)
+    # each height's silhouette: the hull of the base disc (centre a along, b across) and
+    # the top disc lifted about N, one interval per line
+    shifts = np.arange(-config.outline_shift_mm, config.outline_shift_mm + 1e-6,
+                       config.outline_shift_step_mm)
+    a = shifts[None, None, :, None, None]  # (1, 1, A, 1, 1)
+    b = shifts[None, None, None, :, None]  # (1, 1, 1, B, 1)
+    s = across[None, None, None, None, :]  # (1, 1, 1, 1, J)
+    lift = scales[None, :, None, None, None]  # (1, H, 1, 1, 1)
+    nadir = dist[:, None, None, None, None]  # (F, 1, 1, 1, 1)
+    grow = config.outline_grow_mm
+    base2 = (radius + grow) ** 2 - (s - b) ** 2
+    top2 = (radius * lift + grow) ** 2 - (s - b * lift) ** 2
+    half_base = np.sqrt(np.maximum(base2, 0))
+    half_top = np.sqrt(np.maximum(top2, 0))
+    centre = a + (lift - 1) * (nadir + a)
+    near = np.minimum(np.where(base2 > 0, a - half_base, np.inf),
+                      np.where(top2 > 0, centre - half_top, np.inf))
+    far_end = np.maximum(np.where(base2 > 0, a + half_base, -np.inf),
+                         np.where(top2 > 0, centre + half_top, -np.inf))
+    near, far_end = np.broadcast_arrays(near, far_end)
+    ends = np.stack([near, far_end], axis=-1)  # (F, H, A, B, J, 2)
+    ends = np.where(np.isfinite(ends), ends, along[0])  # a line the silhouette misses: 0
+    cells = len(along)  # per line: the running sum at each sample's start
+    pos = np.clip((ends - along[0] + step / 2) / step, 0, cells - 1e-6)
+    cell = pos.astype(np.intp)
+    cell += (np.arange(len(across)) * cells)[:, None]
+    fields, heights = ends.shape[:2]
+    geometry.outline_cells = cell.reshape(fields, heights, -1)
+    geometry.outline_fracs = (pos - np.floor(pos)).astype(np.float32).reshape(fields, heights,
+                                                                               -1)
+
+
+def outline_evidence(sampled: np.ndarray, fields: np.ndarray, geometry: BoardGeometry,
+                     classes: ColourClasses, config: VisionConfig) -> np.ndarray:
+    """Per outline sample of the given fields (n, J, L): how much it looks like a tower
+    rather than the board, -1 .. 1, from its colour's difference to the board printed
+    there, lit as that field's board samples are (their median ratio, seen over printed),
+    against the median difference of its piece-coloured samples: a midpoint per tower, as
+    :func:`_refine_edge` takes per line (a colour-label change puts an edge where the
+    colour pair and the shading say). Off the printed board a piece colour counts,
+    nothing else. ``sampled`` is the normalised BGR of the fields' outline lines."""
+    n, lines = len(fields), geometry.outline_lines
+    rows = (fields[:, None] * lines + np.arange(lines)).ravel()
+    least = config.outline_min_samples
+    # channel planes: numpy's arithmetic over a trailing axis of 3 took 4x as long
+    colours = np.stack(cv2.split(sampled)).astype(np.float32).reshape(3, n, lines, -1)
+    printed = geometry.outline_printed[:, rows].reshape(3, n, lines, -1)
+    # colour labels only where they are used: on every few lines, for the medians ...
+    some = slice(None, None, config.outline_median_every)
+    picked = sampled.reshape(n, lines, -1, 3)[:, some].reshape(-1, sampled.shape[1], 3)
+    labels = classes.decided[geometry.outline_offsets[rows].reshape(n, lines, -1)[:, some]
+                             .reshape(picked.shape[:2])
+                             + classes.bins(cv2.cvtColor(picked, cv2.COLOR_BGR2Lab))]
+    labels = labels.reshape(n, -1)
+    ratio = (colours[:, :, some] / np.maximum(printed[:, :, some], 1.0)).reshape(3, n, -1)
+    gain = _masked_medians(ratio, labels == BOARD, least, 1.0)  # (3, n)
+    off = (colours - printed * gain[:, :, None, None]).reshape(3, n, -1)
+    differs = np.sqrt(off[0] * off[0] + off[1] * off[1] + off[2] * off[2])  # (n, J * L)
+    on_board = geometry.outline_on_board[rows].reshape(n, lines, -1)
+    piece = labels < len(classes.players)
+    inside = piece & on_board[:, some].reshape(n, -1)
+    contrast = _masked_medians(differs.reshape(1, n, lines, -1)[:, :, some].reshape(1, n, -1),
+                               inside, least, config.outline_default_contrast)[0][:, None]
+    evidence = np.clip((differs - config.outline_contrast_ratio * contrast)
+                       / np.maximum(config.outline_soft_ratio * contrast, 1.0), -1.0, 1.0)
+    # ... and off the printed board, where only a piece colour counts
+    outside = ~on_board.reshape(n, -1)
+    if outside.any():
+        seen = cv2.cvtColor(sampled.reshape(n, -1, 3)[outside][:, None], cv2.COLOR_BGR2Lab)
+        unknown = geometry.outline_offsets[rows].reshape(n, -1)[outside][:, None]
+        evidence[outside] = classes.decided[unknown + classes.bins(seen)][:, 0] \
+            < len(classes.players)
+    return evidence.reshape(n, lines, -1)
+
+
+def _masked_medians(values: np.ndarray, mask: np.ndarray, least: int, default: float
+                    ) -> np.ndarray:
+    """Per channel plane and row of ``values`` (c, n, m), the median over the masked
+    samples (n, m), in one sort; ``default`` for rows with fewer than ``least`` of them."""
+    ordered = np.sort(np.where(mask, values, np.inf), axis=2)
+    count = mask.sum(axis=1)
+    rows = np.arange(mask.shape[0])
+    low = ordered[:, rows, np.maximum(count - 1, 0) // 2]
+    high = ordered[:, rows, np.minimum(count // 2, mask.shape[1] - 1)]
+    return np.where(count >= least, (low + high) / 2, default)
+
+
+def fit_outlines(evidence: np.ndarray, fields: np.ndarray, geometry: BoardGeometry,
+                 config: VisionConfig) -> np.ndarray:
+    """How well each height's whole outline explains the evidence (n, H), higher is
+    better: the evidence (x mm along, per line) inside its predicted silhouette, best
+    over where the base stands (:func:`_build_outlines`), two lookups of a running sum
+    per line and hypothesis."""
+    n = len(fields)
+    running = np.zeros(evidence.shape[:2] + (evidence.shape[2] + 1,), np.float32)
+    np.cumsum(evidence, axis=2, out=running[:, :, 1:])
+    running *= config.outline_step_mm
+    # each entry with the next as one complex number: one gather fetches both
+    pairs = np.stack([running[:, :, :-1], running[:, :, 1:]], axis=3).view(np.complex64)
+    cells = geometry.outline_cells[fields]  # (n, H, S * J * 2)
+    heights = cells.shape[1]
+    cells = cells + (np.arange(n) * pairs[0].size)[:, None, None]
+    got = pairs.ravel()[cells.ravel()]
+    value = got.real + geometry.outline_fracs[fields].ravel() * (got.imag - got.real)
+    value = value.reshape(n, heights, -1, geometry.outline_lines, 2)
+    return (value[..., 1] - value[..., 0]).sum(axis=3).max(axis=2)
 
 
 def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeometry,
@@ -711,6 +863,7 @@ class TowerProfiles:
     rows: np.ndarray  # (n * lines,) their rows of the geometry's profile arrays
     labels: np.ndarray  # (n * lines, K) colour labels (see ColourClasses.label)
     colours: np.ndarray  # (n, K, 3) normalised BGR, mean over each field's lines
+    outline: np.ndarray | None = None  # (n * J, L, 3) normalised BGR of the outline lines
 
 
 def sample_profiles(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
@@ -719,7 +872,8 @@ def sample_profiles(frame: np.ndarray, geometry: BoardGeometry, classes: ColourC
     ones: the others' took half the time), taken from the full-resolution frame (a layer
     moves a tower's top by only 1-4 mm). Clipped channels are not matched brighter here
     (:func:`vision.calibration.clipped_variants`): on board bench seed 1 that moved two
-    towers' silhouettes, both to a wrong height."""
+    towers' silhouettes, both to a wrong height. Also the normalised colours of their
+    whole-outline lines, when the geometry has them (:func:`outline_evidence`)."""
     rows = (np.asarray(fields)[:, None] * geometry.profile_lines
             + np.arange(geometry.profile_lines)).ravel()
     sampled = cv2.remap(frame, geometry.profile_maps[0][rows], geometry.profile_maps[1][rows],
@@ -727,9 +881,16 @@ def sample_profiles(frame: np.ndarray, geometry: BoardGeometry, classes: ColourC
     normalised = cv2.transform(sampled, levels_matrix)
     lab = cv2.cvtColor(normalised, cv2.COLOR_BGR2Lab)
     colours = normalised.reshape(len(fields), geometry.profile_lines, -1, 3)
+    outline = None
+    if geometry.outline_maps is not None:
+        lines = (np.asarray(fields)[:, None] * geometry.outline_lines
+                 + np.arange(geometry.outline_lines)).ravel()
+        outline = cv2.transform(cv2.remap(frame, geometry.outline_maps[0][lines],
+                                          geometry.outline_maps[1][lines], cv2.INTER_LINEAR),
+                                levels_matrix)
     return TowerProfiles(np.asarray(fields), rows,
                          classes.label(lab, geometry.profile_offsets[rows]),
-                         colours.mean(axis=1, dtype=np.float32))
+                         colours.mean(axis=1, dtype=np.float32), outline)
 
 
 def _crossing(t: np.ndarray, profile: np.ndarray, i: int, j: int) -> float:
@@ -1024,19 +1185,33 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
     height_margin = np.ones(len(heights))
     occupied = np.nonzero(heights > 0)[0]
     if geometry.max_height > 1 and len(occupied) and sample is not None:
-        mismatch, trusted = measure_heights(sample(occupied), players, geometry, config)
+        profiles = sample(occupied)
+        mismatch, trusted = measure_heights(profiles, players, geometry, config)
         # The top face at the right height shows one colour all over; too high and it
         # slides off the tower, too low and it takes in the tower's side.
         segs = occupied[:, None] * geometry.max_height + np.arange(geometry.max_height)
         share = counts[segs, :players].max(axis=2) / top_area[segs]
-        cost = np.where(np.isnan(mismatch), 0.0, mismatch) - config.top_face_weight * share
+        length_cost = np.where(np.isnan(mismatch), 0.0, mismatch) \
+            - config.top_face_weight * share
+        cost = length_cost
+        if profiles.outline is not None:
+            # the whole outline's fit settles lengths that lie between two heights
+            outline = outline_evidence(profiles.outline, occupied, geometry, classes, config)
+            cost = cost - config.outline_weight * fit_outlines(outline, occupied, geometry,
+                                                               config)
         best = cost.argmin(axis=1)
         heights[occupied] = best + 1
         ordered = np.sort(cost, axis=1)
         # Sure only when the measured length lies well clear of the boundary between the
         # two best heights in mm, not in layers: near the nadir a layer is under 1 mm.
+        # The outline's fit never makes a reading surer than the length alone does: it
+        # made more wrong heights sure on bench seeds 2 and 4 (docs/vision.md).
+        gap = ordered[:, 1] - ordered[:, 0]
+        chosen = length_cost[np.arange(len(best)), best]
+        others = np.where(np.arange(cost.shape[1]) == best[:, None], np.inf, length_cost)
+        gap = np.minimum(gap, others.min(axis=1) - chosen)
         step = np.diff(geometry.predicted_length[occupied], axis=1).mean(axis=1)
-        clearance = (ordered[:, 1] - ordered[:, 0]) * step / 2
+        clearance = gap * step / 2
         trusted = trusted[np.arange(len(best)), best]
         height_margin[occupied] = np.where(trusted, clearance / config.height_sure_margin_mm,
                                            0.0)

@@ -19,6 +19,7 @@ from vision.fields import (
     ColourClasses,
     FieldState,
     _column_medians,
+    _masked_medians,
     _neighbour_edges,
     _segment_medians,
     _segment_percentiles,
@@ -27,7 +28,7 @@ from vision.fields import (
     silhouette_bias,
 )
 from vision.reader import BoardTracker, read_board
-from vision.sim import CameraPose, Lighting, Scene, render
+from vision.sim import CameraPose, Lighting, Scene, random_pose, random_scene, render
 
 J4F_STACKS = {
     "A1": ["red"], "B1": ["blue", "red"], "F1": ["green", "yellow", "blue"],
@@ -474,3 +475,39 @@ def test_a_top_touching_a_neighbour_s_piece_ends_where_the_colour_changes():
 def test_column_medians_are_numpy_s(rows):
     values = np.array(rows) / 2  # top-face medians are whole or half levels
     assert np.array_equal(_column_medians(values), np.median(values, axis=0))
+
+
+@pytest.mark.parametrize("index,towers", [
+    (6, {"A4": 2, "B4": 1}),  # Just 4 Fun
+    (103, {"A1": 4, "A2": 2, "A4": 1, "E4": 1, "C5": 2}),  # Cuatro
+])
+def test_whole_outline_fit_settles_lengths_between_two_heights(index, towers):
+    """Board bench seed 1 (`--games just4fun,cuatro`, the outline fit's tuning frames):
+    towers whose silhouette length alone read one layer off; the whole outline's fit
+    added to the length's cost reads them right (docs/vision.md "Tower heights"), but
+    never surer than the length alone: these are left for the referee to confirm."""
+    layout = load_layout(["just4fun", "cuatro"][index % 2])
+    rng = np.random.default_rng([1, index])
+    scene = random_scene(layout, rng)
+    rendered = render(scene, random_pose(rng, layout), rng)
+    players = sorted({p for colours in scene.stacks.values() for p in colours})
+    calibration = ColourCalibration.default(layout, players)
+    assert {n: rendered.truth.fields[n].height for n in towers} == towers
+    reading = read_board(rendered.frame, layout, calibration)
+    assert {n: reading.fields[n].height for n in towers} == towers
+    assert all(reading.fields[n].confidence == 0.0 for n in towers)
+    config = VisionConfig(outline_weight=0.0)
+    alone = read_board(rendered.frame, layout, calibration, config,
+                       BoardTracker(layout, calibration, config))
+    assert all(alone.fields[n].height != h for n, h in towers.items())
+
+
+def test_masked_medians_are_numpy_s_over_the_masked_samples():
+    rng = np.random.default_rng(5)
+    values = rng.integers(0, 50, (3, 4, 9)).astype(np.float32)
+    mask = rng.random((4, 9)) < 0.6
+    mask[3] = False
+    got = _masked_medians(values, mask, least=2, default=-1.0)
+    for row in range(3):
+        assert np.allclose(got[:, row], np.median(values[:, row, mask[row]], axis=1))
+    assert np.all(got[:, 3] == -1.0)

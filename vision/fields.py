@@ -508,20 +508,30 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres
     step = config.profile_step_mm
     margin = radius * 0.6
     t = np.arange(-(radius + margin), float(far.max()) + margin, step)  # mm, all fields
-    points = (centres[:, None, None, :] + t[None, None, :, None] * u[:, None, None, :]
-              + lines[None, :, None, None] * v[:, None, None, :]).reshape(-1, 2)
-    rect = geometry.to_px(points)
-    ideal = cv2.perspectiveTransform(rect.reshape(-1, 1, 2), geometry.warp).reshape(-1, 2)
-    px = camera.distort(ideal).astype(np.float32)
-    shape = (len(centres) * len(lines), len(t))
-    geometry.profile_maps = (px[:, 0].reshape(shape).copy(), px[:, 1].reshape(shape).copy())
-    width, height = geometry.size
-    cols = np.clip(np.rint(rect[:, 0]).astype(int), 0, width - 1)
-    rows = np.clip(np.rint(rect[:, 1]).astype(int), 0, height - 1)
+    geometry.profile_maps, rows, cols = _line_maps(geometry, camera, centres, u, v, t, lines)
+    shape = geometry.profile_maps[0].shape
     geometry.profile_offsets = geometry.expected_offsets[rows, cols].reshape(shape)
     geometry.profile_printed = (geometry.expected[rows, cols] >= 0).reshape(shape)
     geometry.profile_lines = len(lines)
     geometry.profile_t = t
+
+
+def _line_maps(geometry: BoardGeometry, camera: Camera, centres: np.ndarray, u: np.ndarray,
+               v: np.ndarray, along: np.ndarray, across: np.ndarray
+               ) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray, np.ndarray]:
+    """Lines ``across`` mm to the side of each field centre, sampled ``along`` mm in the
+    direction ``u`` (``v`` square to it): their frame pixels as remap maps (F * J, L), and
+    the rectified board pixel of each sample (row, column), for the board's own tables."""
+    points = (centres[:, None, None, :] + along[None, None, :, None] * u[:, None, None, :]
+              + across[None, :, None, None] * v[:, None, None, :]).reshape(-1, 2)
+    rect = geometry.to_px(points)
+    ideal = cv2.perspectiveTransform(rect.reshape(-1, 1, 2), geometry.warp).reshape(-1, 2)
+    px = camera.distort(ideal).astype(np.float32)
+    shape = (len(centres) * len(across), len(along))
+    width, height = geometry.size
+    cols = np.clip(np.rint(rect[:, 0]).astype(int), 0, width - 1)
+    rows = np.clip(np.rint(rect[:, 1]).astype(int), 0, height - 1)
+    return (px[:, 0].reshape(shape).copy(), px[:, 1].reshape(shape).copy()), rows, cols
 
 
 def _build_outlines(geometry: BoardGeometry, pose: Pose, camera: Camera,
@@ -541,16 +551,9 @@ def _build_outlines(geometry: BoardGeometry, pose: Pose, camera: Camera,
     step = config.outline_step_mm
     far = float(((scales - 1)[None, :] * dist[:, None] + radius * scales).max())
     along = np.arange(-reach, far + config.outline_reach_mm + step, step)
-    points = (centres[:, None, None, :] + along[None, None, :, None] * u[:, None, None, :]
-              + across[None, :, None, None] * v[:, None, None, :]).reshape(-1, 2)
-    rect = geometry.to_px(points)
-    ideal = cv2.perspectiveTransform(rect.reshape(-1, 1, 2), geometry.warp).reshape(-1, 2)
-    px = camera.distort(ideal).astype(np.float32)
-    shape = (len(centres) * len(across), len(along))
-    geometry.outline_maps = (px[:, 0].reshape(shape).copy(), px[:, 1].reshape(shape).copy())
-    width, height = geometry.size
-    cols = np.clip(np.rint(rect[:, 0]).astype(int), 0, width - 1)
-    rows = np.clip(np.rint(rect[:, 1]).astype(int), 0, height - 1)
+    geometry.outline_maps, rows, cols = _line_maps(geometry, camera, centres, u, v, along,
+                                                   across)
+    shape = geometry.outline_maps[0].shape
     geometry.outline_offsets = geometry.expected_offsets[rows, cols].reshape(shape)
     printed = np.concatenate([classes.board_bgr, np.zeros((1, 3), np.float32)])
     geometry.outline_printed = np.ascontiguousarray(

@@ -441,12 +441,7 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, standing: np.n
     unexplained = components[(seen > 0) & (pieces == 0)]
     area = np.bincount(unexplained, minlength=count)
     min_area = config.change_min_area_mm2 * geometry.px_per_mm**2
-    fields = len(geometry.names)
-    inside = seen.ravel()[geometry.field_idx] > 0
-    pairs = components.ravel()[geometry.field_idx][inside] * fields + geometry.field_seg[inside]
-    share = (np.bincount(pairs, minlength=count * fields).reshape(count, fields)
-             / np.maximum(geometry.field_area, 1))
-    spread = (share > config.hidden_field_fraction).sum(axis=1)
+    spread = _fields_spread(components, count, seen, geometry, config)
     span = stats[:, 2:4].max(axis=1) / geometry.px_per_mm
     entering = _reaching(components, count, geometry, config.change_rim_mm)
     rim_area = config.change_rim_area_mm2 * geometry.px_per_mm**2
@@ -475,6 +470,18 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, standing: np.n
     return Occlusion(bool(hidden), frozenset(hidden), reason, doubtful - hidden)
 
 
+def _fields_spread(labels: np.ndarray, count: int, seen: np.ndarray, geometry: BoardGeometry,
+                   config: VisionConfig) -> np.ndarray:
+    """Per label of ``labels`` (``count`` of them), how many fields its ``seen`` pixels
+    cover over ``hidden_field_fraction``."""
+    fields = len(geometry.names)
+    inside = seen.ravel()[geometry.field_idx] > 0
+    pairs = labels.ravel()[geometry.field_idx][inside] * fields + geometry.field_seg[inside]
+    share = (np.bincount(pairs, minlength=count * fields).reshape(count, fields)
+             / np.maximum(geometry.field_area, 1))
+    return (share > config.hidden_field_fraction).sum(axis=1)
+
+
 def _spread_group(components: np.ndarray, stats: np.ndarray, seen: np.ndarray,
                   geometry: BoardGeometry, config: VisionConfig) -> list[int]:
     """The blobs of change (down to ``change_part_mm2``, explained ones included) in
@@ -487,12 +494,7 @@ def _spread_group(components: np.ndarray, stats: np.ndarray, seen: np.ndarray,
     count = int(groups.max()) + 1
     if count < 2:
         return []
-    fields = len(geometry.names)
-    inside = seen.ravel()[geometry.field_idx] > 0
-    pairs = groups.ravel()[geometry.field_idx][inside] * fields + geometry.field_seg[inside]
-    share = (np.bincount(pairs, minlength=count * fields).reshape(count, fields)
-             / np.maximum(geometry.field_area, 1))
-    spread = (share > config.hidden_field_fraction).sum(axis=1)
+    spread = _fields_spread(groups, count, seen, geometry, config)
     ys, xs = np.nonzero(groups)
     labels = groups[ys, xs]
     low = np.full((count, 2), np.iinfo(np.int64).max)

@@ -490,11 +490,8 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres
     tower's top is displaced), and the silhouette length each height predicts there.
     They are sampled from the frame itself, at its full resolution: a layer moves the
     top by only 1-4 mm."""
-    away = centres - pose.nadir_mm
-    dist = np.linalg.norm(away, axis=1, keepdims=True)
-    u = np.where(dist > 1e-6, away / np.maximum(dist, 1e-6), [[1.0, 0.0]])
-    v = np.stack([-u[:, 1], u[:, 0]], axis=1)
-    offsets = (scales - 1) * dist  # (F, H) top-centre displacement, mm
+    dist, u, v = _away_from_nadir(centres, pose)
+    offsets = (scales - 1) * dist[:, None]  # (F, H) top-centre displacement, mm
     big = radius * scales  # (H,) top radius, mm
     band = config.profile_band_ratio
     lines = np.linspace(-band, band, config.profile_lines) * radius
@@ -514,6 +511,17 @@ def _build_profiles(geometry: BoardGeometry, pose: Pose, camera: Camera, centres
     geometry.profile_printed = (geometry.expected[rows, cols] >= 0).reshape(shape)
     geometry.profile_lines = len(lines)
     geometry.profile_t = t
+
+
+def _away_from_nadir(centres: np.ndarray, pose: Pose
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each field centre's distance from the nadir (mm), the unit direction away from it
+    (where a tower's top is displaced; any for a field right below the lens) and the one
+    square to it."""
+    away = centres - pose.nadir_mm
+    dist = np.linalg.norm(away, axis=1)
+    u = np.where(dist[:, None] > 1e-6, away / np.maximum(dist, 1e-6)[:, None], [[1.0, 0.0]])
+    return dist, u, np.stack([-u[:, 1], u[:, 0]], axis=1)
 
 
 def _line_maps(geometry: BoardGeometry, camera: Camera, centres: np.ndarray, u: np.ndarray,
@@ -541,10 +549,7 @@ def _build_outlines(geometry: BoardGeometry, pose: Pose, camera: Camera,
     nadir, as the profile lines) and, once per geometry, every height's silhouette on
     them for every base shift searched (see :func:`fit_outlines`): per frame the fit is
     then only lookups (docs/vision.md "The whole-outline fit, made cheap")."""
-    away = centres - pose.nadir_mm
-    dist = np.linalg.norm(away, axis=1)
-    u = np.where(dist[:, None] > 1e-6, away / np.maximum(dist, 1e-6)[:, None], [[1.0, 0.0]])
-    v = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    dist, u, v = _away_from_nadir(centres, pose)
     reach = radius * scales[-1] + config.outline_reach_mm
     side = min(reach, config.outline_band_ratio * radius)
     across = np.arange(-side, side + 1e-6, config.outline_line_mm)

@@ -299,8 +299,10 @@ class VisionConfig:
     outline_grow_mm: float = 0.3
     #: ... and the fit's score (evidence x mm) weighs this much against a layer of length
     #: mismatch (0: no fit): alone the fit reads fewer heights than the length, added to
-    #: it a few more.
-    outline_weight: float = 0.005
+    #: it a few more (0.005: board bench +0.25 points on seed 1, +0.15-0.31 held out).
+    #: Off: on the referee's simulated table (Cuatro seed 4) it brought a false flag, a
+    #: tower read one low after a move, that the length alone does not (docs/vision.md).
+    outline_weight: float = 0.0
     #: Readings with a confidence under this are marked uncertain in annotations.
     uncertain_below: float = 0.6
 

@@ -493,12 +493,12 @@ def test_whole_outline_fit_settles_lengths_between_two_heights(index, towers):
     players = sorted({p for colours in scene.stacks.values() for p in colours})
     calibration = ColourCalibration.default(layout, players)
     assert {n: rendered.truth.fields[n].height for n in towers} == towers
-    reading = read_board(rendered.frame, layout, calibration)
+    fitted = VisionConfig(outline_weight=0.005)
+    reading = read_board(rendered.frame, layout, calibration, fitted,
+                         BoardTracker(layout, calibration, fitted))
     assert {n: reading.fields[n].height for n in towers} == towers
     assert all(reading.fields[n].confidence == 0.0 for n in towers)
-    config = VisionConfig(outline_weight=0.0)
-    alone = read_board(rendered.frame, layout, calibration, config,
-                       BoardTracker(layout, calibration, config))
+    alone = read_board(rendered.frame, layout, calibration)  # the default: no fit
     assert all(alone.fields[n].height != h for n, h in towers.items())
 
 

@@ -495,20 +495,18 @@ def _spread_group(components: np.ndarray, stats: np.ndarray, seen: np.ndarray,
     if count < 2:
         return []
     spread = _fields_spread(groups, count, seen, geometry, config)
-    ys, xs = np.nonzero(groups)
-    labels = groups[ys, xs]
+    # a group holds whole blobs: its box is the union of theirs (stats), no pixel scan
+    owner = np.zeros(len(stats), np.int64)
+    owner[components[groups > 0]] = groups[groups > 0]
+    blobs = np.flatnonzero(owner)
     low = np.full((count, 2), np.iinfo(np.int64).max)
     high = np.full((count, 2), -1)
-    np.minimum.at(low, labels, np.column_stack([xs, ys]))
-    np.maximum.at(high, labels, np.column_stack([xs, ys]))
+    np.minimum.at(low, owner[blobs], stats[blobs, :2])
+    np.maximum.at(high, owner[blobs], stats[blobs, :2] + stats[blobs, 2:4] - 1)
     span = (high - low + 1).max(axis=1) / geometry.px_per_mm
     hands = np.flatnonzero((spread >= config.change_hand_fields)
                            & (span >= config.change_hand_span_mm))
     hands = hands[hands > 0]
-    if not len(hands):
-        return []
-    owner = np.zeros(len(stats), np.int64)
-    owner[components[groups > 0]] = groups[groups > 0]
     return [int(k) for k in np.flatnonzero(np.isin(owner, hands)) if k]
 
 

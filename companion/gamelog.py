@@ -18,7 +18,7 @@ from typing import Any
 
 from companion.core import Game, find_game
 from companion.layout import load_layout
-from companion.moves import Move, move_from_dict, move_to_dict
+from companion.moves import Move, move_from_dict
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -107,9 +107,6 @@ class GameLog:
                     "UPDATE games SET finished = ? WHERE id = ?", (time.time(), game_id)
                 )
         return int(seq)
-
-    def log_move(self, game_id: int, player: str, move: Move) -> int:
-        return self.append(game_id, MOVE, {**move_to_dict(move), "player": player})
 
     def games(self) -> list[LoggedGame]:
         rows = self._db.execute(

@@ -10,9 +10,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-#: Every kind of event the panel's buttons produce.
-EVENT_KINDS = ("confirm", "undo", "menu", "cannot_play")
-
 
 @dataclass(frozen=True)
 class ButtonEvent:

@@ -163,9 +163,6 @@ class CameraPose:
             and np.all(px[:, 1] >= margin_px) and np.all(px[:, 1] <= h - 1 - margin_px)
         )
 
-    def with_image_size(self, image_size: tuple[int, int]) -> CameraPose:
-        return replace(self, image_size=image_size)
-
     @property
     def _f(self) -> float:
         return float(self.K[0, 0])

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from companion.layout import Layout, load_layout
@@ -121,6 +121,8 @@ class Game:
     #: Pieces stack into towers (Just 4 Fun stones, Cuatro roofs).
     stacking: ClassVar[bool] = False
     uses_dice: ClassVar[bool] = False
+    #: What the page calls a player's pieces out of play (:attr:`StoneCount.removed`).
+    removed_label: ClassVar[str] = "set aside"
     #: Options random play adds unless the user sets them (games that can wander for ever).
     random_play_options: ClassVar[Mapping[str, Any]] = {}
 
@@ -292,6 +294,8 @@ class Game:
             "outcome": str(self.outcome) if self.outcome else None,
             "scores": {p: s.to_dict() for p, s in self.scores().items()},
             "stacks": {f: list(owners) for f, owners in self.stacks().items()},
+            "pieces": {p: asdict(count) for p, count in self.stone_counts().items()},
+            "removed_label": self.removed_label,
         }
 
     def __repr__(self) -> str:

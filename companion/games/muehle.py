@@ -109,6 +109,7 @@ class Muehle(Game):
     title = "Mühle"
     min_players = 2
     max_players = 2
+    removed_label = "taken"
     default_options: ClassVar[dict[str, Any]] = {
         #: the same position with the same player to move for the third time is a draw
         "threefold_repetition": False,
@@ -336,5 +337,3 @@ class Muehle(Game):
             for p, player in enumerate(self.players)
         }
 
-    def status(self) -> dict[str, Any]:
-        return {**super().status(), "in_hand": dict(zip(self.players, self._in_hand, strict=True))}

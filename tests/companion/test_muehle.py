@@ -286,7 +286,10 @@ def test_scores_count_stones_on_the_board_and_stones_taken():
         ("stones on the board", 5), ("stones taken from white", 7)]
     assert g.scores() == g.recount_scores()
     assert g.max_rounds is None
-    assert g.status()["in_hand"] == {"white": 0, "black": 0}
+    assert g.status()["pieces"] == {
+        "white": {"on_board": 2, "in_supply": 0, "removed": 7},
+        "black": {"on_board": 5, "in_supply": 0, "removed": 4}}
+    assert g.status()["removed_label"] == "taken"
 
 
 def test_legal_moves_are_exactly_the_moves_check_allows():

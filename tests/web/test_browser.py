@@ -75,6 +75,8 @@ def test_scores_round_and_banner_follow_the_game_live(served, browser):
     table.session.play(Place("A2"))
     expect(page.locator("#turn")).to_have_text("blue to play")
     expect(page.locator('.score[data-player="red"] .total')).to_have_text("2")
+    expect(page.locator('.score[data-player="red"] .pieces')).to_have_text(
+        "18 in hand · 2 on the board")
     expect(page.locator("#round")).to_have_text("round 2 of 20")
     expect(page.locator('[data-field="A2"] .piece')).to_have_count(1)
     # an illegal move: a red stone appears while it is blue's turn
@@ -118,7 +120,8 @@ def test_dice_the_camera_misread_are_put_right_on_the_page(served_cuatro, browse
     page.goto(url)
     expect = sync_api.expect
     expect(page.locator("#banner")).to_contain_text("pair of 2s")
-    expect(page.locator("#dice")).to_have_text("throw 1 of 5 · 1 2 4 5 6")
+    expect(page.locator("#dice")).to_have_text(
+        "throw 1 of 5 · 1 2 4 5 6 · may build on towers up to 4 high")
     expect(page.locator("#message")).to_contain_text("unsure of the dice (read 1 2 4 5 6)")
     page.fill("#pin", PIN)
     page.fill("#dice-values", "1 2 2 5 6")
@@ -151,6 +154,23 @@ def test_the_page_asks_which_tower_took_a_stone_the_camera_missed(served, browse
     expect(page.locator("#choices")).to_be_hidden()
     expect(page.locator("#log li").first).to_have_text("blue: place D3")
     assert table.session.game.stacks()["E3"] == ("red",) * 4
+
+
+def test_each_player_sees_the_stones_left_to_place_and_those_taken(browser):
+    with serving("muehle") as (table, url):
+        page = browser.new_page()
+        page.goto(url)
+        expect = sync_api.expect
+        expect(page.locator('.score[data-player="red"] .pieces')).to_have_text(
+            "9 in hand · 0 on the board")
+        # red closes a mill a1-d1-g1 with its third stone and takes blue's b2
+        for move in [Place("a1"), Place("b2"), Place("d1"), Place("f4"),
+                     Place("g1", capture="b2")]:
+            table.session.play(move)
+        expect(page.locator('.score[data-player="red"] .pieces')).to_have_text(
+            "6 in hand · 3 on the board")
+        expect(page.locator('.score[data-player="blue"] .pieces')).to_have_text(
+            "7 in hand · 1 on the board · 1 taken")
 
 
 def test_layout_fits_a_phone_and_shows_the_end_screen(served, browser):

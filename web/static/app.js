@@ -64,9 +64,24 @@ function drawScores(box, s) {
     div.dataset.player = player;
     const swatch = `<span class="swatch" style="background:${s.layout.piece_colours[player] || player}"></span>`;
     const lines = score.lines.map((l) => `<li><span>${escapeHtml(l.label)}</span><b>${l.points}</b></li>`).join("");
-    div.innerHTML = `<h3>${swatch}${escapeHtml(player)} <span class="total">${score.total}</span></h3><ul>${lines}</ul>`;
+    div.innerHTML = `<h3>${swatch}${escapeHtml(player)} <span class="total">${score.total}</span></h3><ul>${lines}</ul>`
+      + piecesLine(s.status.pieces[player], s.status.removed_label);
     box.append(div);
   }
+}
+
+// Where a player's pieces are: the ones still to place matter most at the table.
+function piecesLine(count, removedLabel) {
+  const parts = [`${count.in_supply} in hand`, `${count.on_board} on the board`];
+  if (count.removed) parts.push(`${count.removed} ${escapeHtml(removedLabel)}`);
+  return `<p class="pieces">${parts.join(" · ")}</p>`;
+}
+
+// Cuatro: how tall a tower the throws used so far still allow building on.
+function heightLimitText(limit) {
+  if (limit === undefined || limit === null) return "";
+  if (limit === 0) return " · may only build on an empty field";
+  return ` · may build on towers up to ${limit} high`;
 }
 
 function escapeHtml(text) {
@@ -84,7 +99,8 @@ function render(s) {
   dice.hidden = st.max_throws === undefined;
   $("dice-fix").hidden = dice.hidden;
   if (!dice.hidden) {
-    dice.textContent = `throw ${st.throws} of ${st.max_throws}` + (st.dice ? ` · ${st.dice.join(" ")}` : "");
+    dice.textContent = `throw ${st.throws} of ${st.max_throws}` + (st.dice ? ` · ${st.dice.join(" ")}` : "")
+      + heightLimitText(st.height_limit);
   }
   const banner = $("banner");
   banner.hidden = !s.flag;

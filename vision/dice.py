@@ -197,9 +197,6 @@ class DiceConfig:
             raise DiceInputError(f"no dice setup called {name!r}; known: {known}")
         return cls.from_json(path)
 
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=1)
-
 
 @dataclass(frozen=True)
 class DieReading:

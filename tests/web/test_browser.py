@@ -76,7 +76,7 @@ def test_scores_round_and_banner_follow_the_game_live(served, browser):
     expect(page.locator("#turn")).to_have_text("blue to play")
     expect(page.locator('.score[data-player="red"] .total')).to_have_text("2")
     expect(page.locator('.score[data-player="red"] .pieces')).to_have_text(
-        "18 in hand · 2 on the board")
+        "18 to place · 2 on the board")
     expect(page.locator("#round")).to_have_text("round 2 of 20")
     expect(page.locator('[data-field="A2"] .piece')).to_have_count(1)
     # an illegal move: a red stone appears while it is blue's turn
@@ -162,15 +162,15 @@ def test_each_player_sees_the_stones_left_to_place_and_those_taken(browser):
         page.goto(url)
         expect = sync_api.expect
         expect(page.locator('.score[data-player="red"] .pieces')).to_have_text(
-            "9 in hand · 0 on the board")
+            "9 to place · 0 on the board")
         # red closes a mill a1-d1-g1 with its third stone and takes blue's b2
         for move in [Place("a1"), Place("b2"), Place("d1"), Place("f4"),
                      Place("g1", capture="b2")]:
             table.session.play(move)
         expect(page.locator('.score[data-player="red"] .pieces')).to_have_text(
-            "6 in hand · 3 on the board")
+            "6 to place · 3 on the board")
         expect(page.locator('.score[data-player="blue"] .pieces')).to_have_text(
-            "7 in hand · 1 on the board · 1 taken")
+            "7 to place · 1 on the board · 1 taken")
 
 
 def test_layout_fits_a_phone_and_shows_the_end_screen(served, browser):

@@ -72,7 +72,7 @@ function drawScores(box, s) {
 
 // Where a player's pieces are: the ones still to place matter most at the table.
 function piecesLine(count, removedLabel) {
-  const parts = [`${count.in_supply} in hand`, `${count.on_board} on the board`];
+  const parts = [`${count.in_supply} to place`, `${count.on_board} on the board`];
   if (count.removed) parts.push(`${count.removed} ${escapeHtml(removedLabel)}`);
   return `<p class="pieces">${parts.join(" · ")}</p>`;
 }

@@ -283,8 +283,12 @@ class VisionConfig:
     outline_step_mm: float = 1.0
     #: ... a sample is tower where it differs from the board printed there (lit as the
     #: tower's board samples are) by this share of the tower's median difference, and
-    #: board this share of it below that (see :func:`vision.fields.outline_evidence`), ...
-    outline_contrast_ratio: float = 0.8
+    #: board this share of it below that (see :func:`vision.fields.outline_evidence`):
+    #: half of it, so a tower's median sample counts +1 as the board counts -1 (at 0.8
+    #: the tower's inside counted about +0.4, a silhouette 1 mm too long cost as much as
+    #: one 2.5 mm too short, and the fit pulled heights down: a roof of two read as one
+    #: on the referee's simulated table, Cuatro seed 4), ...
+    outline_contrast_ratio: float = 0.5
     outline_soft_ratio: float = 0.5
     #: (a tower needs this many board and piece samples for those medians, taken on
     #: every this many lines; else the printed colours are taken as seen and the
@@ -299,10 +303,8 @@ class VisionConfig:
     outline_grow_mm: float = 0.3
     #: ... and the fit's score (evidence x mm) weighs this much against a layer of length
     #: mismatch (0: no fit): alone the fit reads fewer heights than the length, added to
-    #: it a few more (0.005: board bench +0.25 points on seed 1, +0.15-0.31 held out).
-    #: Off: on the referee's simulated table (Cuatro seed 4) it brought a false flag, a
-    #: tower read one low after a move, that the length alone does not (docs/vision.md).
-    outline_weight: float = 0.0
+    #: it a few more (docs/vision.md "The whole-outline fit, made cheap").
+    outline_weight: float = 0.005
     #: Readings with a confidence under this are marked uncertain in annotations.
     uncertain_below: float = 0.6
 

@@ -604,8 +604,10 @@ def outline_evidence(sampled: np.ndarray, fields: np.ndarray, geometry: BoardGeo
     there, lit as that field's board samples are (their median ratio, seen over printed),
     against the median difference of its piece-coloured samples: a midpoint per tower, as
     :func:`_refine_edge` takes per line (a colour-label change puts an edge where the
-    colour pair and the shading say). Off the printed board a piece colour counts,
-    nothing else. ``sampled`` is the normalised BGR of the fields' outline lines."""
+    colour pair and the shading say), with the tower's median as far above it as the
+    board below (evidence lopsided towards the board made the fit read towers low). Off
+    the printed board a piece colour counts, nothing else. ``sampled`` is the normalised
+    BGR of the fields' outline lines."""
     n, lines = len(fields), geometry.outline_lines
     rows = (fields[:, None] * lines + np.arange(lines)).ravel()
     least = config.outline_min_samples

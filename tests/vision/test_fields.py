@@ -478,14 +478,16 @@ def test_column_medians_are_numpy_s(rows):
 
 
 @pytest.mark.parametrize("index,towers", [
-    (6, {"A4": 2, "B4": 1}),  # Just 4 Fun
-    (103, {"A1": 4, "A2": 2, "A4": 1, "E4": 1, "C5": 2}),  # Cuatro
+    (3, {"C1": 4}),  # Cuatro
+    (20, {"A1": 2}),  # Just 4 Fun
 ])
 def test_whole_outline_fit_settles_lengths_between_two_heights(index, towers):
     """Board bench seed 1 (`--games just4fun,cuatro`, the outline fit's tuning frames):
-    towers whose silhouette length alone read one layer off; the whole outline's fit
-    added to the length's cost reads them right (docs/vision.md "Tower heights"), but
-    never surer than the length alone: these are left for the referee to confirm."""
+    towers whose silhouette length alone read one layer low; the whole outline's fit
+    added to the length's cost reads them right, but never surer than the length alone
+    (left for the referee to confirm). With evidence lopsided towards the board (a
+    tower's inside counted +0.4 against the board's -1) the fit read them low as well
+    (docs/vision.md "The whole-outline fit, made cheap")."""
     layout = load_layout(["just4fun", "cuatro"][index % 2])
     rng = np.random.default_rng([1, index])
     scene = random_scene(layout, rng)
@@ -493,13 +495,13 @@ def test_whole_outline_fit_settles_lengths_between_two_heights(index, towers):
     players = sorted({p for colours in scene.stacks.values() for p in colours})
     calibration = ColourCalibration.default(layout, players)
     assert {n: rendered.truth.fields[n].height for n in towers} == towers
-    fitted = VisionConfig(outline_weight=0.005)
-    reading = read_board(rendered.frame, layout, calibration, fitted,
-                         BoardTracker(layout, calibration, fitted))
+    reading = read_board(rendered.frame, layout, calibration)  # the default: fit on
     assert {n: reading.fields[n].height for n in towers} == towers
     assert all(reading.fields[n].confidence == 0.0 for n in towers)
-    alone = read_board(rendered.frame, layout, calibration)  # the default: no fit
-    assert all(alone.fields[n].height != h for n, h in towers.items())
+    for config in (VisionConfig(outline_weight=0.0), VisionConfig(outline_contrast_ratio=0.8)):
+        other = read_board(rendered.frame, layout, calibration, config,
+                           BoardTracker(layout, calibration, config))
+        assert all(other.fields[n].height == h - 1 for n, h in towers.items())
 
 
 def test_masked_medians_are_numpy_s_over_the_masked_samples():

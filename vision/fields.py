@@ -834,16 +834,16 @@ def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeomet
     return np.abs(predicted - length) / np.maximum(step, 1e-6), trusted
 
 
-def board_cast(normalised: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-               config: VisionConfig) -> np.ndarray:
+def board_cast(normalised: np.ndarray, geometry: BoardGeometry, config: VisionConfig
+               ) -> np.ndarray:
     """The colour cast left after the markers' normalisation (e.g. a channel clipped on
     the white marker), as per-channel gains: the median of seen / printed over the
     plain board. Most of the board is plain board even with a hand over it."""
-    return board_casts(normalised, None, None, geometry, classes, config)[0]
+    return board_casts(normalised, None, None, geometry, config)[0]
 
 
 def board_casts(normalised: np.ndarray, image: np.ndarray | None, matrix: np.ndarray | None,
-                geometry: BoardGeometry, classes: ColourClasses, config: VisionConfig
+                geometry: BoardGeometry, config: VisionConfig
                 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`board_cast` of the 8-bit ``normalised`` image, and the same measured before
     the 8-bit cut: of the raw rectified ``image`` mapped by ``matrix`` (3x4) in floats.

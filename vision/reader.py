@@ -321,8 +321,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
                             "cannot be told apart")
     rectified = geometry.rectify(frame)
     normalised = normalise(rectified, levels)
-    cast, uncut = board_casts(normalised, rectified, levels.matrix(), geometry,
-                              tracker.classes, config)
+    cast, uncut = board_casts(normalised, rectified, levels.matrix(), geometry, config)
     uncast = np.diag(1.0 / cast).astype(np.float32)
     normalised = cv2.transform(normalised, uncast)
     # what a channel clipped in the frame becomes: glare that clips is judged by it
@@ -373,7 +372,7 @@ def _uncast(normalised: np.ndarray, geometry: BoardGeometry, tracker: BoardTrack
             ) -> tuple[np.ndarray, np.ndarray]:
     """The normalised board image with the colour cast its plain board shows taken out,
     and that cast (per-channel gains, :func:`vision.fields.board_cast`)."""
-    cast = board_cast(normalised, geometry, tracker.classes, tracker.config)
+    cast = board_cast(normalised, geometry, tracker.config)
     return cv2.transform(normalised, np.diag(1.0 / cast).astype(np.float32)), cast
 
 

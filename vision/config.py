@@ -161,6 +161,14 @@ class VisionConfig:
     #: of per-channel gains; one board pixel in ``cast_sample_step`` is used.
     cast_range: tuple[float, float] = (0.7, 1.4)
     cast_sample_step: int = 20
+    #: The fields' colours are read from the frame normalised and uncast in one step
+    #: when the cast measured before the 8-bit cut differs from the cut one by more than
+    #: this (log of the gain, any channel): markers' white far too dark (log 0.2-0.25 in
+    #: board bench seed 1's Just 4 Fun frames 116 and 264). Smaller differences come
+    #: from Spexxx's white margin alone passing 255, and there the uncut cast read
+    #: magenta and cyan stones in dim frames empty (log 0.06-0.08: see
+    #: :func:`vision.fields.board_casts`, docs/vision.md 2026-11-28).
+    uncut_cast_tolerance: float = 0.15
     #: A channel at or above the markers' white, less this (grey levels: sensor noise),
     #: may have been clipped: the colour is matched as it is, half way to white and at
     #: white, whichever fits best (see docs/vision.md, *Clipped channels*).

@@ -233,6 +233,7 @@ class BoardGeometry:
     field_box: np.ndarray | None = None  # (F, 4) each square's x0, y0, x1, y1 (px, exclusive)
     plain: np.ndarray | None = None  # plain printed board: away from printed edges
     plain_sample: np.ndarray | None = None  # flat indices of some plain board pixels
+    plain_printed: np.ndarray | None = None  # (n, 3) BGR printed there, at least 1
     profile_maps: tuple[np.ndarray, np.ndarray] | None = None  # (F * lines, K) frame px
     profile_offsets: np.ndarray | None = None  # (F * lines, K) board class lookup there
     profile_printed: np.ndarray | None = None  # (F * lines, K) the layout says the colour
@@ -398,6 +399,8 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     edges = cv2.dilate(edges, np.ones((2 * near + 1, 2 * near + 1), np.uint8))
     geometry.plain = ((edges == 0) & (expected >= 0)).astype(np.uint8)
     geometry.plain_sample = np.flatnonzero(geometry.plain)[::config.cast_sample_step]
+    geometry.plain_printed = np.maximum(
+        classes.board_bgr[expected.ravel()[geometry.plain_sample]], 1.0)
     geometry.sliver_idx = np.concatenate(sliver_idx)
     geometry.sliver_seg = np.concatenate(sliver_seg)
     geometry.sliver_area = np.bincount(geometry.sliver_seg, minlength=segments)
@@ -833,18 +836,34 @@ def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeomet
     return np.abs(predicted - length) / np.maximum(step, 1e-6), trusted
 
 
-def board_cast(normalised: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
-               config: VisionConfig) -> np.ndarray:
+def board_cast(normalised: np.ndarray, geometry: BoardGeometry, config: VisionConfig
+               ) -> np.ndarray:
     """The colour cast left after the markers' normalisation (e.g. a channel clipped on
     the white marker), as per-channel gains: the median of seen / printed over the
     plain board. Most of the board is plain board even with a hand over it."""
+    return board_casts(normalised, None, None, geometry, config)[0]
+
+
+def board_casts(normalised: np.ndarray, image: np.ndarray | None, matrix: np.ndarray | None,
+                geometry: BoardGeometry, config: VisionConfig
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`board_cast` of the 8-bit ``normalised`` image, and the same measured before
+    the 8-bit cut: of the raw rectified ``image`` mapped by ``matrix`` (3x4) in floats.
+    Where the markers' white is too dark (small blurred markers), much of the board
+    passes 255, and cut there its cast came out 1.13 for a true 1.3-1.4 (board bench
+    seed 1 frame 116). The second is worked out only where the cut can have moved a
+    channel's median (a pixel cut at 255 at or below it); else it is the first."""
     plain = geometry.plain_sample
-    seen = normalised.reshape(-1, 3)[plain].astype(np.float32)
-    printed = classes.board_bgr[geometry.expected.ravel()[plain]]
-    ratio = seen / np.maximum(printed, 1.0)
+    seen = normalised.reshape(-1, 3)[plain]
+    printed = geometry.plain_printed
+    ratio = seen.astype(np.float32) / printed
     gain = np.median(ratio, axis=0)
     low, high = config.cast_range
-    return np.clip(gain, low, high)
+    cast = np.clip(gain, low, high)
+    if image is None or not ((seen == 255) & (ratio <= gain)).any():
+        return cast, cast
+    raw = image.reshape(-1, 3)[plain].astype(np.float32) @ matrix[:, :3].T + matrix[:, 3]
+    return cast, np.clip(np.median(raw / printed, axis=0), low, high)
 
 
 def tower_mask(heights: list[int], geometry: BoardGeometry, margin_mm: float) -> np.ndarray:

@@ -35,6 +35,7 @@ from vision.fields import (
     ColourClasses,
     FieldState,
     board_cast,
+    board_casts,
     build_geometry,
     frame_colour_pieces,
     look_alike_pieces,
@@ -319,20 +320,30 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
                             problem="too dark or washed out: the markers' black and white "
                             "cannot be told apart")
     rectified = geometry.rectify(frame)
-    normalised, cast = _uncast(normalise(rectified, levels), geometry, tracker)
+    normalised = normalise(rectified, levels)
+    cast, uncut = board_casts(normalised, rectified, levels.matrix(), geometry, config)
     uncast = np.diag(1.0 / cast).astype(np.float32)
+    normalised = cv2.transform(normalised, uncast)
     # what a channel clipped in the frame becomes: glare that clips is judged by it
     ceiling = cv2.transform(normalise(np.full((1, 1, 3), 255, np.uint8), levels), uncast)[0, 0]
     lab = to_lab(normalised)
-    variants = clipped_variants(rectified, normalised, levels, config.clip_tolerance,
+    # The fields' colours come from the frame normalised and uncast in one step when the
+    # cast measured before the 8-bit cut is another: cut, orange and green fields divided
+    # by too small a cast read yellow. Occlusion keeps the cut image: its cues were tuned
+    # on it, and lost hands on the uncut one (docs/vision.md, 2026-11-28).
+    colours, colour_lab = normalised, lab
+    if np.abs(np.log(uncut / cast)).max() > config.uncut_cast_tolerance:
+        colours = cv2.transform(rectified, levels.matrix() / uncut[:, None].astype(np.float32))
+        colour_lab = to_lab(colours)
+    variants = clipped_variants(rectified, colours, levels, config.clip_tolerance,
                                 geometry.read_px)
-    labels = tracker.classes.label(lab, geometry.label_offsets, variants)
+    labels = tracker.classes.label(colour_lab, geometry.label_offsets, variants)
     matrix = levels.matrix() / cast[:, None].astype(np.float32)
     states = read_fields(labels, geometry, tracker.classes, config,
                          partial(sample_profiles, frame, geometry, tracker.classes, matrix))
-    states = look_alike_pieces(normalised, states, geometry, tracker.classes, config)
-    states = split_lightness(lab, states, geometry, tracker.classes, config)
-    states = frame_colour_pieces(lab, states, geometry, tracker.classes, config)
+    states = look_alike_pieces(colours, states, geometry, tracker.classes, config)
+    states = split_lightness(colour_lab, states, geometry, tracker.classes, config)
+    states = frame_colour_pieces(colour_lab, states, geometry, tracker.classes, config)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
     occlusion = occlusion_of(normalised, lab, geometry, tracker, states, missing,
                              where.relocalised, frame, ceiling)
@@ -361,7 +372,7 @@ def _uncast(normalised: np.ndarray, geometry: BoardGeometry, tracker: BoardTrack
             ) -> tuple[np.ndarray, np.ndarray]:
     """The normalised board image with the colour cast its plain board shows taken out,
     and that cast (per-channel gains, :func:`vision.fields.board_cast`)."""
-    cast = board_cast(normalised, geometry, tracker.classes, tracker.config)
+    cast = board_cast(normalised, geometry, tracker.config)
     return cv2.transform(normalised, np.diag(1.0 / cast).astype(np.float32)), cast
 
 

@@ -395,6 +395,23 @@ def test_empty_orange_fields_in_an_overexposed_frame_are_not_yellow(exposure):
         {n: t.top for n, t in rendered.truth.fields.items()}
 
 
+def test_a_board_brighter_than_the_markers_white_keeps_its_colours():
+    """Small markers blurred at the frame's dim corners show too dark a white (board
+    bench seed 1, Just 4 Fun frames 116 and 264): normalised to it, half the board
+    passed 255, and cut to 8 bits before the board's cast was measured, orange and
+    green fields, divided by too small a cast, read as yellow stones."""
+    stacks = {"C3": ["yellow"], "A6": ["red"], "F1": ["green", "yellow"], "D4": ["blue"]}
+    layout = load_layout("just4fun")
+    w, h = layout.board_size_mm
+    pose = CameraPose(height_mm=700, tilt_deg=10, yaw_deg=10, fov_deg=80, k1=-0.01,
+                      target_mm=(w / 2, h / 2))
+    layout, rendered = frame("just4fun", stacks, pose=pose, blur_sigma=1.5, noise_sigma=3.0,
+                             lighting=Lighting(vignetting=0.7, exposure=0.6))
+    reading = read_board(rendered.frame, layout, ColourCalibration.default(layout))
+    assert {n: top for n, (top, _) in read_states(reading).items()} == \
+        {n: t.top for n, t in rendered.truth.fields.items()}
+
+
 def test_a_clipped_red_is_matched_as_at_least_that_bright():
     """Just 4 Fun seed 1 frame 24 of the board bench: an empty orange field whose red the
     camera clipped at the markers' white, divided by the board's cast (78/193/221 BGR where

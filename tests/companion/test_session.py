@@ -160,6 +160,49 @@ def test_a_shrinking_tower_is_unexplained():
     assert result.kind == "unexplained" and "shrank" in result.reason
 
 
+def cuatro_with_two_blue_roofs_on_e0():
+    """Cuatro, red and blue, roofs on B0, E0, A0, E0 in turn: red to play, not yet thrown."""
+    game = new_game("cuatro", ["red", "blue"])
+    for name in ("B0", "E0", "A0", "E0"):
+        game.apply(Throw((1, 1, 1, 1, 1)))
+        game.apply(Place(name))
+    return game
+
+
+def test_a_tower_read_low_in_doubt_where_no_move_fits_is_a_misreading():
+    # Cuatro seed 4 with outline_contrast_ratio 0.8: E0's two blue roofs read as one at
+    # confidence 0.00-0.02, where no legal move touched E0, were flagged as a tower shrunk
+    game = cuatro_with_two_blue_roofs_on_e0()
+    session = Session(game)
+    events = recorder(session)
+    session.observe(seen_after(game))
+    low = seen_after(game, changes={"E0": FieldView("blue", 1, 0.01)})
+    for _ in range(2):
+        result = session.observe(low)
+        assert result.kind == "same" and session.flag is None
+    assert not [e for e in events if e.kind == "illegal"]
+    assert len(game.moves) == 8
+
+
+def test_a_tower_read_low_and_sure_is_still_flagged_as_shrunk():
+    game = cuatro_with_two_blue_roofs_on_e0()
+    session = Session(game)
+    session.observe(seen_after(game))
+    result = session.observe(seen_after(game, changes={"E0": FieldView("blue", 1, 0.9)}))
+    assert result.kind == "unexplained" and result.reason == "a tower shrank on E0"
+    assert session.flag is result
+
+
+def test_two_turns_seen_as_one_beside_a_tower_read_low_in_doubt_are_both_accepted():
+    game = just4fun_after("D5", "D5", "A6", "D5")  # blue's tower of 3 on D5: red to play
+    turns = seen_after(game, Place("A1"), Place("B2"))
+    low = replace(turns, fields={**turns.fields, "D5": FieldView("blue", 2, 0.0)})
+    result = Session(game).observe(low)
+    assert result.kind == "moves" and game.moves[-2:] == [Place("A1"), Place("B2")]
+    sure = replace(low, fields={**low.fields, "D5": FieldView("blue", 2, 0.9)})
+    assert "shrank on D5" in infer_move(just4fun_after("D5", "D5", "A6", "D5"), sure).reason
+
+
 def test_muehle_capture_waits_for_the_stone_to_be_taken():
     game = new_game("muehle", ["white", "black"])
     for move in [Place("a1"), Place("b2"), Place("d1"), Place("b4")]:

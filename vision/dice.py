@@ -135,6 +135,11 @@ class DiceConfig:
     side_overlap: float = 0.8  # die edges: two faces whose dice would stand closer are one die
     unread_beside: float = 1.2  # die edges: unread pips this near a read face are its sides
     side_match: float = 0.35  # die edges: a face this near where a die shows a side is that side
+    # ... if it has one pip, or is under this share of that die's strength (diameter x
+    # contrast): a side of 2+ pips is foreshortened and shaded (0.49-0.65 on the referee's
+    # table), a die standing in front of it, hiding it, is not (1.05-1.15: a 6 before a 4,
+    # a 3 before a 5); a lone pip is not held to it (side pips of 1s measure up to 1.2); 0: any
+    side_match_share: float = 0.0
     # die edges: a lone pip under side_pip_share of a read face's strength, this near where
     # its die shows a pip on a side towards the lens (any turn, for a 1), is that pip; 0: off
     side_pip_reach: float = 0.0
@@ -1203,7 +1208,9 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     side towards the lens. A face is dropped as a side face when it lies within
     ``side_match`` die edges of where a read top face's die shows a side towards the lens
     (its sides are squashed too little in the top view to tell by shape, and a 1 or 2 has no
-    shape to tell by), or when, lowered from the die's height to the table, its die would
+    shape to tell by) and, unless a lone pip, weaker than that die's face
+    (``side_match_share``: a die in front of that side hides it, and is not
+    foreshortened), or when, lowered from the die's height to the table, its die would
     stand inside another die whose face lies farther from the point under the lens (dice
     cannot stand inside each other), or when it is under ``side_face_share`` of a read
     die's strength and all its pips lie on the sides of such dice as the top view shows
@@ -1253,6 +1260,8 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
             side = bool(over) or any(
                 min((math.dist(face.centre, q) for q in shown), default=math.inf)
                 < config.side_match * e for f, _, e, shown in read if f is not face
+                and (lone(face) or not config.side_match_share or strength.get(face, 0.0)
+                     < config.side_match_share * strength.get(f, 0.0))
             ) or _on_sides(face, stronger, lens)
             if config.one_over_one and lone(face):
                 unsure.update(f for f in over if lone(f) and f.value == 1

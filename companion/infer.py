@@ -198,7 +198,9 @@ def infer_move(game: Game, obs: Observation) -> Inference:
         caught_up = _two_moves(game, obs, changed_set - low)  # beside towers misread
     if caught_up is not None:
         return caught_up
-    return _explain_illegal(game, obs, changed)
+    # a tower misread beside an illegal stone would hide the stone's rule behind "a tower
+    # shrank": the stone is what the players must hear about
+    return _explain_illegal(game, obs, [f for f in changed if f not in low])
 
 
 def _fits_better_than_none(game: Game, obs: Observation, changed: list[str],

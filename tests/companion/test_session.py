@@ -203,6 +203,18 @@ def test_two_turns_seen_as_one_beside_a_tower_read_low_in_doubt_are_both_accepte
     assert "shrank on D5" in infer_move(just4fun_after("D5", "D5", "A6", "D5"), sure).reason
 
 
+def test_an_illegal_stone_beside_a_tower_read_low_in_doubt_is_flagged_by_its_own_rule():
+    game = just4fun_after("D5", "D5", "A6", "D5")  # blue's tower of 3 on D5: red to play
+    seen = seen_after(game, changes={"F6": FieldView("blue", 1, 0.9),
+                                     "D5": FieldView("blue", 2, 0.0)})
+    session = Session(game)
+    result = session.observe(seen)
+    assert result.kind == "illegal" and result.changed == ("F6",)
+    assert result.reason == "it is red's turn, but a blue piece appeared on F6"
+    session.observe(seen_after(game, changes={"D5": FieldView("blue", 2, 0.0)}))
+    assert session.flag is None  # the stone taken back; the tower still read low
+
+
 def test_muehle_capture_waits_for_the_stone_to_be_taken():
     game = new_game("muehle", ["white", "black"])
     for move in [Place("a1"), Place("b2"), Place("d1"), Place("b4")]:

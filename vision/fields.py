@@ -620,9 +620,9 @@ def outline_evidence(sampled: np.ndarray, fields: np.ndarray, geometry: BoardGeo
     # colour labels only where they are used: on every few lines, for the medians ...
     some = slice(None, None, config.outline_median_every)
     picked = sampled.reshape(n, lines, -1, 3)[:, some].reshape(-1, sampled.shape[1], 3)
-    labels = classes.decided[geometry.outline_offsets[rows].reshape(n, lines, -1)[:, some]
-                             .reshape(picked.shape[:2])
-                             + classes.bins(cv2.cvtColor(picked, cv2.COLOR_BGR2Lab))]
+    labels = classes.label(cv2.cvtColor(picked, cv2.COLOR_BGR2Lab),
+                           geometry.outline_offsets[rows].reshape(n, lines, -1)[:, some]
+                           .reshape(picked.shape[:2]))
     labels = labels.reshape(n, -1)
     ratio = (colours[:, :, some] / np.maximum(printed[:, :, some], 1.0)).reshape(3, n, -1)
     gain = _masked_medians(ratio, labels == BOARD, least, 1.0)  # (3, n)
@@ -640,8 +640,7 @@ def outline_evidence(sampled: np.ndarray, fields: np.ndarray, geometry: BoardGeo
     if outside.any():
         seen = cv2.cvtColor(sampled.reshape(n, -1, 3)[outside][:, None], cv2.COLOR_BGR2Lab)
         unknown = geometry.outline_offsets[rows].reshape(n, -1)[outside][:, None]
-        evidence[outside] = classes.decided[unknown + classes.bins(seen)][:, 0] \
-            < len(classes.players)
+        evidence[outside] = classes.label(seen, unknown)[:, 0] < len(classes.players)
     return evidence.reshape(n, lines, -1)
 
 

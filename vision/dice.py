@@ -275,10 +275,7 @@ def _faint_closeup_faces(image: np.ndarray, mask: np.ndarray | None, hat: np.nda
     and stretched out of round: the black-hat's blobs over ``face_faint_contrast``, at least
     ``face_faint_roundness`` round, are read by the face check again (`faint_faces`)."""
     faint = _faint_closeup_config(config)
-    _, binary = cv2.threshold(hat, faint.min_contrast, 255, cv2.THRESH_BINARY)
-    if mask is not None:
-        binary = cv2.bitwise_and(binary, mask)
-    return faint_faces(image, _blobs(binary, hat, faint), read, bounds, faint, model)
+    return faint_faces(image, _hat_blobs(hat, mask, faint), read, bounds, faint, model)
 
 
 @lru_cache(maxsize=4)
@@ -352,10 +349,7 @@ def find_pips(image: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
     if windows is None:
         closed = cv2.morphologyEx(image, cv2.MORPH_CLOSE, kernel)
         hat = cv2.subtract(closed, image)
-        _, binary = cv2.threshold(hat, config.min_contrast, 255, cv2.THRESH_BINARY)
-        if mask is not None:
-            binary = cv2.bitwise_and(binary, mask)
-        return _blobs(binary, hat, config), closed, hat
+        return _hat_blobs(hat, mask, config), closed, hat
     # the black-hat is 0 outside the windows (the closing is the image there): every
     # whole-image step is done in the windows only (writing each new page of a whole-view
     # array costs more than the pixel work); the thresholded image is looked at in the
@@ -385,6 +379,14 @@ def _contours(binary: np.ndarray, windows: list[Box] | None) -> list[np.ndarray]
              for c in cv2.findContours(binary[y0:y1, x0:x1], cv2.RETR_EXTERNAL,
                                        cv2.CHAIN_APPROX_SIMPLE, offset=(x0, y0))[0]]
     return sorted(found, key=lambda c: (int(c[0, 0, 1]), int(c[0, 0, 0])), reverse=True)
+
+
+def _hat_blobs(hat: np.ndarray, mask: np.ndarray | None, config: DiceConfig) -> list[Pip]:
+    """The pips among the black-hat's blobs over ``min_contrast``, inside ``mask``."""
+    _, binary = cv2.threshold(hat, config.min_contrast, 255, cv2.THRESH_BINARY)
+    if mask is not None:
+        binary = cv2.bitwise_and(binary, mask)
+    return _blobs(binary, hat, config)
 
 
 def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int = 0,

@@ -29,6 +29,12 @@ if CHROMIUM is None:
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
+def css_rgb(hex_colour: str) -> str:
+    """``#c62828`` as the browser's computed style writes it."""
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -70,10 +76,17 @@ def test_scores_round_and_banner_follow_the_game_live(served, browser):
     expect = sync_api.expect
     expect(page.locator("#round")).to_have_text("round 1 of 20")
     expect(page.locator("#turn")).to_have_text("red to play")
+    # the cards sit in seating order; the one to move is outlined in its player's colour
+    expect(page.locator(".score.current")).to_have_attribute("data-player", "red")
+    assert page.locator(".score").evaluate_all("cards => cards.map(c => c.dataset.player)") \
+        == ["red", "blue"]
+    red = table.session.game.layout.piece_colours["red"]
+    expect(page.locator(".score.current")).to_have_css("outline-color", css_rgb(red))
     table.session.play(Place("A1"))
     table.session.play(Place("B2"))
     table.session.play(Place("A2"))
     expect(page.locator("#turn")).to_have_text("blue to play")
+    expect(page.locator(".score.current")).to_have_attribute("data-player", "blue")
     expect(page.locator('.score[data-player="red"] .total')).to_have_text("2")
     expect(page.locator('.score[data-player="red"] .pieces')).to_have_text(
         "18 to place · 2 on the board")

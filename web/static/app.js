@@ -56,12 +56,20 @@ function drawBoard(svg, s) {
   }
 }
 
+// Cards in seating order (the JSON's keys arrive sorted), the player to move outlined in
+// their own colour, as the turn badge is: a neutral outline read as another player's turn.
 function drawScores(box, s) {
   box.replaceChildren();
-  for (const [player, score] of Object.entries(s.status.scores)) {
+  for (const player of s.status.players) {
+    const score = s.status.scores[player];
     const div = document.createElement("div");
-    div.className = "score" + (player === s.status.current_player ? " current" : "");
     div.dataset.player = player;
+    if (player === s.status.current_player) {
+      div.className = "score current";
+      div.style.outlineColor = s.layout.piece_colours[player] || "#888";
+    } else {
+      div.className = "score";
+    }
     const swatch = `<span class="swatch" style="background:${s.layout.piece_colours[player] || player}"></span>`;
     const lines = score.lines.map((l) => `<li><span>${escapeHtml(l.label)}</span><b>${l.points}</b></li>`).join("");
     div.innerHTML = `<h3>${swatch}${escapeHtml(player)} <span class="total">${score.total}</span></h3><ul>${lines}</ul>`

@@ -390,6 +390,12 @@ class VisionConfig:
     faint_hand_core_mm2: float = 300.0
     faint_hand_entry_mm: float = 10.0
     faint_hand_depth_mm: float = 9.0
+    #: ... and that blob reaches farther than ``faint_hand_reach_mm`` inside the board's
+    #: edge: a card lying across a corner (over its marker) breaks the edge and shows a
+    #: little off the print there, 11-15 mm deep; hands on photos reached 25 mm and more
+    #: (board bench seed 1 frames 0-599: two cards and fingertips hiding no field, 18 mm,
+    #: no longer flagged; no hand lost). 0: off.
+    faint_hand_reach_mm: float = 20.0
     #: ... or holds ``faint_hand_wide_mm2`` in one piece (no farther than
     #: ``hand_board_distance``) whose mismatch with the print, capped at
     #: ``faint_hand_core_distance`` and averaged over ``faint_hand_wide_mm`` of plain board,

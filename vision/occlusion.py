@@ -283,7 +283,10 @@ def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
              and (cores[k] >= config.faint_hand_core_mm2 * px_mm2
                   or (wides[k] >= config.faint_hand_wide_mm2 * px_mm2
                       and entries[k] >= needed))]
-    if not any(entries[k] >= needed for k in blobs):
+    # and goes on into the board: a card across a corner breaks the edge too (board bench
+    # seed 1 frames 254, 262)
+    deep = _reaching_in(groups, count, geometry, config.faint_hand_reach_mm)
+    if not any(entries[k] >= needed and deep[k] for k in blobs):
         return set()
     # with an arm reaching in, the other such blobs are its parts that the printed
     # lines cut off (as in find_occlusion)
@@ -637,6 +640,15 @@ def _hand_blobs(groups: np.ndarray, areas: np.ndarray, geometry: BoardGeometry,
             near = cv2.dilate((groups == k).astype(np.uint8), kernel)
             entering[k] = near.ravel()[entry].sum() >= needed
     return big if entering[big].any() else []
+
+
+def _reaching_in(components: np.ndarray, count: int, geometry: BoardGeometry,
+                 depth_mm: float) -> np.ndarray:
+    """Per component: does it reach farther than ``depth_mm`` inside the board's rim."""
+    (x0, y0), (x1, y1) = np.rint(geometry.to_px(
+        [(depth_mm, depth_mm), np.subtract(geometry.board_size_mm, depth_mm)])).astype(int)
+    inner = components[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)]
+    return np.bincount(inner.ravel(), minlength=count) > 0
 
 
 def _reaching(components: np.ndarray, count: int, geometry: BoardGeometry,

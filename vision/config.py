@@ -390,6 +390,12 @@ class VisionConfig:
     faint_hand_core_mm2: float = 300.0
     faint_hand_entry_mm: float = 10.0
     faint_hand_depth_mm: float = 9.0
+    #: ... and that blob reaches farther than ``faint_hand_reach_mm`` inside the board's
+    #: edge: a card lying across a corner (over its marker) breaks the edge and shows a
+    #: little off the print there, 11-15 mm deep; hands on photos reached 25 mm and more
+    #: (board bench seed 1 frames 0-599: two cards and fingertips hiding no field, 18 mm,
+    #: no longer flagged; no hand lost). 0: off.
+    faint_hand_reach_mm: float = 20.0
     #: ... or holds ``faint_hand_wide_mm2`` in one piece (no farther than
     #: ``hand_board_distance``) whose mismatch with the print, capped at
     #: ``faint_hand_core_distance`` and averaged over ``faint_hand_wide_mm`` of plain board,
@@ -441,6 +447,17 @@ class VisionConfig:
     #: ``change_hand_span_mm`` is one (a pale arm whose towers read as gone: seed 1 frame
     #: 341). 0: each blob's hull alone, and no group a hand.
     change_group_mm: float = 20.0
+    #: Change alone that is a shadow (darker than the clear view in
+    #: ``change_shadow_darker_share`` of it, its ``change_shadow_percentile`` within
+    #: ``change_shadow_distance``) makes a frame occluded only where something lies across
+    #: the board's edge (``rim_break_ratio``) over ``change_entry_mm``: a hand's shadow
+    #: from beyond the board breaks no edge (board bench seed 1 live: 0 mm in frames 82 and
+    #: 112, 90th percentiles 19-22; hands broke 38 mm and more; a red card laid on the board:
+    #: 113). Its fields are then doubtful, not hidden.
+    change_entry_mm: float = 10.0
+    change_shadow_darker_share: float = 0.95
+    change_shadow_percentile: float = 90.0
+    change_shadow_distance: float = 30.0
     #: The board counts as still in a frame whose change from the frame before covers
     #: less than this (mm^2) ...
     still_change_mm2: float = 100.0

@@ -110,6 +110,26 @@ def changed(lab: np.ndarray, before: ClearView, config: VisionConfig) -> np.ndar
     return squared > config.change_distance ** 2
 
 
+def is_shadow(lab: np.ndarray, before: ClearView, change: np.ndarray,
+              geometry: BoardGeometry, config: VisionConfig) -> bool:
+    """Is the ``change`` on the board (:func:`changed`) a shadow: darker than the clear
+    view in ``change_shadow_darker_share`` of it and faint, its
+    ``change_shadow_percentile`` within ``change_shadow_distance``. A hand's shadow from
+    beyond the board only darkens what it falls on (board bench seed 1 frames 82, 112:
+    90th percentiles 19-22); a card or cup laid on the board shows its own colour (a red
+    card on Just 4 Fun: 113)."""
+    seen = change & on_board(geometry, change.shape)
+    if not seen.any():
+        return False
+    outside = cv2.add(cv2.subtract(before.low, lab), cv2.subtract(lab, before.high))[seen]
+    weights = np.array([config.change_lightness_weight * 100 / 255, 1.0, 1.0], np.float32)
+    distance = np.linalg.norm(outside.astype(np.float32) * weights, axis=1)
+    darker = lab[..., 0][seen] < before.low[..., 0][seen]
+    return (darker.mean() >= config.change_shadow_darker_share
+            and np.percentile(distance, config.change_shadow_percentile)
+            <= config.change_shadow_distance)
+
+
 def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
                    classes: ColourClasses, towers: np.ndarray, config: VisionConfig,
                    markers_missing: int = 0, change: np.ndarray | None = None,
@@ -275,7 +295,7 @@ def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
     wides = np.bincount(groups[wide], minlength=count)
     entries = np.bincount(groups.ravel()[entry], minlength=count)
     px_mm2 = geometry.px_per_mm**2
-    needed = config.faint_hand_entry_mm * len(_entry_depths(config))
+    needed = config.faint_hand_entry_mm * len(entry_depths(config))
     # a wide stretch counts only where it reaches in itself: elsewhere it is as likely a
     # printed zone a little off its colour (Spexxx, board bench seed 1 frame 319)
     blobs = [k for k in range(1, count)
@@ -283,7 +303,10 @@ def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
              and (cores[k] >= config.faint_hand_core_mm2 * px_mm2
                   or (wides[k] >= config.faint_hand_wide_mm2 * px_mm2
                       and entries[k] >= needed))]
-    if not any(entries[k] >= needed for k in blobs):
+    # and goes on into the board: a card across a corner breaks the edge too (board bench
+    # seed 1 frames 254, 262)
+    deep = _reaching_in(groups, count, geometry, config.faint_hand_reach_mm)
+    if not any(entries[k] >= needed and deep[k] for k in blobs):
         return set()
     # with an arm reaching in, the other such blobs are its parts that the printed
     # lines cut off (as in find_occlusion)
@@ -341,7 +364,8 @@ class Rim:
     seen: np.ndarray  # (S,) the whole strip lies within the frame
 
 
-def _entry_depths(config: VisionConfig) -> np.ndarray:
+def entry_depths(config: VisionConfig) -> np.ndarray:
+    """How deep inside the board's edge (mm) :class:`Rim` samples an arm crossing it."""
     return np.arange(1.0, config.faint_hand_depth_mm + 0.5, 2.0)
 
 
@@ -363,7 +387,7 @@ def rim_strips(geometry: BoardGeometry, camera: Camera, config: VisionConfig) ->
     raw = camera.distort(ideal.reshape(-1, 2)).astype(np.float32)
     outside = (across >= -config.rim_outside_mm[1]) & (across <= -config.rim_outside_mm[0])
     inside = (across >= config.rim_inside_mm[0]) & (across <= config.rim_inside_mm[1])
-    depths = _entry_depths(config)
+    depths = entry_depths(config)
     deep = geometry.to_px(points[:, None, :] + normals[:, None, :] * depths[None, :, None])
     col, row = np.rint(deep[..., 0]).astype(int), np.rint(deep[..., 1]).astype(int)
     width, height = geometry.size
@@ -632,11 +656,20 @@ def _hand_blobs(groups: np.ndarray, areas: np.ndarray, geometry: BoardGeometry,
         # that overexposure made foreign lies near a speck of it)
         reach = max(1, int(round(config.hand_entry_reach_mm * geometry.px_per_mm)))
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
-        needed = config.faint_hand_entry_mm * len(_entry_depths(config))
+        needed = config.faint_hand_entry_mm * len(entry_depths(config))
         for k in big:
             near = cv2.dilate((groups == k).astype(np.uint8), kernel)
             entering[k] = near.ravel()[entry].sum() >= needed
     return big if entering[big].any() else []
+
+
+def _reaching_in(components: np.ndarray, count: int, geometry: BoardGeometry,
+                 depth_mm: float) -> np.ndarray:
+    """Per component: does it reach farther than ``depth_mm`` inside the board's rim."""
+    (x0, y0), (x1, y1) = np.rint(geometry.to_px(
+        [(depth_mm, depth_mm), np.subtract(geometry.board_size_mm, depth_mm)])).astype(int)
+    inner = components[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)]
+    return np.bincount(inner.ravel(), minlength=count) > 0
 
 
 def _reaching(components: np.ndarray, count: int, geometry: BoardGeometry,

@@ -52,9 +52,11 @@ from vision.occlusion import (
     changed,
     clear_view,
     covered_markers,
+    entry_depths,
     field_share,
     find_change_occlusion,
     find_occlusion,
+    is_shadow,
     misfit_pieces,
     moved_pieces,
     on_board,
@@ -420,11 +422,27 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
     tracker.follow(lab, clear_view(lab, states, geometry, config), bool(seen),
                    moved.occluded, relocalised, geometry, moved.hidden_fields, seen,
                    moved.changed_look)
+    if (moved.occluded and not foreign.occluded
+            and is_shadow(lab, clear, change, geometry, config)
+            and not _crossed(frame, tracker.rim, config)):
+        # a shadow alone, with nothing across the board's edge: a hand's from beyond the
+        # board (board bench seed 1 frames 82, 112, live); its fields are doubtful
+        moved = Occlusion(False, frozenset(), "", moved.changed_look | moved.hidden_fields)
     if not moved.occluded:
         return replace(foreign, changed_look=moved.changed_look - foreign.hidden_fields)
     hidden = foreign.hidden_fields | moved.hidden_fields
     reason = "; ".join(r for r in (foreign.reason, moved.reason) if r)
     return Occlusion(True, hidden, reason, moved.changed_look - hidden)
+
+
+def _crossed(frame: np.ndarray, rim: Rim | None, config: VisionConfig) -> bool:
+    """Does something lie across the board's outer edge (:func:`vision.occlusion.rim_entry`)
+    over ``change_entry_mm``, as an arm reaching in must; true where the edge is not all in
+    view, since an arm may cross it out of sight."""
+    if rim is None or not rim.seen.all():
+        return True
+    return len(rim_entry(frame, rim, config)) >= config.change_entry_mm * len(
+        entry_depths(config))
 
 
 def annotate(frame: np.ndarray, reading: BoardReading, layout: Layout,

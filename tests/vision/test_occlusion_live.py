@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 
 from companion.layout import load_layout
-from tests.vision.rendered import frame, read_states
+from tests.vision.rendered import bench_frame, frame, read_states
 from vision.calibration import ColourCalibration
 from vision.config import VisionConfig
 from vision.occlusion import _components, _hidden_under, field_share, find_change_occlusion
@@ -339,3 +339,21 @@ def test_towers_read_as_gone_in_a_row_under_an_arm_are_a_hand_together():
     (x0, _), (x1, _) = np.rint(geometry.to_px([(110.0, 0.0), (320.0, 0.0)])).astype(int)
     two[:, x0:x1] = 0  # only A2 and B2 changed
     assert not find_change_occlusion(two > 0, two, standing, geometry, config).occluded
+
+
+def test_a_hands_shadow_from_beyond_the_board_is_no_hand():
+    """A hand beyond the board's corner casts its shadow on three fields (board bench seed
+    1 frame 112): the board changed there, but nothing lies across its edge. The fields
+    are doubtful, not hidden."""
+    layout, calibration, rendered, before = bench_frame(1, 112)
+    assert not any(t.occluded for t in rendered.truth.fields.values())
+    config = VisionConfig()
+    live = BoardTracker(layout, calibration, config)
+    read_board(before.frame, layout, tracker=live)
+    reading = read_board(rendered.frame, layout, tracker=live)
+    assert reading.ok and not reading.occluded and not reading.hidden_fields
+    assert {"A5", "B4", "B5"} <= reading.looks_changed
+    anywhere = replace(config, change_entry_mm=0.0)
+    live = BoardTracker(layout, calibration, anywhere)
+    read_board(before.frame, layout, tracker=live)
+    assert read_board(rendered.frame, layout, tracker=live).occluded

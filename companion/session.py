@@ -292,7 +292,7 @@ class Session:
     @contextmanager
     def verdict_held(self) -> Iterator[None]:
         """Tell no flag raised or cleared inside the block, only how it ends: a flag up that
-        was not before (the last raised), or none where one was (the last clearing). A view
+        was not before (the event that raised it), or none where one was. A view
         judged before a throw the referee holds back, which then makes the stone legal, so
         raises no flag the players hear for a moment (Cuatro seed 3 with camera dice: red's
         roof on A4 was flagged against the throw before the one it followed, which came to
@@ -305,9 +305,11 @@ class Session:
                 held, self._held = self._held, None
                 kind = ("illegal" if self.flag is not None and self.flag is not was
                         else "cleared" if self.flag is None and was is not None else None)
-                told = next((event for event in reversed(held) if event.kind == kind), None)
-                if told is not None:
-                    self._emit(told.kind, told.data)
+                told = [event for event in held if event.kind == kind]
+                if kind == "illegal":  # the event that raised the flag now up
+                    told = [e for e in told if e.data["rule"] == self.flag.reason] or told
+                if told:
+                    self._emit(kind, told[-1].data)
 
     def rejudge(self) -> Inference | None:
         """Judge the last view again: a throw counted after a stone the rules refused
@@ -997,7 +999,8 @@ class Session:
             self.log.append(self.game_id, kind, payload)
 
     def _emit(self, kind: str, data: dict[str, Any]) -> None:
-        if self._held is not None and kind in ("illegal", "cleared"):
+        if self._held is not None and (kind == "cleared" or kind == "illegal" and "throw" not in
+                                       data.get("move", {})):  # a refused throw is told
             self._held.append(Event(kind, data, 0))
             return
         self._seq += 1

@@ -348,7 +348,7 @@ class Referee:
                 self._readable_again()
             stable = self.filter.feed(seen, frame.timestamp)
             if stable is not None and not self.session.game.is_over:
-                self.session.observe(stable)
+                self._observe(stable)
             if self.filter.steady:
                 self.session.board_steady()
                 self._throw_settled()
@@ -423,7 +423,24 @@ class Referee:
         views = [view for run, view in before if run == last]
         return 2 * sum(self.session.agrees(view) for view in views) >= len(views)
 
-    def _throw_settled(self) -> None:
+    def _observe(self, stable: Observation) -> None:
+        """Hand a steady view to the session. With throws held back (the board as seen when
+        their dice came to rest did not show what the game expects: a hand over it), a view
+        the rules refuse is judged again after them before anyone is told, so a stone set
+        just after its throw is not flagged for a moment against the throw before (Cuatro
+        seed 3 with camera dice: the dice came to rest under the hand setting red's roof on
+        A4, and the roof was flagged against the turn's previous throw, then, the throw in,
+        judged again). A stone the held throws do not make legal stays flagged."""
+        if not self._throws:
+            self.session.observe(stable)
+            return
+        was = self.session.flag
+        with self.session.verdict_held():
+            self.session.observe(stable)
+            if self.session.flag is not None and self.session.flag is not was:
+                self._throw_settled(flagged_at=self._now)
+
+    def _throw_settled(self, flagged_at: float | None = None) -> None:
         """Hand the settled throws to the session, at once when the board as seen when the
         dice came to rest shows what the game expects, or the flagged view the session waits
         on (:meth:`Session.agrees`; the reader reports a rest some frames later, when the
@@ -434,13 +451,16 @@ class Referee:
         rest is judged again once the throw is in (Cuatro seed 61 with camera dice: blue's
         throw, held back by a tower misread as the dice settled, came after blue's stone,
         which stayed flagged "throw the dice first"). One that came to rest after a stone
-        was flagged may show that play went on past it (:meth:`Session.throw_settled`)."""
+        was flagged may show that play went on past it (:meth:`Session.throw_settled`).
+        ``flagged_at``: when the session's flag was raised, where it is not told yet
+        (:meth:`_observe`)."""
         throws, self._throws = self._throws, []
         for values, read_whole, likely, sure, rested_at in throws:
             if self.session.game.is_over:
                 continue
-            flagged_since = (self.stats.flags[-1][0] if self.session.flag is not None
-                             else -math.inf)
+            flagged_since = (-math.inf if self.session.flag is None
+                             else flagged_at if flagged_at is not None
+                             else self.stats.flags[-1][0])
             if read_whole:
                 self.session.throw_read_whole(values)
             else:

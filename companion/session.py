@@ -12,7 +12,8 @@ import math
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import combinations_with_replacement
 from typing import Any
@@ -167,6 +168,8 @@ class Session:
         self._views_at: dict[int, Observation] = {}
         #: Per field, its stack when a view last read it exactly (see :meth:`_read_right`).
         self._read_as: dict[str, tuple[str, ...]] = {}
+        #: Flags raised or cleared while a verdict is held (:meth:`verdict_held`), untold yet.
+        self._held: list[Event] | None = None
         self._seq = 0
         self._lock = threading.RLock()
 
@@ -285,6 +288,28 @@ class Session:
         self.flag = result
         self._emit("illegal", {"rule": result.reason, "fields": list(result.changed),
                                "player": self.game.current_player})
+
+    @contextmanager
+    def verdict_held(self) -> Iterator[None]:
+        """Tell no flag raised or cleared inside the block, only how it ends: a flag up that
+        was not before (the event that raised it), or none where one was. A view
+        judged before a throw the referee holds back, which then makes the stone legal, so
+        raises no flag the players hear for a moment (Cuatro seed 3 with camera dice: red's
+        roof on A4 was flagged against the throw before the one it followed, which came to
+        rest under the hand setting the roof)."""
+        with self._lock:
+            was, self._held = self.flag, []
+            try:
+                yield
+            finally:
+                held, self._held = self._held, None
+                kind = ("illegal" if self.flag is not None and self.flag is not was
+                        else "cleared" if self.flag is None and was is not None else None)
+                told = [event for event in held if event.kind == kind]
+                if kind == "illegal":  # the event that raised the flag now up
+                    told = [e for e in told if e.data["rule"] == self.flag.reason] or told
+                if told:
+                    self._emit(kind, told[-1].data)
 
     def rejudge(self) -> Inference | None:
         """Judge the last view again: a throw counted after a stone the rules refused
@@ -974,6 +999,10 @@ class Session:
             self.log.append(self.game_id, kind, payload)
 
     def _emit(self, kind: str, data: dict[str, Any]) -> None:
+        if self._held is not None and (kind == "cleared" or kind == "illegal" and "throw" not in
+                                       data.get("move", {})):  # a refused throw is told
+            self._held.append(Event(kind, data, 0))
+            return
         self._seq += 1
         event = Event(kind, data, self._seq)
         for listener in list(self.listeners):

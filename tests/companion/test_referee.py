@@ -682,3 +682,42 @@ def test_players_press_confirm_when_the_page_shows_no_end_after_the_last_move(sh
     assert table.game.is_over and table.end_confirmed is not shown
     assert presses == ([] if shown else [(script, (("confirm", True),)),
                                          (script, (("confirm", False),))])
+
+
+def test_a_throw_at_rest_under_the_hand_setting_its_stone_raises_no_flag_for_a_moment(
+        monkeypatch):
+    # Cuatro seed 3 with camera dice: red's last throw came to rest while red's hand was
+    # already over the board setting the roof on A4; held back, it reached the session only
+    # after the roof had been judged against the turn's previous throw and flagged, then
+    # judged again with it and accepted: a flag the players heard for nothing
+    class RestUnderTheHand(ScriptedDice):
+        def __init__(self, table):
+            super().__init__(table)
+            self.late = None
+            self.rest = None
+            self.count = 0
+
+        def settled(self, frame, board):
+            truth = self.table.current.truth
+            values = super().settled(frame, board)
+            if values is not None:
+                self.count += 1
+                if self.count != 2:
+                    return values
+                self.late = values
+                return None
+            if self.late is not None and truth.hand and self.rest is None:
+                self.rest = frame.timestamp  # the dice come to rest under the hand
+            if self.late is not None and truth.hand_left == 3:  # reported as it leaves
+                values, self.late, self.rested_at = self.late, None, self.rest
+                return values
+            return None
+
+    monkeypatch.setattr("companion.referee.ScriptedDice", RestUnderTheHand)
+    script = (Throw((2, 2, 3, 3, 3)), Throw((1, 2, 3, 4, 5)), Place("D0"),
+              Throw((2, 2, 3, 3, 3)), Place("A0"))
+    table = SimTable("cuatro", ["red", "blue"], 1, options=SimOptions(
+        script=script, still_frames=QUICK))
+    run = referee_simulated(table, scripted_dice=True)
+    assert run.session.game.moves == list(script)
+    assert run.false_flags == []

@@ -107,6 +107,39 @@ def test_a_stone_flagged_before_a_late_counted_throw_is_judged_again():
     assert session.rejudge().kind == "same"
 
 
+
+def test_a_verdict_held_tells_only_how_the_flag_ends():
+    # Cuatro seed 3 with camera dice: red's roof on A4 (pair of 2s) was judged against the
+    # turn's previous throw 1 5 5 5 6 before the throw it followed was counted; the flag
+    # rose and went at once. Held, the players hear nothing of it
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    events = recorder(session)
+    session.throw_settled((1, 5, 5, 5, 6))
+    roof = seen_after(game, changes={"A4": FieldView("red", 1)})
+    with session.verdict_held():
+        assert session.observe(roof).kind == "illegal" and session.flag is not None
+        assert session.throw_settled((1, 2, 2, 2, 6))
+        assert session.rejudge().kind == "move"
+    assert [e.kind for e in events] == ["move", "move", "move"]
+    assert game.moves[-1] == Place("A4") and session.flag is None
+    # a stone the throw does not make legal is told once, against the throw it followed
+    game = new_game("cuatro", ["red", "blue"])
+    session = Session(game)
+    events = recorder(session)
+    session.throw_settled((1, 5, 5, 5, 6))
+    with session.verdict_held():
+        session.observe(roof)
+        session.throw_settled((1, 1, 3, 6, 6))
+        session.rejudge()
+    told = [e for e in events if e.kind == "illegal"]
+    assert len(told) == 1 and "1 1 3 6 6" in told[0].data["rule"]
+    assert session.flag is not None and "A4" not in game.stacks()
+    # a flag up before the block and cleared in it is told cleared
+    with session.verdict_held():
+        session.observe(seen_after(game))
+    assert events[-1].kind == "cleared" and session.flag is None
+
 def test_a_piece_of_the_wrong_player_is_flagged():
     game = new_game("just4fun", ["red", "blue"])
     view = Observation({**Observation.of_game(game).fields, "B2": FieldView("blue", 1)})

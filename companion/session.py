@@ -999,8 +999,8 @@ class Session:
             self.log.append(self.game_id, kind, payload)
 
     def _emit(self, kind: str, data: dict[str, Any]) -> None:
-        if self._held is not None and (kind == "cleared" or kind == "illegal" and "throw" not in
-                                       data.get("move", {})):  # a refused throw is told
+        refused_throw = kind == "illegal" and "throw" in data.get("move", {})
+        if self._held is not None and kind in ("illegal", "cleared") and not refused_throw:
             self._held.append(Event(kind, data, 0))
             return
         self._seq += 1

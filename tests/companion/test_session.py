@@ -107,7 +107,6 @@ def test_a_stone_flagged_before_a_late_counted_throw_is_judged_again():
     assert session.rejudge().kind == "same"
 
 
-
 def test_a_verdict_held_tells_only_how_the_flag_ends():
     # Cuatro seed 3 with camera dice: red's roof on A4 (pair of 2s) was judged against the
     # turn's previous throw 1 5 5 5 6 before the throw it followed was counted; the flag
@@ -139,6 +138,7 @@ def test_a_verdict_held_tells_only_how_the_flag_ends():
     with session.verdict_held():
         session.observe(seen_after(game))
     assert events[-1].kind == "cleared" and session.flag is None
+
 
 def test_a_piece_of_the_wrong_player_is_flagged():
     game = new_game("just4fun", ["red", "blue"])

@@ -187,6 +187,8 @@ def frame_levels(frame: np.ndarray, homography: np.ndarray, camera: Camera, layo
     grey = np.stack([_owner_medians(values, owner, len(ids)).mean(axis=1)
                      for values, owner in zip((black, white), owners, strict=True)], axis=1)
     seen = ~np.isnan(grey).any(axis=1)
+    if not seen.any():  # no marker shows both its black and its white cells in the frame
+        return every, None
     lift = grey - grey[np.flatnonzero(seen)[grey[seen, 0].argmin()]]
     glared = seen & (lift[:, 0] > glare[0]) & (lift[:, 1] >= -glare[1] * lift[:, 0])
     if not glared.any():

@@ -110,6 +110,19 @@ class VisionConfig:
     #: Least difference (grey levels) between the markers' white and black for a frame
     #: to be readable at all.
     min_marker_contrast: float = 25.0
+    #: A marker whose black is over ``marker_glare_black`` brighter (mean grey levels)
+    #: than the darkest marker's, and whose white is not darker than that marker's by
+    #: more than ``marker_glare_white_drop`` times that lift, may lie in a lamp's
+    #: reflection (which lifts black and white alike; blur on a small marker and shade
+    #: lift a black too, but darken the white). The frame is then normalised without
+    #: such markers only if that fits the plain board to its print better, its misfit
+    #: (:func:`vision.fields.board_misfit`) under ``marker_glare_fit_ratio`` times the
+    #: one with every marker (see docs/vision.md, 2026-11-28: the rule alone, 27 Nov,
+    #: read a dim hazy frame worse; seed 1 frame 115 fits 0.21 times as badly without
+    #: its two glared markers, frames 24 and 29 the same either way).
+    marker_glare_black: float = 30.0
+    marker_glare_white_drop: float = 0.5
+    marker_glare_fit_ratio: float = 0.9
     #: A board without markers (corners given by hand) has no printed black and white: its
     #: black is taken as this level, its white from the frame's pixels above this percentile.
     image_black_level: float = 16.0

@@ -865,6 +865,17 @@ def board_casts(normalised: np.ndarray, image: np.ndarray | None, matrix: np.nda
     return cast, np.clip(np.median(raw / printed, axis=0), low, high)
 
 
+def board_misfit(rectified: np.ndarray, matrix: np.ndarray, geometry: BoardGeometry) -> float:
+    """How far the plain board of the raw ``rectified`` image, normalised by ``matrix``
+    (3x4, cut to 8 bits as the reader's image is), lies from its print, any one cast
+    allowed: the median absolute log ratio about each channel's median. Black lifted by
+    a glared marker crushes the board's darker print to 0, which no cast undoes."""
+    raw = rectified.reshape(-1, 3)[geometry.plain_sample].astype(np.float32)
+    seen = np.clip(raw @ matrix[:, :3].T + matrix[:, 3], 1.0, 255.0)
+    ratio = np.log(seen / geometry.plain_printed)
+    return float(np.median(np.abs(ratio - np.median(ratio, axis=0))))
+
+
 def tower_mask(heights: list[int], geometry: BoardGeometry, margin_mm: float) -> np.ndarray:
     """Where towers of these heights (per field) stand (their silhouettes, grown by a
     margin for pieces lying off centre): 1 there, 0 elsewhere, in the rectified image."""

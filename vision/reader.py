@@ -36,6 +36,7 @@ from vision.fields import (
     FieldState,
     board_cast,
     board_casts,
+    board_misfit,
     build_geometry,
     frame_colour_pieces,
     look_alike_pieces,
@@ -315,13 +316,13 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
         return BoardReading(problem=str(exc))
     except VisionError as exc:
         return BoardReading(problem=f"the board cannot be read: {exc}")
-    levels = _levels(frame, where, tracker)
+    rectified = geometry.rectify(frame)
+    levels = _levels(frame, where, tracker, rectified, geometry)
     if levels.contrast < config.min_marker_contrast:
         return BoardReading(homography=where.homography, pose=pose,
                             markers_seen=len(where.marker_corners),
                             problem="too dark or washed out: the markers' black and white "
                             "cannot be told apart")
-    rectified = geometry.rectify(frame)
     normalised = normalise(rectified, levels)
     cast, uncut = board_casts(normalised, rectified, levels.matrix(), geometry, config)
     uncast = np.diag(1.0 / cast).astype(np.float32)
@@ -360,14 +361,24 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
                         occlusion.changed_look & frozenset(fields))
 
 
-def _levels(frame: np.ndarray, where: Localisation, tracker: BoardTracker) -> Levels:
+def _levels(frame: np.ndarray, where: Localisation, tracker: BoardTracker,
+            rectified: np.ndarray, geometry: BoardGeometry) -> Levels:
     """The frame's black and white: its markers', or, with corners given by hand and no
-    marker seen, the image's own."""
+    marker seen, the image's own. Markers that may lie in a lamp's reflection are left
+    out when that fits the plain board (of ``rectified``) to its print clearly better
+    (``marker_glare_fit_ratio``)."""
     config = tracker.config
     seen = sorted(where.marker_corners) or None
     if seen is None and where.source == "corners":  # no markers to take black and white from
         return image_levels(frame, config.image_black_level, config.image_white_pct)
-    return frame_levels(frame, where.homography, tracker.localiser.camera, tracker.layout, seen)
+    levels, unglared = frame_levels(frame, where.homography, tracker.localiser.camera,
+                                    tracker.layout, seen,
+                                    (config.marker_glare_black, config.marker_glare_white_drop))
+    if unglared is not None and (board_misfit(rectified, unglared.matrix(), geometry)
+                                 < config.marker_glare_fit_ratio
+                                 * board_misfit(rectified, levels.matrix(), geometry)):
+        return unglared
+    return levels
 
 
 def _uncast(normalised: np.ndarray, geometry: BoardGeometry, tracker: BoardTracker
@@ -517,8 +528,9 @@ def learn_calibration(frame: np.ndarray, layout: Layout, placements: dict[str, s
         raise CalibrationError(f"cannot calibrate: {exc}") from None
     geometry, _ = tracker.geometry(where.homography)
     # as the reader sees colours: normalised by the frame's black and white, cast taken out
-    normalised, _ = _uncast(normalise(geometry.rectify(frame), _levels(frame, where, tracker)),
-                            geometry, tracker)
+    rectified = geometry.rectify(frame)
+    normalised, _ = _uncast(normalise(rectified, _levels(frame, where, tracker, rectified,
+                                                         geometry)), geometry, tracker)
     lab = to_lab(normalised).reshape(-1, 3)
     names = geometry.names
     samples: dict[str, list[np.ndarray]] = {p: [] for p in players}

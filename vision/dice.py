@@ -105,6 +105,12 @@ class DiceConfig:
     # face of it every turn covers, a disc, rather than in the unturned square, whose corners
     # reach a side pip of its own die; False: the square
     lone_face_disc: bool = False
+    # a lone pip's fit has no pitch of its own (the nominal one): once the throw's is known, a
+    # 1 takes it, so its die's edge, where it stands and where it shows its sides are those
+    # of the throw's dice (a 1 of a large die was taken for a small one: its side face, beyond
+    # where such a die shows a side, was read as a 2 and the 1 dropped under that 2's box);
+    # False: the nominal pitch
+    one_at_throw_pitch: bool = False
     min_squareness: float = 0.94  # short / long axis of a face's lattice; a leaning die's is less
     pitch_agreement: float = 0.08  # a face's pitch may differ this much from the 4s, 5s and 6s'
     # a 2's or 3's pitch off the 4s/5s/6s' by more than this share is a tilted top face (a
@@ -1396,6 +1402,8 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfi
     if nadir is not None:
         candidates = [f for f in candidates if not judge.one_with_side_pips(f, nadir)]
     faces = _select(candidates, judge.plausible)
+    if throw is not None and config.one_at_throw_pitch:
+        faces = [replace(f, pitch=throw[0]) if len(f.members) == 1 else f for f in faces]
     faces = [replace(f, value=None) if len(f.members) >= 4
              and judge.squareness(f) < config.min_squareness else f for f in faces]
     if throw is not None and config.lean_pitch:

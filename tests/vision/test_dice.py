@@ -259,19 +259,6 @@ def test_one_of_large_dice_is_not_left_to_its_side_face() -> None:
     assert _read_at_the_usual_tilt(dice, 8) == [1, 2, 3, 5, 6]
 
 
-def test_flat_three_beside_a_side_face_five_is_read() -> None:
-    """A side face's 5, foreshortened, is near enough in pitch both to the top faces and to
-    a side face's 2 to get the most votes for the throw's pitch at ``pitch_agreement``; a
-    flat 3 then seemed to lean (``lean_pitch``) and was unread (``throw_pitch_vote``;
-    `bench/referee_e2e.py` cuatro seed 2, frames 300-303: the throw 3 4 4 6 6 was counted
-    1 4 4 6 6)."""
-    white = dict(size_mm=15.08, **_WHITE)
-    dice = [Die(511.2, 117.2, 4, 304.5, **white), Die(450.0, 274.4, 3, 345.8, **white),
-            Die(374.6, 89.6, 6, 108.2, **white), Die(537.7, 176.0, 6, 163.5, **white),
-            Die(520.0, 36.9, 4, 337.5, **white)]
-    assert _read_at_the_usual_tilt(dice, 2) == [3, 4, 4, 6, 6]
-
-
 def test_die_at_the_far_edge_of_the_area_at_the_usual_tilt() -> None:
     """A die standing 15 mm inside the far edge of the dice area, at the referee's 35 degree
     tilt: its top face, one die up, shows 16 mm farther out in the table-plane view, beyond

@@ -113,11 +113,6 @@ class DiceConfig:
     one_at_throw_pitch: bool = False
     min_squareness: float = 0.94  # short / long axis of a face's lattice; a leaning die's is less
     pitch_agreement: float = 0.08  # a face's pitch may differ this much from the 4s, 5s and 6s'
-    # ... and the throw's 4-6 with the most faces this near its pitch gives the throw's sizes
-    # (`throw_sizes`): at pitch_agreement a side face's 5, foreshortened, lies near both the
-    # top faces and a side's 2 and got the most votes, and a flat 3 then seemed to lean
-    # (`lean_pitch`); 0: pitch_agreement
-    throw_pitch_vote: float = 0.0
     # a 2's or 3's pitch off the 4s/5s/6s' by more than this share is a tilted top face (a
     # leaning die's diagonal is foreshortened or nearer the lens): unreadable; 0: read it
     lean_pitch: float = 0.0
@@ -1462,7 +1457,7 @@ def _one_with_side_pips(face: GridFace, pips: list[Pip], pts: np.ndarray, nadir:
 def throw_sizes(faces: list[tuple[GridFace, list[Pip]]],
                 config: DiceConfig) -> tuple[float, float] | None:
     """Median lattice pitch (mm) and pip diameter (px) of the faces read with 4+ pips, of
-    either pip colour, that the most read faces agree with (``throw_pitch_vote``; 2s and 3s
+    either pip colour, that the most read faces agree with (``pitch_agreement``; 2s and 3s
     vote too); None without such a face. A white die's face between its dark pips can fit
     a lattice of light "pips" at another pitch: with that false 4 in the median, a 5, 3
     and 2 of the true pitch were all left out (Spexxx seed 4 on the simulated table)."""
@@ -1471,10 +1466,8 @@ def throw_sizes(faces: list[tuple[GridFace, list[Pip]]],
         return None
     measured = [f.pitch for f, _ in faces if f.value and len(f.members) >= 2]
 
-    agree = config.throw_pitch_vote or config.pitch_agreement
-
     def support(pitch: float) -> int:
-        return sum(abs(q / pitch - 1) <= agree for q in measured)
+        return sum(abs(q / pitch - 1) <= config.pitch_agreement for q in measured)
 
     most = max(support(f.pitch) for f, _ in sure)
     sure = [(f, members) for f, members in sure if support(f.pitch) == most]

@@ -101,6 +101,16 @@ class DiceConfig:
     pip_min_ratio: float = 0.5  # pip diameters accepted, as multiples of the nominal pip
     pip_max_ratio: float = 2.0  # (a lone one is often printed larger)
     lattice_tolerance: float = 0.25  # of the pitch: how far a pip may sit from its lattice point
+    # a lone pip's fit (a 1, whose turn nothing shows) leaves no other pip within the half
+    # face of it every turn covers, a disc, rather than in the unturned square, whose corners
+    # reach a side pip of its own die; False: the square
+    lone_face_disc: bool = False
+    # a lone pip's fit has no pitch of its own (the nominal one): once the throw's is known, a
+    # 1 takes it, so its die's edge, where it stands and where it shows its sides are those
+    # of the throw's dice (a 1 of a large die was taken for a small one: its side face, beyond
+    # where such a die shows a side, was read as a 2 and the 1 dropped under that 2's box);
+    # False: the nominal pitch
+    one_at_throw_pitch: bool = False
     min_squareness: float = 0.94  # short / long axis of a face's lattice; a leaning die's is less
     pitch_agreement: float = 0.08  # a face's pitch may differ this much from the 4s, 5s and 6s'
     # a 2's or 3's pitch off the 4s/5s/6s' by more than this share is a tilted top face (a
@@ -1392,6 +1402,8 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfi
     if nadir is not None:
         candidates = [f for f in candidates if not judge.one_with_side_pips(f, nadir)]
     faces = _select(candidates, judge.plausible)
+    if throw is not None and config.one_at_throw_pitch:
+        faces = [replace(f, pitch=throw[0]) if len(f.members) == 1 else f for f in faces]
     faces = [replace(f, value=None) if len(f.members) >= 4
              and judge.squareness(f) < config.min_squareness else f for f in faces]
     if throw is not None and config.lean_pitch:
@@ -1539,6 +1551,7 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     anchors = anchors[order]
     ang = np.concatenate([np.zeros(len(pts)), (turn - _OFFSET_ANGLE)[fits]])[order]
     pitch = np.concatenate([np.full(len(pts), _nominal_pitch(config)), ratio[fits]])[order]
+    alone = order < len(pts)  # the lone pips' proposals
     c, s = np.cos(ang), np.sin(ang)
     # every (proposal, nearby pip) pair in one flat run, a proposal's pairs together
     counts = close.sum(axis=1)
@@ -1556,8 +1569,11 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     sx, sy = np.round(x), np.round(y)
     err = np.hypot(x - sx, y - sy)
     inlier = (np.maximum(np.abs(sx), np.abs(sy)) <= 1) & (err <= config.lattice_tolerance)
-    stray = np.logical_or.reduceat((np.maximum(np.abs(x), np.abs(y)) <= half_face) & ~inlier,
-                                   starts)
+    out = np.maximum(np.abs(x), np.abs(y))  # how far out on the face, in pitches
+    if config.lone_face_disc:
+        lone = np.nonzero(alone[row])[0]
+        out[lone] = np.hypot(x[lone], y[lone])
+    stray = np.logical_or.reduceat((out <= half_face) & ~inlier, starts)
     bit = (3 * (sy + 1) + sx + 1).clip(0, 8).astype(np.int64)
     occupied = np.bitwise_or.reduceat(np.where(inlier, 1 << bit, 0), starts)  # (H, 9)
     count = np.add.reduceat(inlier.astype(np.int64), starts)

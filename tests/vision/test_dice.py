@@ -232,6 +232,33 @@ def test_die_in_front_of_a_side_is_read(seed: int, dice: list[Die]) -> None:
     assert read == sorted(d.value for d in dice)
 
 
+_WHITE = {"body": "#f4f1ea", "pips": "#151515"}
+
+
+def test_lone_one_with_a_side_pip_by_its_corner_is_read() -> None:
+    """A white 1 at the dice area's far side, turned 25 degrees: a pip of its own side face
+    lies within the unturned square round its pip, though off its face at any turn, and no
+    1 was fitted (``lone_face_disc``; SimTable cuatro seed 3, frames 170-209 read the throw
+    1 1 2 3 4 as 1 2 3 4 and an unreadable die, the throw was lost)."""
+    white = dict(size_mm=14.23, **_WHITE)
+    dice = [Die(397.3, 282.7, 4, 326.5, **white), Die(370.1, 243.0, 3, 2.0, **white),
+            Die(387.3, 266.9, 2, 24.3, **white), Die(440.8, 82.2, 1, 334.5, **white),
+            Die(513.5, 101.4, 1, 343.6, **white)]
+    assert _read_at_the_usual_tilt(dice, 3) == [1, 1, 2, 3, 4]
+
+
+def test_one_of_large_dice_is_not_left_to_its_side_face() -> None:
+    """Large dice (17.8 mm): a 1 fitted at the nominal pitch stood for a smaller die, so its
+    side face, which showed beyond where that die's side would, was read as a 2 and the 1
+    dropped under it (``one_at_throw_pitch``; SimTable cuatro seed 8, frames 155-158 read
+    1 2 3 5 6 as 2 2 3 5 6, and the throw was settled so)."""
+    white = dict(size_mm=17.76, **_WHITE)
+    dice = [Die(434.9, 201.2, 5, 273.9, body="#c0392b", pips="#f5f5f5", size_mm=17.76),
+            Die(408.7, 203.9, 6, 26.9, **white), Die(471.9, 184.7, 2, 317.0, **white),
+            Die(465.8, 61.6, 1, 95.6, **white), Die(542.3, 235.6, 3, 212.0, **white)]
+    assert _read_at_the_usual_tilt(dice, 8) == [1, 2, 3, 5, 6]
+
+
 def test_die_at_the_far_edge_of_the_area_at_the_usual_tilt() -> None:
     """A die standing 15 mm inside the far edge of the dice area, at the referee's 35 degree
     tilt: its top face, one die up, shows 16 mm farther out in the table-plane view, beyond

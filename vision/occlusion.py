@@ -295,7 +295,7 @@ def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
     wides = np.bincount(groups[wide], minlength=count)
     entries = np.bincount(groups.ravel()[entry], minlength=count)
     px_mm2 = geometry.px_per_mm**2
-    needed = config.faint_hand_entry_mm * len(entry_depths(config))
+    needed = entry_px(config.faint_hand_entry_mm, config)
     # a wide stretch counts only where it reaches in itself: elsewhere it is as likely a
     # printed zone a little off its colour (Spexxx, board bench seed 1 frame 319)
     blobs = [k for k in range(1, count)
@@ -364,9 +364,15 @@ class Rim:
     seen: np.ndarray  # (S,) the whole strip lies within the frame
 
 
-def entry_depths(config: VisionConfig) -> np.ndarray:
+def _entry_depths(config: VisionConfig) -> np.ndarray:
     """How deep inside the board's edge (mm) :class:`Rim` samples an arm crossing it."""
     return np.arange(1.0, config.faint_hand_depth_mm + 0.5, 2.0)
+
+
+def entry_px(length_mm: float, config: VisionConfig) -> float:
+    """How many of :func:`rim_entry`'s px a stretch of the edge ``length_mm`` long gives
+    (the strips lie 1 mm apart, each sampled at every entry depth)."""
+    return length_mm * len(_entry_depths(config))
 
 
 def rim_strips(geometry: BoardGeometry, camera: Camera, config: VisionConfig) -> Rim:
@@ -387,7 +393,7 @@ def rim_strips(geometry: BoardGeometry, camera: Camera, config: VisionConfig) ->
     raw = camera.distort(ideal.reshape(-1, 2)).astype(np.float32)
     outside = (across >= -config.rim_outside_mm[1]) & (across <= -config.rim_outside_mm[0])
     inside = (across >= config.rim_inside_mm[0]) & (across <= config.rim_inside_mm[1])
-    depths = entry_depths(config)
+    depths = _entry_depths(config)
     deep = geometry.to_px(points[:, None, :] + normals[:, None, :] * depths[None, :, None])
     col, row = np.rint(deep[..., 0]).astype(int), np.rint(deep[..., 1]).astype(int)
     width, height = geometry.size
@@ -656,7 +662,7 @@ def _hand_blobs(groups: np.ndarray, areas: np.ndarray, geometry: BoardGeometry,
         # that overexposure made foreign lies near a speck of it)
         reach = max(1, int(round(config.hand_entry_reach_mm * geometry.px_per_mm)))
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
-        needed = config.faint_hand_entry_mm * len(entry_depths(config))
+        needed = entry_px(config.faint_hand_entry_mm, config)
         for k in big:
             near = cv2.dilate((groups == k).astype(np.uint8), kernel)
             entering[k] = near.ravel()[entry].sum() >= needed

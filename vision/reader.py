@@ -53,7 +53,7 @@ from vision.occlusion import (
     changed,
     clear_view,
     covered_markers,
-    entry_depths,
+    entry_px,
     field_share,
     find_change_occlusion,
     find_occlusion,
@@ -452,8 +452,7 @@ def _crossed(frame: np.ndarray, rim: Rim | None, config: VisionConfig) -> bool:
     view, since an arm may cross it out of sight."""
     if rim is None or not rim.seen.all():
         return True
-    return len(rim_entry(frame, rim, config)) >= config.change_entry_mm * len(
-        entry_depths(config))
+    return len(rim_entry(frame, rim, config)) >= entry_px(config.change_entry_mm, config)
 
 
 def annotate(frame: np.ndarray, reading: BoardReading, layout: Layout,

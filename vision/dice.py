@@ -124,6 +124,9 @@ class DiceConfig:
     # 2-6's pip, its diagonal foreshortened under any fit: unreadable
     one_over_one: bool = False
     pip_agreement: float = 0.75  # a 1-3's pips are at least this share of the 4s/5s/6s' pips
+    # ... a 1's pip this share (0: ``pip_agreement``): a faint pip measures small, and a 1
+    # at the area's far side, farthest from the lens, is often the faintest of its throw
+    one_pip_agreement: float = 0.0
     side_pip_share: float = 0.7  # diameter x contrast of a side pip / its die's top 1 at most
     # a read face under this share of a die's strength (diameter x contrast), its pips all on
     # that die's sides as the top view shows them, is a side face; 0: off
@@ -1398,7 +1401,7 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfi
                       if (len(f.members) == 1 or abs(f.pitch / pitch - 1)
                           <= config.pitch_agreement)
                       and (len(f.members) >= 4 or min(pips[i].diameter for i in f.members)
-                           >= config.pip_agreement * pip)]
+                           >= _pip_agreement(f, config) * pip)]
     if nadir is not None:
         candidates = [f for f in candidates if not judge.one_with_side_pips(f, nadir)]
     faces = _select(candidates, judge.plausible)
@@ -1421,6 +1424,14 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfi
             faces.append(GridFace(None, (float(c[0]), float(c[1])), 0.0, _nominal_pitch(config),
                                   tuple(cluster), 1.0))
     return faces
+
+
+def _pip_agreement(face: GridFace, config: DiceConfig) -> float:
+    """The share of the throw's pip size a 1-3's smallest pip must reach (``pip_agreement``,
+    ``one_pip_agreement`` for a 1)."""
+    if len(face.members) == 1 and config.one_pip_agreement:
+        return config.one_pip_agreement
+    return config.pip_agreement
 
 
 def _leaning(face: GridFace, pips: list[Pip], pitch: float, config: DiceConfig) -> bool:

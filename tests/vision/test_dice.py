@@ -259,6 +259,18 @@ def test_one_of_large_dice_is_not_left_to_its_side_face() -> None:
     assert _read_at_the_usual_tilt(dice, 8) == [1, 2, 3, 5, 6]
 
 
+def test_one_at_the_far_edge_with_a_smaller_pip_is_read() -> None:
+    """A black 1 the farthest die from the lens: its pip, fainter there, measures 0.72 of
+    the throw's pips, under ``pip_agreement``, and was left out once the throw was known
+    (``one_pip_agreement``; SimTable cuatro seed 13, frames 268-287 read 1 2 3 4 5 as
+    2 3 4 5 and an unreadable die, the throw was lost)."""
+    black = {"body": "#1f1f1f", "pips": "#f5f5f5", "size_mm": 17.10}
+    dice = [Die(410.1, 174.7, 2, 116.2, **black), Die(528.1, 64.4, 3, 40.3, **black),
+            Die(542.8, 42.7, 1, 295.5, **black), Die(476.3, 86.9, 4, 110.6, **black),
+            Die(396.4, 240.0, 5, 266.7, **black)]
+    assert _read_at_the_usual_tilt(dice, 13) == [1, 2, 3, 4, 5]
+
+
 def test_die_at_the_far_edge_of_the_area_at_the_usual_tilt() -> None:
     """A die standing 15 mm inside the far edge of the dice area, at the referee's 35 degree
     tilt: its top face, one die up, shows 16 mm farther out in the table-plane view, beyond

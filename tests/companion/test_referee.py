@@ -35,6 +35,12 @@ from vision.reader import BoardReading, FieldReading, read_board
 QUICK = 8  # still frames after a move: the stability filter needs 5 (0.4 s at 10 fps)
 
 
+def cuatro_table(script: tuple) -> SimTable:
+    """Cuatro seed 1 played to ``script``, a few still frames after each move."""
+    return SimTable("cuatro", ["red", "blue"], 1, options=SimOptions(
+        script=script, still_frames=QUICK))
+
+
 def sim_panel(table: SimTable) -> Panel:
     return Panel(simulate=True, clock=lambda: table.current.timestamp if table.current else 0.0,
                  background=False, sleep=lambda seconds: None)
@@ -591,8 +597,7 @@ def test_a_field_misread_as_the_dice_come_to_rest_does_not_hold_the_throw_back(m
     monkeypatch.setattr(referee_module, "read_board", misread_at_rest)
     script = (Throw((3, 3, 3, 5, 5)), Throw((1, 2, 3, 4, 5)), Place("D0"),
               Throw((2, 2, 3, 3, 3)), Place("A0"))
-    table = SimTable("cuatro", ["red", "blue"], 1, options=SimOptions(
-        script=script, still_frames=QUICK))
+    table = cuatro_table(script)
     run = referee_simulated(table, scripted_dice=True)
     assert run.session.game.moves == list(script)
     assert run.false_flags == []
@@ -621,8 +626,7 @@ def test_a_throw_at_rest_while_the_board_reads_occluded_waits_for_the_board(monk
     monkeypatch.setattr(referee_module, "read_board", occluded_after_the_stone)
     script = (Throw((1, 2, 3, 4, 5)), Place("D0"), Throw((2, 2, 3, 3, 3)),
               Throw((1, 1, 2, 2, 2)), Place("A0"))
-    table = SimTable("cuatro", ["red", "blue"], 1, options=SimOptions(
-        script=script, still_frames=QUICK))
+    table = cuatro_table(script)
     run = referee_simulated(table, scripted_dice=True)
     assert run.session.game.moves == list(script)
 
@@ -716,8 +720,7 @@ def test_a_throw_at_rest_under_the_hand_setting_its_stone_raises_no_flag_for_a_m
     monkeypatch.setattr("companion.referee.ScriptedDice", RestUnderTheHand)
     script = (Throw((2, 2, 3, 3, 3)), Throw((1, 2, 3, 4, 5)), Place("D0"),
               Throw((2, 2, 3, 3, 3)), Place("A0"))
-    table = SimTable("cuatro", ["red", "blue"], 1, options=SimOptions(
-        script=script, still_frames=QUICK))
+    table = cuatro_table(script)
     run = referee_simulated(table, scripted_dice=True)
     assert run.session.game.moves == list(script)
     assert run.false_flags == []

@@ -861,8 +861,16 @@ def board_casts(normalised: np.ndarray, image: np.ndarray | None, matrix: np.nda
     cast = np.clip(gain, low, high)
     if image is None or not ((seen == 255) & (ratio <= gain)).any():
         return cast, cast
-    raw = image.reshape(-1, 3)[plain].astype(np.float32) @ matrix[:, :3].T + matrix[:, 3]
+    raw = _plain_mapped(image, matrix, geometry)
     return cast, np.clip(np.median(raw / printed, axis=0), low, high)
+
+
+def _plain_mapped(image: np.ndarray, matrix: np.ndarray, geometry: BoardGeometry
+                  ) -> np.ndarray:
+    """The plain board samples of the raw rectified ``image`` mapped by ``matrix`` (3x4)
+    in floats: normalised as the reader's image is, but not cut to 8 bits."""
+    raw = image.reshape(-1, 3)[geometry.plain_sample].astype(np.float32)
+    return raw @ matrix[:, :3].T + matrix[:, 3]
 
 
 def board_misfit(rectified: np.ndarray, matrix: np.ndarray, geometry: BoardGeometry) -> float:
@@ -870,8 +878,7 @@ def board_misfit(rectified: np.ndarray, matrix: np.ndarray, geometry: BoardGeome
     (3x4, cut to 8 bits as the reader's image is), lies from its print, any one cast
     allowed: the median absolute log ratio about each channel's median. Black lifted by
     a glared marker crushes the board's darker print to 0, which no cast undoes."""
-    raw = rectified.reshape(-1, 3)[geometry.plain_sample].astype(np.float32)
-    seen = np.clip(raw @ matrix[:, :3].T + matrix[:, 3], 1.0, 255.0)
+    seen = np.clip(_plain_mapped(rectified, matrix, geometry), 1.0, 255.0)
     ratio = np.log(seen / geometry.plain_printed)
     return float(np.median(np.abs(ratio - np.median(ratio, axis=0))))
 

@@ -64,11 +64,10 @@ function drawScores(box, s) {
     const score = s.status.scores[player];
     const div = document.createElement("div");
     div.dataset.player = player;
+    div.className = "score";
     if (player === s.status.current_player) {
-      div.className = "score current";
+      div.classList.add("current");
       div.style.outlineColor = s.layout.piece_colours[player] || "#888";
-    } else {
-      div.className = "score";
     }
     const swatch = `<span class="swatch" style="background:${s.layout.piece_colours[player] || player}"></span>`;
     const lines = score.lines.map((l) => `<li><span>${escapeHtml(l.label)}</span><b>${l.points}</b></li>`).join("");

@@ -835,18 +835,13 @@ def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeomet
     return np.abs(predicted - length) / np.maximum(step, 1e-6), trusted
 
 
-def board_cast(normalised: np.ndarray, geometry: BoardGeometry, config: VisionConfig
-               ) -> np.ndarray:
-    """The colour cast left after the markers' normalisation (e.g. a channel clipped on
-    the white marker), as per-channel gains: the median of seen / printed over the
-    plain board. Most of the board is plain board even with a hand over it."""
-    return board_casts(normalised, None, None, geometry, config)[0]
-
-
 def board_casts(normalised: np.ndarray, image: np.ndarray | None, matrix: np.ndarray | None,
                 geometry: BoardGeometry, config: VisionConfig
                 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`board_cast` of the 8-bit ``normalised`` image, and the same measured before
+    """The colour cast left after the markers' normalisation (e.g. a channel clipped on
+    the white marker), as per-channel gains: the median of seen / printed over the plain
+    board of the 8-bit ``normalised`` image (most of the board is plain board even with a
+    hand over it); and the same measured before
     the 8-bit cut: of the raw rectified ``image`` mapped by ``matrix`` (3x4) in floats.
     Where the markers' white is too dark (small blurred markers), much of the board
     passes 255, and cut there its cast came out 1.13 for a true 1.3-1.4 (board bench

@@ -34,7 +34,6 @@ from vision.fields import (
     BoardGeometry,
     ColourClasses,
     FieldState,
-    board_cast,
     board_casts,
     board_misfit,
     build_geometry,
@@ -323,21 +322,12 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
                             markers_seen=len(where.marker_corners),
                             problem="too dark or washed out: the markers' black and white "
                             "cannot be told apart")
-    normalised = normalise(rectified, levels)
-    cast, uncut = board_casts(normalised, rectified, levels.matrix(), geometry, config)
-    uncast = np.diag(1.0 / cast).astype(np.float32)
-    normalised = cv2.transform(normalised, uncast)
+    normalised, colours, cast = _board_colours(rectified, levels, geometry, config)
     # what a channel clipped in the frame becomes: glare that clips is judged by it
+    uncast = np.diag(1.0 / cast).astype(np.float32)
     ceiling = cv2.transform(normalise(np.full((1, 1, 3), 255, np.uint8), levels), uncast)[0, 0]
     lab = to_lab(normalised)
-    # The fields' colours come from the frame normalised and uncast in one step when the
-    # cast measured before the 8-bit cut is another: cut, orange and green fields divided
-    # by too small a cast read yellow. Occlusion keeps the cut image: its cues were tuned
-    # on it, and lost hands on the uncut one (docs/vision.md, 2026-11-28).
-    colours, colour_lab = normalised, lab
-    if np.abs(np.log(uncut / cast)).max() > config.uncut_cast_tolerance:
-        colours = cv2.transform(rectified, levels.matrix() / uncut[:, None].astype(np.float32))
-        colour_lab = to_lab(colours)
+    colour_lab = lab if colours is normalised else to_lab(colours)
     variants = clipped_variants(rectified, colours, levels, config.clip_tolerance,
                                 geometry.read_px)
     labels = tracker.classes.label(colour_lab, geometry.label_offsets, variants)
@@ -381,12 +371,21 @@ def _levels(frame: np.ndarray, where: Localisation, tracker: BoardTracker,
     return levels
 
 
-def _uncast(normalised: np.ndarray, geometry: BoardGeometry, tracker: BoardTracker
-            ) -> tuple[np.ndarray, np.ndarray]:
-    """The normalised board image with the colour cast its plain board shows taken out,
-    and that cast (per-channel gains, :func:`vision.fields.board_cast`)."""
-    cast = board_cast(normalised, geometry, tracker.config)
-    return cv2.transform(normalised, np.diag(1.0 / cast).astype(np.float32)), cast
+def _board_colours(rectified: np.ndarray, levels: Levels, geometry: BoardGeometry,
+                   config: VisionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The board image normalised by the frame's black and white with the plain board's
+    cast taken out; the image the fields' colours come from; and that cast (per-channel
+    gains). The colours come from the frame normalised and uncast in one step when the
+    cast measured before the 8-bit cut is another: cut, orange and green fields divided
+    by too small a cast read yellow. Occlusion keeps the cut image: its cues were tuned on
+    it, and lost hands on the uncut one (docs/vision.md, 2026-11-28)."""
+    normalised = normalise(rectified, levels)
+    cast, uncut = board_casts(normalised, rectified, levels.matrix(), geometry, config)
+    normalised = cv2.transform(normalised, np.diag(1.0 / cast).astype(np.float32))
+    if np.abs(np.log(uncut / cast)).max() <= config.uncut_cast_tolerance:
+        return normalised, normalised, cast
+    uncut_matrix = levels.matrix() / uncut[:, None].astype(np.float32)
+    return normalised, cv2.transform(rectified, uncut_matrix), cast
 
 
 def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
@@ -526,11 +525,10 @@ def learn_calibration(frame: np.ndarray, layout: Layout, placements: dict[str, s
     except NoBoard as exc:
         raise CalibrationError(f"cannot calibrate: {exc}") from None
     geometry, _ = tracker.geometry(where.homography)
-    # as the reader sees colours: normalised by the frame's black and white, cast taken out
+    # as the reader sees the fields' colours
     rectified = geometry.rectify(frame)
-    normalised, _ = _uncast(normalise(rectified, _levels(frame, where, tracker, rectified,
-                                                         geometry)), geometry, tracker)
-    lab = to_lab(normalised).reshape(-1, 3)
+    levels = _levels(frame, where, tracker, rectified, geometry)
+    lab = to_lab(_board_colours(rectified, levels, geometry, config)[1]).reshape(-1, 3)
     names = geometry.names
     samples: dict[str, list[np.ndarray]] = {p: [] for p in players}
     for field_name, colour in placements.items():

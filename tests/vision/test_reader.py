@@ -14,8 +14,8 @@ from vision.config import ConfigError, VisionConfig
 from vision.errors import BadFrame
 from vision.fields import board_misfit
 from vision.occlusion import find_occlusion, rim_entry
-from vision.reader import BoardTracker, _levels, learn_calibration, read_board
-from vision.sim import Hand, Lighting, random_pose, random_scene, render
+from vision.reader import BoardTracker, _board_colours, _levels, learn_calibration, read_board
+from vision.sim import CameraPose, Hand, Lighting, random_pose, random_scene, render
 from vision.sim.scene import Die
 
 LAYOUT = load_layout("just4fun")
@@ -329,6 +329,33 @@ def test_calibration_learned_from_a_setup_frame_reads_like_the_default(tmp_path)
         read_board(game.frame, LAYOUT))
 
 
+def test_calibration_learns_the_colours_the_reader_sees():
+    """Where the markers' white is too dark (small blurred markers in dim corners), the
+    reader takes the fields' colours from the frame normalised before the 8-bit cut; a
+    setup photo in that light must teach the pieces' colours from the same image, not
+    from the cut one (red learned 21 Lab units brighter than it is read)."""
+    setup = {"C3": "yellow", "A6": "red", "F1": "green", "B2": "blue"}
+    w, h = LAYOUT.board_size_mm
+    pose = CameraPose(height_mm=700, tilt_deg=10, yaw_deg=10, fov_deg=80, k1=-0.01,
+                      target_mm=(w / 2, h / 2))
+    _, rendered = frame("just4fun", {f: [c] for f, c in setup.items()}, pose=pose, seed=1,
+                        blur_sigma=1.5, noise_sigma=3.0,
+                        lighting=Lighting(vignetting=0.7, exposure=0.6))
+    learned = learn_calibration(rendered.frame, LAYOUT, setup)
+    tracker = BoardTracker(LAYOUT, learned)
+    where = tracker.localiser.locate(rendered.frame)
+    geometry, _ = tracker.geometry(where.homography)
+    rectified = geometry.rectify(rendered.frame)
+    levels = _levels(rendered.frame, where, tracker, rectified, geometry)
+    normalised, colours, _ = _board_colours(rectified, levels, geometry, tracker.config)
+    assert colours is not normalised  # the light this test is about
+    lab = cv2.cvtColor(colours, cv2.COLOR_BGR2Lab).reshape(-1, 3)
+    for name, colour in setup.items():
+        top = geometry.top_seg == geometry.names.index(name) * geometry.max_height
+        assert learned.colours[colour] == pytest.approx(
+            np.median(lab[geometry.top_idx[top]], axis=0))
+
+
 def test_config_files(tmp_path):
     good = tmp_path / "vision.toml"
     good.write_text("k1 = -0.02\nframe_size = [640, 480]\n")
@@ -410,7 +437,6 @@ def test_noise_and_scrambled_frames_give_problems_not_crashes(rendered):
 def test_a_board_without_markers_reads_from_corners_given_by_hand():
     """No printed black and white to go by: the frame's brightest pixels stand in."""
     from vision.markers import marker_corners_mm
-    from vision.sim import CameraPose, random_scene, render
 
     layout = load_layout("spexxx")
     w, h = layout.board_size_mm

@@ -79,15 +79,41 @@ def run(args: argparse.Namespace) -> int:
     if wrong:
         raise CommandError("nothing saved: " + "; ".join(wrong)
                            + " (one piece of each colour, nothing over the board)")
+    default = ColourCalibration.default(
+        layout, [c for c in learned.colours if c in layout.piece_colours] or None)
+    if mistaken := _board_taken_for_pieces(frame, layout, placements, reading, default,
+                                           config, corners):
+        raise CommandError(f"nothing saved: with the colours learned, {mistaken} (the "
+                           "layout's colours read them empty): under this light those pieces "
+                           "cannot be told from the board's print; play without --calibration")
     learned.save(args.out)
-    nominal = ColourCalibration.default(
-        layout, [c for c in learned.colours if c in layout.piece_colours] or None).colours
+    nominal = default.colours
     for colour, lab in learned.colours.items():
         known = nominal.get(colour)
         off = f", {math.dist(lab, known):.0f} from the layout's {colour}" if known else ""
         print(f"{colour}: Lab {lab[0]:.0f} {lab[1]:.0f} {lab[2]:.0f}{off}")
     print(f"saved {args.out}; use it with --calibration {args.out}")
     return 0
+
+
+def _board_taken_for_pieces(frame, layout, placements: dict[str, str], reading,
+                            default: ColourCalibration, config: VisionConfig,
+                            corners) -> str:
+    """The empty fields the learned colours read as pieces while the layout's read them
+    empty, as "the empty violet fields C1, F2 read as blue pieces", or "". A piece painted
+    close to a field's print (a violet-ish blue) reads back on its own field, yet would
+    then be seen on every field of that print."""
+    plain = read_board(frame, layout, default, config,
+                       BoardTracker(layout, default, config, corners))
+    taken: dict[tuple[str, str], list[str]] = {}
+    for name, field in reading.fields.items():
+        if name in placements or field.height == 0 or name not in plain.fields:
+            continue
+        if plain.fields[name].height == 0:
+            printed = layout.fields[name].printed or "board"
+            taken.setdefault((printed, field.top_colour), []).append(name)
+    return "; ".join(f"the empty {printed} fields {', '.join(names)} read as {colour} pieces"
+                     for (printed, colour), names in taken.items())
 
 
 def _misread(name: str, colour: str, reading) -> str:

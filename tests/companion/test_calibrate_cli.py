@@ -70,6 +70,26 @@ def test_a_setup_piece_that_does_not_read_back_saves_nothing(cli, tmp_path):
     assert done.returncode == 1 and "the board has no field Z9" in done.stderr
 
 
+def test_pieces_the_colour_of_a_fields_print_save_nothing(cli, tmp_path):
+    """Blue pieces painted nearly the violet of the board's print read back on their own
+    field, but with their colour learned every empty violet field would read as a blue
+    piece: the calibration is refused, and says which fields."""
+    violet_blue = replace(PAINTED, piece_colours={**PAINTED.piece_colours, "blue": "#9070c0"})
+    setup = {"A1": "red", "E4": "green", "C4": "blue", "B5": "yellow"}
+    w, h = LAYOUT.board_size_mm
+    pose = CameraPose(height_mm=620, tilt_deg=22, yaw_deg=10, fov_deg=70, k1=-0.01,
+                      target_mm=(w / 2, h / 2))
+    scene = Scene(violet_blue, stacks={f: [c] for f, c in setup.items()}, lighting=Lighting(),
+                  noise_sigma=1.5, blur_sigma=0.4, jpeg_quality=92)
+    path = tmp_path / "setup.png"
+    cv2.imwrite(str(path), render(scene, pose, np.random.default_rng(3)).frame)
+    colours = tmp_path / "colours.json"
+    done = cli("calibrate", str(path), "--game", "just4fun", "--pieces",
+               ",".join(f"{f}={c}" for f, c in setup.items()), "--out", str(colours))
+    assert done.returncode == 1 and not colours.exists()
+    assert "the empty violet fields C1, " in done.stderr and "read as blue pieces" in done.stderr
+
+
 @pytest.mark.parametrize("content, message", [
     ("not json", "is not a colour calibration file"),
     (json.dumps({"colours_lab": {"white": [90, 0, 5]}}), "has no colour for black"),

@@ -899,9 +899,11 @@ def _not_sides(faces: list[tuple[GridFace, list[Pip]]], lens: tuple[np.ndarray, 
                config: DiceConfig) -> list[tuple[GridFace, list[Pip]]]:
     """The faces `drop_side_faces` keeps, as reported: a side face's 5 beside its die's
     top face, foreshortened, measures a pitch between the top faces' and a side's 2, and
-    won the throw's pitch vote (`throw_sizes`), so a top 3 was left unread as leaning."""
-    shown = drop_side_faces([f for f, _ in faces], lens, config, _strengths(faces))
-    return [(g, members) for (_, members), g in zip(faces, shown, strict=True)
+    won the throw's pitch vote (`throw_sizes`), so a top 3 was left unread as leaning.
+    Unread faces neither vote nor make others sides: left out."""
+    read = [(f, members) for f, members in faces if f.value]
+    shown = drop_side_faces([f for f, _ in read], lens, config, _strengths(read))
+    return [(g, members) for (_, members), g in zip(read, shown, strict=True)
             if g is not None]
 
 

@@ -111,6 +111,10 @@ class DiceConfig:
     # where such a die shows a side, was read as a 2 and the 1 dropped under that 2's box);
     # False: the nominal pitch
     one_at_throw_pitch: bool = False
+    # the throw's pitch and pip size (`throw_sizes`) are measured on the faces a first
+    # `drop_side_faces` keeps: a side face's 5 measures between the top faces and a side's
+    # 2, and won the vote; False: on every face fitted
+    throw_from_tops: bool = False
     min_squareness: float = 0.94  # short / long axis of a face's lattice; a leaning die's is less
     pitch_agreement: float = 0.08  # a face's pitch may differ this much from the 4s, 5s and 6s'
     # a 2's or 3's pitch off the 4s/5s/6s' by more than this share is a tilted top face (a
@@ -866,14 +870,13 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
                 for f in fit_faces(pips, pts, judge, tops, fits, throw, lens[0])]
 
     faces = fit(None)  # of both pip colours
-    throw = throw_sizes(faces, tops)
+    throw = throw_sizes(_not_sides(faces, lens, config) if config.throw_from_tops else faces,
+                        tops)
     if throw is not None:
         faces = fit(throw)
     if config.faint_contrast:
         faces = _with_faint_faces(faces, layers, located, throw, tops, lo, lens[0], config)
-    strength = {f: sum(p.diameter * p.contrast for p in members) / len(members)
-                for f, members in faces}
-    shown = drop_side_faces([f for f, _ in faces], lens, config, strength)
+    shown = drop_side_faces([f for f, _ in faces], lens, config, _strengths(faces))
     readings = [_face_reading(g, members, rect_to_frame, lo, grey.shape, config)
                 for (f, members), g in zip(faces, shown, strict=True)
                 if g is not None and _in_area(f, view.area, lens, config)]
@@ -884,6 +887,24 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
                   else 1)
         still.keep(key, _LastRead(px.copy(), view.frame_box, blocks, readings, agreed))
     return list(readings)
+
+
+def _strengths(faces: list[tuple[GridFace, list[Pip]]]) -> dict[GridFace, float]:
+    """Each face's mean pip diameter x contrast (`drop_side_faces`)."""
+    return {f: sum(p.diameter * p.contrast for p in members) / len(members)
+            for f, members in faces}
+
+
+def _not_sides(faces: list[tuple[GridFace, list[Pip]]], lens: tuple[np.ndarray, float],
+               config: DiceConfig) -> list[tuple[GridFace, list[Pip]]]:
+    """The faces `drop_side_faces` keeps, as reported: a side face's 5 beside its die's
+    top face, foreshortened, measures a pitch between the top faces' and a side's 2, and
+    won the throw's pitch vote (`throw_sizes`), so a top 3 was left unread as leaning.
+    Unread faces neither vote nor make others sides: left out."""
+    read = [(f, members) for f, members in faces if f.value]
+    shown = drop_side_faces([f for f, _ in read], lens, config, _strengths(read))
+    return [(g, members) for (_, members), g in zip(read, shown, strict=True)
+            if g is not None]
 
 
 def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,

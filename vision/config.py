@@ -223,6 +223,14 @@ class VisionConfig:
     lightness_pair_min: float = 100.0
     lightness_pair_chroma: float = 20.0
     lightness_split_gap: float = 20.0
+    #: In a frame without a hand that holds a dark reading, a piece read light whose top
+    #: face lies ``lightness_local_gap`` (8-bit L) or more below the lightest piece read
+    #: light within ``lightness_local_mm`` reads dark: glare or sheen lifts a black stone
+    #: to grey while the whites beside it stay white (:func:`fields.darker_than_neighbours`;
+    #: chosen on board bench seed 1, where whites in frames without a hand lay at most 37
+    #: below that, glared blacks 44-99: docs/vision.md, 2026-11-28, fourth session).
+    lightness_local_mm: float = 70.0
+    lightness_local_gap: float = 45.0
     #: A field read empty in a game without stacks whose top face lies, in a/b (8-bit
     #: Lab), within ``frame_colour_piece_distance`` of this frame's own pieces of a
     #: colourful player (calibrated chroma over ``frame_colour_chroma``: magenta, cyan)

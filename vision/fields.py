@@ -266,6 +266,8 @@ class BoardGeometry:
     sliver_shared: list[tuple[int, np.ndarray]] = field(default_factory=list)
     #: Per field, the board colour class its own square is printed in.
     printed: np.ndarray | None = None
+    #: (F, 2) each field's centre on the board, mm.
+    centres_mm: np.ndarray | None = None
     #: The flat rectified pixels :func:`read_fields` reads (in some field's sliver or top
     #: face), sorted; the labels of no other pixel are used.
     read_px: np.ndarray | None = None
@@ -343,6 +345,7 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
         ppm, origin, size, warp, maps, np.empty(0), names, max_height,
         *([np.empty(0, np.int64)] * 9))
     geometry.board_size_mm = (float(w), float(h))
+    geometry.centres_mm = centres
     geometry.silhouette_bias_mm = silhouette_bias(piece.shape, config)
     geometry.expected = expected_board(layout, geometry, classes, config)
     geometry.expected_offsets = classes.offsets(geometry.expected)
@@ -1062,6 +1065,41 @@ def split_lightness(lab: np.ndarray, states: list[FieldState], geometry: BoardGe
         if read_dark[upper].mean() >= 0.5 or not read_dark[lower].any():
             continue
         for k in lower:
+            state = out[pieces[k]]
+            out[pieces[k]] = FieldState(state.name, names[0], state.height, state.confidence)
+    return out
+
+
+def darker_than_neighbours(lab: np.ndarray, states: list[FieldState],
+                           geometry: BoardGeometry, classes: ColourClasses,
+                           config: VisionConfig) -> list[FieldState]:
+    """``states`` with the pieces read light (white) whose top face lies at least
+    ``lightness_local_gap`` below the lightest piece read light within
+    ``lightness_local_mm`` read dark (black), in a frame that holds a dark reading. A
+    lamp's glare or the sheen on glossy tops lifts a black stone to grey, graded between
+    the blacks and the whites so that no one cut for the frame parts them, while the
+    white stones beside it, lifted alike, stay at white. Only for a frame without a hand:
+    a hand's shadow greys white stones beside unshaded ones as much."""
+    if not classes.lightness_pairs:
+        return states
+    flat = lab.reshape(-1, 3)[:, 0]
+    starts = np.concatenate([[0], np.cumsum(geometry.top_area)])  # top_seg is sorted
+    out = list(states)
+    for dark, light in classes.lightness_pairs:
+        names = (classes.players[dark], classes.players[light])
+        if not any(s.height and s.top_colour == names[0] for s in out):
+            continue
+        pieces = np.array([f for f, s in enumerate(out) if s.height and s.top_colour == names[1]],
+                          np.int64)
+        if len(pieces) < 2:
+            continue
+        segs = pieces * geometry.max_height + np.array([out[f].height for f in pieces]) - 1
+        faces = _segment_medians(flat, geometry.top_idx, starts[segs], starts[segs + 1])
+        centres = geometry.centres_mm[pieces]
+        apart = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+        near = (apart <= config.lightness_local_mm) & (apart > 0)
+        lightest = np.where(near, faces[None, :], -np.inf).max(axis=1)
+        for k in np.flatnonzero(lightest - faces >= config.lightness_local_gap):
             state = out[pieces[k]]
             out[pieces[k]] = FieldState(state.name, names[0], state.height, state.confidence)
     return out

@@ -37,6 +37,7 @@ from vision.fields import (
     board_casts,
     board_misfit,
     build_geometry,
+    darker_than_neighbours,
     frame_colour_pieces,
     look_alike_pieces,
     read_fields,
@@ -340,6 +341,10 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
     occlusion = occlusion_of(normalised, lab, geometry, tracker, states, missing,
                              where.relocalised, frame, ceiling)
+    # after occlusion, which keeps the readings it saw: a hand's shadow greys whites
+    # beside unshaded ones as glare greys a black, so only a frame without a hand
+    if not occlusion.occluded:
+        states = darker_than_neighbours(colour_lab, states, geometry, tracker.classes, config)
     # a field that looks changed while its reading is not may hold a piece the reader
     # missed: say so by its confidence
     fields = {s.name: FieldReading(s.name, s.top_colour, s.height,

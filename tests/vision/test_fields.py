@@ -1,5 +1,7 @@
 """Field occupancy, colour and tower height on rendered frames."""
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -8,7 +10,7 @@ from hypothesis import strategies as st
 
 from companion.layout import load_layout
 from companion.simtable import TABLE_LIGHT, table_pose
-from tests.vision.rendered import field_states, frame, read_states
+from tests.vision.rendered import bench_frame, field_states, frame, read_states
 from vision.calibration import ColourCalibration, Levels, clipped_variants, to_lab
 from vision.config import VisionConfig
 from vision.errors import VisionError
@@ -226,7 +228,8 @@ def test_black_stones_in_a_glare_spot_are_not_read_white(glare):
     """A lamp's reflection over the board washes black stones towards grey, and the
     lookup tables (which accept white in deep shade) read a dozen of them white; within
     the frame they are still far darker than every white stone. (A cell washed out by the
-    glare may still read as a stone: not what this test is about.)"""
+    glare may still read as a stone, white, or black beside white stones: not what this
+    test is about.)"""
     layout = load_layout("spexxx")
     playable = [n for n, f in layout.fields.items() if f.attrs.get("playable", True)]
     stacks = {n: ["black" if k % 2 else "white"] for k, n in enumerate(playable[::5])}
@@ -237,7 +240,46 @@ def test_black_stones_in_a_glare_spot_are_not_read_white(glare):
     assert len(read) == len(layout.fields)
     assert [n for n, c in stacks.items() if c == ["black"] and read[n] == "white"] == []
     assert [n for n, c in stacks.items() if c == ["white"] and read[n] != "white"] == []
-    assert [n for n in read if n not in stacks and read[n] == "black"] == []
+    apart = replace(VisionConfig(), lightness_local_mm=0.0)
+    washed = {n for n, f in read_board(rendered.frame, layout, ColourCalibration.default(
+        layout, ["black", "white"]), apart).fields.items() if n not in stacks and f.height}
+    assert [n for n in read if n not in stacks and read[n] == "black" and n not in washed] == []
+
+
+@pytest.mark.parametrize("index,greyed", [
+    (231, ["3x5+2x4", "3x1+2x5", "3x4+2x3", "3x2+2x3", "3x3+2x5"]),
+    (578, ["b4"]),
+])
+def test_black_stones_greyed_by_sheen_read_black_beside_white_ones(index, greyed):
+    """Board bench seed 1: in Spexxx frame 231 the lamp nearly overhead mirrors in the
+    glossy tops of the black stones near the board's middle and lifts them to grey (L
+    156-187, the other blacks 36-125, the whites 241-255), so the frame's one cut leaves
+    them with the whites; Mühle frame 578's b4 is lifted to 151 by the sheen, a white beside
+    it at 236. The whites within a few cm, lifted alike, stay at white: beside them the
+    greys are black."""
+    layout, calibration, rendered, _ = bench_frame(1, index)
+    truth = field_states(rendered.truth)
+    assert all(truth[n] == ("black", 1) for n in greyed)
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.ok and not reading.occluded
+    read = read_states(reading)
+    assert [n for n in greyed if read[n] != ("black", 1)] == []
+    assert [n for n, t in truth.items() if t[0] == "white" and read[n][0] != "white"] == []
+    apart = replace(VisionConfig(), lightness_local_mm=0.0)
+    read = read_states(read_board(rendered.frame, layout, calibration, apart))
+    assert [n for n in greyed if read[n] == ("white", 1)] == greyed
+
+
+def test_white_stones_in_a_hands_shadow_stay_white():
+    """Board bench seed 1 frame 539: a hand's shadow greys white stones beside unshaded
+    ones (L 145 and 164, whites at 240-255 within 70 mm) as glare greys a black: the
+    comparison with the neighbours is left out of a frame with a hand."""
+    layout, calibration, rendered, _ = bench_frame(1, 539)
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.occluded
+    shaded = ["2x3+2x5", "1x6+2x6"]
+    assert all(rendered.truth.fields[n].top == "white" for n in shaded)
+    assert [reading.fields[n].top_colour for n in shaded] == ["white", "white"]
 
 
 def test_reading_survives_exposure_and_white_balance():

@@ -390,6 +390,18 @@ class VisionConfig:
     #: moves real pieces off their player's colour too, but not onto the skin's.
     hand_piece_skin_distance: float = 8.0
     hand_piece_skin_share: float = 0.1
+    #: On a photo with no hand found by colour, a group of such pieces (the board washed by
+    #: a lamp left out) is a hand read as pieces when it is of hand size
+    #: (``hand_min_area_mm2``) and holds ``hand_piece_count`` pieces, reaches in as the
+    #: faint cue wants (``faint_hand_entry_mm`` of broken edge within
+    #: ``hand_entry_reach_mm``, ``faint_hand_reach_mm`` deep) and the plain board within
+    #: ``hand_piece_ring_mm`` of it lies off the print, its median, over
+    #: ``hand_piece_ring_ratio`` times the frame's: a hand covers that board too. Board
+    #: bench seed 1: the three hands found this way 1.54-2.39, towers a cast moved off
+    #: their colour 0.97 (two pieces) and 2.01 (one tall tower, its side in the ring).
+    hand_piece_count: int = 3
+    hand_piece_ring_mm: float = 4.0
+    hand_piece_ring_ratio: float = 1.25
     #: An arm reaching in breaks the board's outer edge: across the rim, every mm along
     #: it, the colour over this range outside the edge (mm, the table) is compared with
     #: the range inside (the printed rim); where that contrast falls under

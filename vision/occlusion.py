@@ -173,6 +173,9 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     if entry is not None and entry.size:
         faint = _faint_hand(distance, usable, entry, bgr, geometry, classes, config, ceiling,
                             lab, misfit)
+        if not big and not faint and misfit is not None and len(misfit.fields):
+            faint = _hand_read_as_pieces(misfit, distance, usable, bgr, entry, geometry,
+                                         classes, config, ceiling)
     hidden = strict | faint
     reasons = []
     if big or faint:
@@ -239,6 +242,58 @@ def _with_skin_pieces(foreign: np.ndarray, lab: np.ndarray, misfit: MisfitPieces
     regrouped, _ = _grouped(components, stats, geometry, config)
     hand_groups = np.unique(regrouped[in_hand])
     return regrouped, [int(k) for k in hand_groups if k]
+
+
+def _hand_read_as_pieces(misfit: MisfitPieces, distance: np.ndarray, usable: np.ndarray,
+                         bgr: np.ndarray, entry: np.ndarray, geometry: BoardGeometry,
+                         classes: ColourClasses, config: VisionConfig,
+                         ceiling: np.ndarray | None = None) -> set[str]:
+    """Fields hidden by a hand read as pieces nearly all over: a pale hand over Spexxx's
+    small cells is read as pieces in most of them, their tower masks take it out of both
+    colour tests, and too little plain board is left to show it (board bench seed 1
+    frames 415, 467, 503). Its ``misfit`` pieces (skin fits no player's colour), less the
+    board washed by a lamp (glared cells read as pieces), are a hand where their group
+    is of hand size, holds ``hand_piece_count`` of them, reaches in across a broken
+    stretch of the edge (``entry``) and on into the board, as the faint cue wants of a
+    blob, and the plain board within ``hand_piece_ring_mm`` of them lies off the print
+    (its median ``distance``) over ``hand_piece_ring_ratio`` times the frame's: the hand
+    covers that too, where towers a cast moved off their player's colour stand on a board
+    that fits (seed 1 frame 185; frame 588, a single tall tower, is kept out by the
+    count)."""
+    heights = np.zeros(len(geometry.names), np.int64)
+    heights[misfit.fields] = misfit.heights
+    skin = tower_mask(heights.tolist(), geometry, config.tower_margin_mm) > 0
+    _drop_light_effects(skin, bgr, geometry, classes, config, ceiling)
+    groups, areas = _grouped(*_blobs(skin, geometry, config)[1:], geometry, config)
+    count = len(areas)
+    deep = _reaching_in(groups, count, geometry, config.faint_hand_reach_mm)
+    # the misfit fields whose own square each group touches
+    fields = len(geometry.names)
+    chosen = np.zeros(fields, bool)
+    chosen[misfit.fields] = True
+    labels = groups.ravel()[geometry.field_idx]
+    hit = (labels > 0) & chosen[geometry.field_seg]
+    pairs = np.unique(labels[hit].astype(np.int64) * fields + geometry.field_seg[hit])
+    pieces = np.bincount(pairs // fields, minlength=count)
+    reach = max(1, int(round(config.hand_entry_reach_mm * geometry.px_per_mm)))
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+    needed = entry_px(config.faint_hand_entry_mm, config)
+    counted = usable & np.isfinite(distance)
+    floor = config.hand_piece_ring_ratio * float(np.median(distance[counted]))
+    ring = max(1, int(round(config.hand_piece_ring_mm * geometry.px_per_mm)))
+    around = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * ring + 1, 2 * ring + 1))
+    hands = []
+    for k in range(1, count):
+        if (areas[k] < config.hand_min_area_mm2 * geometry.px_per_mm**2 or not deep[k]
+                or pieces[k] < config.hand_piece_count):
+            continue
+        group = (groups == k).astype(np.uint8)
+        if cv2.dilate(group, kernel).ravel()[entry].sum() < needed:
+            continue
+        plain = (cv2.dilate(group, around) > 0) & counted
+        if plain.any() and np.median(distance[plain]) > floor:
+            hands.append(k)
+    return _hidden_under(groups, hands, geometry, config)
 
 
 #: Every how many of a hand's foreign pixels its colour is sampled from.

@@ -472,3 +472,34 @@ def test_a_card_across_a_corner_is_no_hand_on_a_photo(index):
     assert reading.ok and not reading.occluded and not reading.hidden_fields
     shallow = replace(VisionConfig(), faint_hand_reach_mm=0.0)
     assert read_board(rendered.frame, layout, calibration, shallow).occluded
+
+
+@pytest.mark.parametrize("index", [467, 503])
+def test_a_pale_hand_read_as_pieces_all_over_is_a_hand_on_a_photo(index):
+    """A pale hand over Spexxx's small cells read as pieces in nearly all of them shows
+    too little plain board for either colour cue (board bench seed 1 frames 467, 503:
+    10 and 18 covered fields reported before). Its pieces, fitting no player's colour,
+    reaching in across the broken edge, on a board off the print round them, are the
+    hand."""
+    layout, calibration, rendered, _ = bench_frame(1, index)
+    truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.occluded and truly_hidden <= reading.hidden_fields
+    assert len(reading.hidden_fields - truly_hidden) <= 15
+    off = replace(VisionConfig(), hand_piece_count=1000)
+    assert not read_board(rendered.frame, layout, calibration, off).occluded
+
+
+@pytest.mark.parametrize(("index", "kept", "loose"), [
+    (185, {"hand_piece_count": 1}, {"hand_piece_ring_ratio": 0.0}),
+    (588, {}, {"hand_piece_count": 1})])
+def test_towers_a_cast_moved_off_their_colour_are_no_hand_on_a_photo(index, kept, loose):
+    """Towers that fit no player's colour in a cast frame, next to a broken stretch of
+    the edge, are no hand: blue pieces on Cuatro stand on a board that fits its print
+    (board bench seed 1 frame 185: the ring test, even with a single piece counting), a
+    single tall blue tower on Just 4 Fun is one piece (588: the count)."""
+    layout, calibration, rendered, _ = bench_frame(1, index)
+    assert not any(t.occluded for t in rendered.truth.fields.values())
+    config = replace(VisionConfig(), **kept)
+    assert not read_board(rendered.frame, layout, calibration, config).occluded
+    assert read_board(rendered.frame, layout, calibration, replace(config, **loose)).occluded

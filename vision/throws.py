@@ -104,9 +104,10 @@ class ThrowSettled:
     #: Values read with dice missing or one too many: the likeliest throw, all the game's
     #: dice as some frames of the rest read them (or None).
     likely: tuple[int, ...] | None = None
-    #: Every die read, and read surely (``ThrowConfig.sure_confidence``), in the rest: a throw
-    #: reported unsure may hold a misread die or lack one (a die unread or, with
-    #: ``dice_count``, missed), and is better checked than trusted.
+    #: Every die read, and read surely (``ThrowConfig.sure_confidence``), in the rest, and
+    #: nothing die-sized come where no die is seen (``ThrowConfig.unseen_area_mm2``): a
+    #: throw reported unsure may hold a misread die or lack one (a die unread, or missed),
+    #: and is better checked than trusted.
     sure: bool = field(default=True, compare=False)
 
 

@@ -67,6 +67,15 @@ class ThrowConfig:
     dice_clearance_mm: float = 20.0  # round a die read now or in the clear view: its own change
     adopt_seconds: float = 3.0  # a changed view that holds steady this long is the table now
     renew_area_mm2: float = 1000.0  # only a view changed less from the clear view renews it
+    # A throw is reported unsure when its rest's view, against the last rest's, shows
+    # something come (off the table's colour now, not then) in a patch over unseen_area_mm2
+    # (a die's top face is 256) farther than unseen_clearance_mm from every die seen at
+    # either (a die read centre lies up to ~10 mm off its footprint's, and its sides and
+    # shadow reach beyond): a die the reader never found, its throw read short of it.
+    # Tuning sessions 7000-7029, 8060-8119: the one sure report short of a die 529 mm^2,
+    # right sure reports over 300 mm^2 2 of 119 (clearance 20 mm: 12, 16 mm: 26)
+    unseen_area_mm2: float = 300.0
+    unseen_clearance_mm: float = 25.0
 
     @classmethod
     def from_json(cls, path: str | Path) -> ThrowConfig:
@@ -95,9 +104,10 @@ class ThrowSettled:
     #: Values read with dice missing or one too many: the likeliest throw, all the game's
     #: dice as some frames of the rest read them (or None).
     likely: tuple[int, ...] | None = None
-    #: Every die read, and read surely (``ThrowConfig.sure_confidence``), in the rest: a throw
-    #: reported unsure may hold a misread die or lack one (a die unread or, with
-    #: ``dice_count``, missed), and is better checked than trusted.
+    #: Every die read, and read surely (``ThrowConfig.sure_confidence``), in the rest, and
+    #: nothing die-sized come where no die is seen (``ThrowConfig.unseen_area_mm2``): a
+    #: throw reported unsure may hold a misread die or lack one (a die unread, or missed),
+    #: and is better checked than trusted.
     sure: bool = field(default=True, compare=False)
 
 
@@ -177,26 +187,51 @@ class HandWatch:
         return apart > c.hand_area_mm2
 
     def _patch(self, now: tuple[np.ndarray, list[np.ndarray]],
-               before: tuple[np.ndarray, list[np.ndarray]], lo: np.ndarray) -> float:
-        """The largest patch (mm^2) changed between two views, away from the dice in both;
-        a change of the light over the whole area is no patch. That change is the median
-        over pixels ``hand_smoothing_mm`` apart: the views are blurred over as much, so the
-        median of every pixel says no more and took 40 % of the watch's time."""
+               before: tuple[np.ndarray, list[np.ndarray]], lo: np.ndarray,
+               clearance_mm: float | None = None, reaching: bool = True,
+               appeared: bool = False) -> float:
+        """The largest patch (mm^2) changed between two views, away from the dice in both
+        (``clearance_mm``, by default ``dice_clearance_mm``), reaching the edge of the view
+        unless ``reaching`` is False; with ``appeared`` only where ``now`` lies farther from
+        the view's usual colour (the table's) than ``before`` did: something come, not gone.
+        A change of the light over the whole area is no patch.
+        That change is the median over pixels ``hand_smoothing_mm`` apart: the views are
+        blurred over as much, so the median of every pixel says no more and took 40 % of the
+        watch's time."""
         c = self.config
+        clearance = c.dice_clearance_mm if clearance_mm is None else clearance_mm
         s = c.view_px_per_mm
         k = max(1, int(round(c.hand_smoothing_mm * s)))
         diff = now[0] - before[0]
         diff -= np.median(diff[::k, ::k].reshape(-1, 3), axis=0)
-        changed = (np.einsum("ijk,ijk->ij", diff, diff) > c.hand_change ** 2).astype(np.uint8)
+        changed = np.einsum("ijk,ijk->ij", diff, diff) > c.hand_change ** 2
+        if appeared:
+            changed &= _off_table(now[0], k) > _off_table(before[0], k)
+        changed = changed.astype(np.uint8)
         for p in now[1] + before[1]:
             x, y = np.round((p - lo) * s).astype(int)
-            cv2.circle(changed, (int(x), int(y)), int(round(c.dice_clearance_mm * s)), 0, -1)
+            cv2.circle(changed, (int(x), int(y)), int(round(clearance * s)), 0, -1)
         changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
         _, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         x, y, w, h, area = stats[1:].T
         height, width = changed.shape
-        reaching = (x == 0) | (y == 0) | (x + w == width) | (y + h == height)
-        return float(area[reaching].max(initial=0)) / s ** 2
+        edge = (x == 0) | (y == 0) | (x + w == width) | (y + h == height)
+        return float(area[edge | (not reaching)].max(initial=0)) / s ** 2
+
+    def unseen(self, now: tuple[np.ndarray, list[np.ndarray]],
+               before: tuple[np.ndarray, list[np.ndarray]], lo: np.ndarray) -> bool:
+        """Two clear views (each with where dice were seen in it) changed somewhere no die
+        was seen in either, in a patch the size of a die."""
+        c = self.config
+        return self._patch(now, before, lo, c.unseen_clearance_mm, reaching=False,
+                           appeared=True) > c.unseen_area_mm2
+
+
+def _off_table(view: np.ndarray, k: int) -> np.ndarray:
+    """How far each pixel's colour lies from the view's median (the table's: dice and
+    their shadows cover a small part of the dice area)."""
+    off = view - np.median(view[::k, ::k].reshape(-1, 3), axis=0)
+    return np.einsum("ijk,ijk->ij", off, off)
 
 
 class ThrowTracker:
@@ -256,6 +291,10 @@ class ThrowTracker:
         # and in the frames of that rest: dice seen elsewhere between rests were in flight
         self._seen: list[tuple[float, tuple, list]] = []  # (time, values, [(place, reach)])
         self._rest_seen: list[np.ndarray] = []
+        # this frame's hand-watch view (view, its top-left mm, dice seen in it) if clear, and
+        # the last one at a rest: a throw is unsure if they differ where no die is seen
+        self._view: tuple[np.ndarray, np.ndarray, list[np.ndarray]] | None = None
+        self._rest_view: tuple[np.ndarray, np.ndarray, list[np.ndarray]] | None = None
 
     def __repr__(self) -> str:
         state = "moving" if self.moving else "settled"
@@ -278,13 +317,17 @@ class ThrowTracker:
         if self._last_time is not None and timestamp < self._last_time:
             raise ThrowInputError(f"time went backwards: {timestamp} after {self._last_time}")
         readings = self.seen = self._readings(observed)
+        self._view = None
         if self._covered(timestamp, observed, readings):
+            self._view = None
             # what is read under a hand is no movement and no reading of the rest (it never
             # agrees); the dice's places are kept until they are seen again
             self._hidden += timestamp - (self._last_time or timestamp)
             self._fresh, self._unread, self._after_hand = [], [], True
             values, dice, weakest = None, [], None
         else:
+            if self._rest_view is None:  # no rest yet: the dice as watching began
+                self._rest_view = self._view
             values, dice = self._watch_motion(timestamp, readings)
             read = [r for r in readings if r.value is not None]
             weakest = min(read, key=lambda r: r.confidence) if read else None
@@ -352,8 +395,9 @@ class ThrowTracker:
         if not isinstance(observed, np.ndarray) or self.region is None or self.region_mm is None:
             return False
         view, lo = self._hands.view(observed, self.region, self.region_mm)
-        return self._hands.covered(timestamp, view, lo,
-                                   [p for p, _ in self._places_of(readings)])
+        seen = [p for p, _ in self._places_of(readings)]
+        self._view = (view, lo, seen)
+        return self._hands.covered(timestamp, view, lo, seen)
 
     def _readings(self, observed) -> list[DieReading]:
         if isinstance(observed, np.ndarray):
@@ -470,6 +514,18 @@ class ThrowTracker:
                 return True
         return False
 
+    def _unseen(self) -> bool:
+        """This clear view and the last rest's differ, die-sized, where no die was seen in
+        either: a die never found lies there now (or lay there then), and the throw read may
+        be short of it (bench seed 8065: a 5 beside a 6 never read in a clear frame, 1 1 4 6
+        was reported, and reported sure)."""
+        if self._view is None or self._rest_view is None or (
+                self._view[0].shape != self._rest_view[0].shape):
+            return False
+        view, lo, seen = self._view
+        before, _, seen_before = self._rest_view
+        return self._hands.unseen((view, seen), (before, seen_before), lo)
+
     def _sure(self, values: tuple[int | None, ...]) -> bool:
         """Every die of the agreed reading read, as many as the game throws if it says, and
         the least sure of them, in the frames reading so, at ``sure_confidence`` or more."""
@@ -503,6 +559,9 @@ class ThrowTracker:
               reading: tuple | None = None, sure: bool = True) -> ThrowSettled | None:
         if not values:
             return None  # no dice: wait, count nothing
+        sure = sure and not (self._changed and self._unseen())
+        if self._view is not None:
+            self._rest_view = self._view
         # the frames of this rest: read as it is agreed on (not a die flying past early on)
         since = self._still_since or 0.0
         resting = [p for t, v, seen in self._seen if t >= since and v == reading for p, _ in seen]

@@ -1042,18 +1042,13 @@ def split_lightness(lab: np.ndarray, states: list[FieldState], geometry: BoardGe
     group holds a dark reading (a frame with one of the two colours keeps its readings),
     the darker group's pieces are dark. A dark reading is kept wherever it lies: where
     glare grades the blacks into the whites the cut may fall among the blacks."""
-    if not classes.lightness_pairs:
-        return states
-    flat = lab.reshape(-1, 3)[:, 0]
-    starts = np.concatenate([[0], np.cumsum(geometry.top_area)])  # top_seg is sorted
     out = list(states)
     for dark, light in classes.lightness_pairs:
         names = (classes.players[dark], classes.players[light])
         pieces = [f for f, s in enumerate(out) if s.height and s.top_colour in names]
         if len(pieces) < 2:
             continue
-        segs = np.array([f * geometry.max_height + out[f].height - 1 for f in pieces])
-        faces = _segment_medians(flat, geometry.top_idx, starts[segs], starts[segs + 1])
+        faces = _top_lightness(lab, geometry, out, pieces)
         order = np.argsort(faces)
         ranked = faces[order]
         gaps = np.diff(ranked)
@@ -1080,10 +1075,6 @@ def darker_than_neighbours(lab: np.ndarray, states: list[FieldState],
     the blacks and the whites so that no one cut for the frame parts them, while the
     white stones beside it, lifted alike, stay at white. Only for a frame without a hand:
     a hand's shadow greys white stones beside unshaded ones as much."""
-    if not classes.lightness_pairs:
-        return states
-    flat = lab.reshape(-1, 3)[:, 0]
-    starts = np.concatenate([[0], np.cumsum(geometry.top_area)])  # top_seg is sorted
     out = list(states)
     for dark, light in classes.lightness_pairs:
         names = (classes.players[dark], classes.players[light])
@@ -1093,8 +1084,7 @@ def darker_than_neighbours(lab: np.ndarray, states: list[FieldState],
                           np.int64)
         if len(pieces) < 2:
             continue
-        segs = pieces * geometry.max_height + np.array([out[f].height for f in pieces]) - 1
-        faces = _segment_medians(flat, geometry.top_idx, starts[segs], starts[segs + 1])
+        faces = _top_lightness(lab, geometry, out, pieces)
         centres = geometry.centres_mm[pieces]
         apart = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
         near = (apart <= config.lightness_local_mm) & (apart > 0)
@@ -1103,6 +1093,15 @@ def darker_than_neighbours(lab: np.ndarray, states: list[FieldState],
             state = out[pieces[k]]
             out[pieces[k]] = FieldState(state.name, names[0], state.height, state.confidence)
     return out
+
+
+def _top_lightness(lab: np.ndarray, geometry: BoardGeometry, states: list[FieldState],
+                   pieces: list[int] | np.ndarray) -> np.ndarray:
+    """The median lightness (8-bit L) of each of these fields' top faces, at their height."""
+    starts = np.concatenate([[0], np.cumsum(geometry.top_area)])  # top_seg is sorted
+    segs = np.array([f * geometry.max_height + states[f].height - 1 for f in pieces], np.int64)
+    return _segment_medians(lab.reshape(-1, 3)[:, 0], geometry.top_idx, starts[segs],
+                            starts[segs + 1])
 
 
 def _otsu_cut(ranked: np.ndarray) -> int:

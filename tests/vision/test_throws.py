@@ -531,38 +531,37 @@ def _bench_session():
     return module
 
 
+def _played(seed: int, frames: slice = slice(None)):
+    """Bench seed ``seed``'s session (its ``frames``) played to a table-preset tracker, frame
+    after frame: the bench module, the session, the tracker and (frame, name, event) for
+    each frame."""
+    bench = _bench_session()
+    session = bench.sequence(seed)
+    tracker = ThrowTracker(dice_config=DiceConfig.preset("table"), region=session.region,
+                           region_mm=session.region_mm)
+    played = [(i, name, tracker.update(i / bench.FPS,
+                                       render(scene, session.pose, session.rng).frame))
+              for i, (name, scene) in enumerate(session.frames[frames])]
+    return bench, session, tracker, played
+
+
 def test_faces_read_under_a_passing_hand_are_no_throw() -> None:
     """Bench seed 7001: while the hand passes over the dice a 4 is read as a 1 for three
     frames; before the hand was looked for, that was taken for a rest and counted twice."""
-    bench = _bench_session()
-    session = bench.sequence(7001)
-    tracker = ThrowTracker(dice_config=DiceConfig.preset("table"), region=session.region,
-                           region_mm=session.region_mm)
-    events, names = [], []
-    for i, (name, scene) in enumerate(session.frames[15:30]):
-        event = tracker.update(i / bench.FPS, render(scene, session.pose, session.rng).frame)
-        names.append(name)
-        if event is not None:
-            events.append(event)
-    assert "hand passing" in names
-    assert events == [] and tracker.resting == (2, 3, 4, 4, 5)
+    _, _, tracker, played = _played(7001, slice(15, 30))
+    assert "hand passing" in [name for _, name, _ in played]
+    assert [e for _, _, e in played if e is not None] == []
+    assert tracker.resting == (2, 3, 4, 4, 5)
 
 
 def test_a_throw_with_a_die_never_read_is_counted_in_its_rest() -> None:
     """Bench seed 7020: at its last rest a white 2 lying against a black 4 is read as two
     unread patterns in every frame, so the rest never agreed and the throw was not counted;
     each of the session's three throws is counted once now, the last with the dice read."""
-    bench = _bench_session()
-    session = bench.sequence(7020)
-    tracker = ThrowTracker(dice_config=DiceConfig.preset("table"), region=session.region,
-                           region_mm=session.region_mm)
-    reported = []
-    for i, (name, scene) in enumerate(session.frames):
-        event = tracker.update(i / bench.FPS, render(scene, session.pose, session.rng).frame)
-        if event is not None:
-            reported.append((i, name))
-            last = event
+    bench, session, _, played = _played(7020)
+    reported = [(i, name) for i, name, event in played if event is not None]
     assert bench.judge(session, reported) == []
+    last = [event for _, _, event in played if event is not None][-1]
     assert last.values == (4, 4, 4, 5)  # the 2 lay there unread
 
 
@@ -794,13 +793,5 @@ def test_a_throw_short_of_a_die_never_found_is_reported_unsure() -> None:
     """Bench seed 8065: at the last rest a 5 beside a 6 is never found in a clear frame, and
     1 1 4 6 went out as read surely; the area's view shows something die-sized come where no
     die is read. The session's other throws, read whole, stay sure."""
-    bench = _bench_session()
-    session = bench.sequence(8065)
-    tracker = ThrowTracker(dice_config=DiceConfig.preset("table"), region=session.region,
-                           region_mm=session.region_mm)
-    events = []
-    for i, (_, scene) in enumerate(session.frames):
-        event = tracker.update(i / bench.FPS, render(scene, session.pose, session.rng).frame)
-        if event is not None:
-            events.append((event.values, event.sure))
+    events = [(e.values, e.sure) for _, _, e in _played(8065)[3] if e is not None]
     assert events == [((1, 2, 5, 6, 6), True), ((1, 5, 6), True), ((1, 1, 4, 6), False)]

@@ -275,9 +275,6 @@ def _hand_read_as_pieces(misfit: MisfitPieces, distance: np.ndarray, usable: np.
     hit = (labels > 0) & chosen[geometry.field_seg]
     pairs = np.unique(labels[hit].astype(np.int64) * fields + geometry.field_seg[hit])
     pieces = np.bincount(pairs // fields, minlength=count)
-    reach = max(1, int(round(config.hand_entry_reach_mm * geometry.px_per_mm)))
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
-    needed = entry_px(config.faint_hand_entry_mm, config)
     counted = usable & np.isfinite(distance)
     floor = config.hand_piece_ring_ratio * float(np.median(distance[counted]))
     ring = max(1, int(round(config.hand_piece_ring_mm * geometry.px_per_mm)))
@@ -287,10 +284,10 @@ def _hand_read_as_pieces(misfit: MisfitPieces, distance: np.ndarray, usable: np.
         if (areas[k] < config.hand_min_area_mm2 * geometry.px_per_mm**2 or not deep[k]
                 or pieces[k] < config.hand_piece_count):
             continue
-        group = (groups == k).astype(np.uint8)
-        if cv2.dilate(group, kernel).ravel()[entry].sum() < needed:
+        group = groups == k
+        if not _meets_entry(group, entry, geometry, config):
             continue
-        plain = (cv2.dilate(group, around) > 0) & counted
+        plain = (cv2.dilate(group.astype(np.uint8), around) > 0) & counted
         if plain.any() and np.median(distance[plain]) > floor:
             hands.append(k)
     return _hidden_under(groups, hands, geometry, config)
@@ -715,13 +712,19 @@ def _hand_blobs(groups: np.ndarray, areas: np.ndarray, geometry: BoardGeometry,
     if entry is not None and entry.size and not entering[big].any():
         # as long a stretch of broken edge as the faint cue wants (a corner of a field
         # that overexposure made foreign lies near a speck of it)
-        reach = max(1, int(round(config.hand_entry_reach_mm * geometry.px_per_mm)))
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
-        needed = entry_px(config.faint_hand_entry_mm, config)
         for k in big:
-            near = cv2.dilate((groups == k).astype(np.uint8), kernel)
-            entering[k] = near.ravel()[entry].sum() >= needed
+            entering[k] = _meets_entry(groups == k, entry, geometry, config)
     return big if entering[big].any() else []
+
+
+def _meets_entry(blob: np.ndarray, entry: np.ndarray, geometry: BoardGeometry,
+                 config: VisionConfig) -> bool:
+    """Does ``blob`` (a mask) come within ``hand_entry_reach_mm`` of as long a stretch of
+    broken edge (``entry``, :func:`rim_entry`) as the faint cue wants."""
+    reach = max(1, int(round(config.hand_entry_reach_mm * geometry.px_per_mm)))
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+    near = cv2.dilate(blob.astype(np.uint8), kernel)
+    return near.ravel()[entry].sum() >= entry_px(config.faint_hand_entry_mm, config)
 
 
 def _reaching_in(components: np.ndarray, count: int, geometry: BoardGeometry,

@@ -844,12 +844,12 @@ def board_casts(normalised: np.ndarray, image: np.ndarray | None, matrix: np.nda
     """The colour cast left after the markers' normalisation (e.g. a channel clipped on
     the white marker), as per-channel gains: the median of seen / printed over the plain
     board of the 8-bit ``normalised`` image (most of the board is plain board even with a
-    hand over it); and the same measured before
-    the 8-bit cut: of the raw rectified ``image`` mapped by ``matrix`` (3x4) in floats.
-    Where the markers' white is too dark (small blurred markers), much of the board
-    passes 255, and cut there its cast came out 1.13 for a true 1.3-1.4 (board bench
-    seed 1 frame 116). The second is worked out only where the cut can have moved a
-    channel's median (a pixel cut at 255 at or below it); else it is the first."""
+    hand over it); and the same measured before the 8-bit cut: of the raw rectified
+    ``image`` mapped by ``matrix`` (3x4) in floats. Where the markers' white is too dark
+    (small blurred markers), much of the board passes 255, and cut there its cast came
+    out 1.13 for a true 1.3-1.4 (board bench seed 1 frame 116). The second is worked out
+    only where the cut can have moved a channel's median (a pixel cut at 255 at or below
+    it); else it is the first."""
     plain = geometry.plain_sample
     seen = normalised.reshape(-1, 3)[plain]
     printed = geometry.plain_printed

@@ -192,6 +192,10 @@ class DiceConfig:
     # ... their merged blobs split at these shares of their contrast, bars of pips not cut
     # (each split level and the cutting cost as much as the faint search itself)
     faint_split_levels: tuple[float, ...] = (0.5,)
+    # ... also where the strong search left only unread pips (a dim die's pips partly found
+    # over min_contrast fit no face), if every such pip on the faint face's die (within
+    # half an edge of its centre) sits on one of its lattice points (lattice_tolerance)
+    faint_over_unread: bool = False
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -918,10 +922,17 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
     (read, or unreadable) would stand by its die (``side_overlap``). ``layers`` are
     `read_dice_rectified`'s per pip colour: the closing and black-hat are the same at any
     threshold. Faint lone pips are no 1s (``single_min_contrast``), and faint pips beside
-    read dice would be their sides."""
+    read dice would be their sides. With ``faint_over_unread`` an unread face (pips no
+    pattern explains) does not hold the search off: a dim die's pips are often partly found
+    over ``min_contrast``; a faint face is kept there only if it explains those of them on
+    its die (`_explains`: a leaning die's tilted lattice leaves pips off it), and the
+    unread face is then dropped as the read die's side (``unread_beside``)."""
     faint_config, faint_tops = _faint_configs(config, tops)
-    strong = [(np.asarray(f.centre), f.pitch / config.pip_pitch_share) for f, _ in faces]
     s = config.rectified_px_per_mm
+    blocking = [(f, m) for f, m in faces if f.value or not config.faint_over_unread]
+    unread = [np.array([(p.x, p.y) for p in m]) / s + lo
+              for f, m in faces if f.value is None and config.faint_over_unread]
+    strong = [(np.asarray(f.centre), f.pitch / config.pip_pitch_share) for f, _ in blocking]
 
     def to_px(q: np.ndarray) -> np.ndarray:
         return (q - lo) * s
@@ -930,7 +941,7 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
     # reaches sqrt(2) pitches from its centre): not searched
     shape = layers[0][3].shape
     search = np.full(shape, 255, np.uint8) if located is None else located.search.copy()
-    for (c, e), (f, _) in zip(strong, faces, strict=True):
+    for (c, e), (f, _) in zip(strong, blocking, strict=True):
         r = config.side_overlap * e - math.sqrt(2) * f.pitch
         if r > 0:
             cv2.circle(search, tuple(int(v) for v in np.rint(to_px(c))), int(r * s), 0, -1)
@@ -958,9 +969,21 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
                     and sum(p.roundness for p in members) / len(members)
                     >= config.faint_roundness
                     and all(np.linalg.norm(np.asarray(f.centre) - c) >= config.side_overlap
-                            * max(edge, e) for c, e in strong)):
+                            * max(edge, e) for c, e in strong)
+                    and all(_explains(f, q, edge, config) for q in unread)):
                 found.append((f, members))
     return faces + found
+
+
+def _explains(face: GridFace, pips: np.ndarray, edge: float, config: DiceConfig) -> bool:
+    """Whether every one of ``pips`` (table mm, an unread cluster's) within half ``edge`` of
+    the face's centre sits on one of its pips' lattice points (``lattice_tolerance``)."""
+    on_die = pips[np.hypot(*(pips - np.asarray(face.centre)).T) < edge / 2]
+    if not len(on_die):
+        return True
+    points = np.array(_pips_of(face))
+    gaps = np.hypot(*(on_die[:, None] - points[None]).transpose(2, 0, 1)).min(axis=1)
+    return bool(gaps.max() <= config.lattice_tolerance * face.pitch)
 
 
 @lru_cache(maxsize=8)

@@ -127,6 +127,12 @@ class DiceConfig:
     # strong (so no side pip of its die; a side cannot show 1 anyway): one is a leaning
     # 2-6's pip, its diagonal foreshortened under any fit: unreadable
     one_over_one: bool = False
+    # a read 1 with a pip within unread_beside die edges that no read face takes, at least
+    # side_pip_share as strong (so no side pip of its die) and single_roundness round, and
+    # no side pip towards the lens of any read die (`_side_pip_of`): that pip is on a face
+    # seen from above, so the 1 is a pip of a leaning 2-6 whose tilted lattice no fit
+    # takes: unreadable
+    one_beside_pips: bool = False
     pip_agreement: float = 0.75  # a 1-3's pips are at least this share of the 4s/5s/6s' pips
     # ... a 1's pip this share (0: ``pip_agreement``): a faint pip measures small, and a 1
     # at the area's far side, farthest from the lens, is often the faintest of its throw
@@ -881,6 +887,8 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     if config.faint_contrast:
         faces = _with_faint_faces(faces, layers, located, throw, tops, lo, lens[0], config)
     shown = drop_side_faces([f for f, _ in faces], lens, config, _strengths(faces))
+    if config.one_beside_pips:
+        shown = _ones_beside_pips(faces, shown, layers, lens, config)
     readings = [_face_reading(g, members, rect_to_frame, lo, grey.shape, config)
                 for (f, members), g in zip(faces, shown, strict=True)
                 if g is not None and _in_area(f, view.area, lens, config)]
@@ -891,6 +899,36 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
                   else 1)
         still.keep(key, _LastRead(px.copy(), view.frame_box, blocks, readings, agreed))
     return list(readings)
+
+
+def _ones_beside_pips(faces: list[tuple[GridFace, list[Pip]]], shown: list[GridFace | None],
+                      layers: list, lens: tuple[np.ndarray, float],
+                      config: DiceConfig) -> list[GridFace | None]:
+    """``shown`` (`drop_side_faces`), a read 1 unreadable where a pip about as strong as its
+    own (``side_pip_share``) and round lies on its die (``unread_beside``) off every read
+    face's lattice and off the sides towards the lens of every read die: a flat 1's die
+    shows no pip there, a leaning 2-6 read from one pip does."""
+    read = [(g, *footprint(g, lens, config)) for g in shown if g is not None and g.value]
+    lattice = np.array([p for g, _, _ in read for p in _pips_of(g)]).reshape(-1, 2)
+    out: list[GridFace | None] = []
+    for (_, members), g in zip(faces, shown, strict=True):
+        if g is None or g.value != 1:
+            out.append(g)
+            continue
+        # pips of the 1's own colour: the other colour's blobs include gaps between pips
+        pips, pts = next((p, q) for p, q, *_ in layers if any(x is members[0] for x in p))
+        strength = np.array([p.diameter * p.contrast for p in pips])
+        round_enough = np.array([p.roundness >= config.single_roundness for p in pips], bool)
+        _, edge = footprint(g, lens, config)
+        own = members[0].diameter * members[0].contrast
+        near = pts[round_enough & (strength >= config.side_pip_share * own)
+                   & (np.hypot(*(pts - np.asarray(g.centre)).T)
+                      <= config.unread_beside * edge)]
+        beside = any(np.hypot(*(lattice - q).T).min() > config.lattice_tolerance * g.pitch
+                     and not any(_side_pip_of(q, h, spot, e, lens, config)
+                                 for h, spot, e in read) for q in near)
+        out.append(replace(g, value=None) if beside else g)
+    return out
 
 
 def _strengths(faces: list[tuple[GridFace, list[Pip]]]) -> dict[GridFace, float]:

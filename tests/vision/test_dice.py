@@ -566,6 +566,30 @@ def test_faint_face_leaving_unread_pips_on_its_die_is_not_read(monkeypatch) -> N
     assert _values(read_dice(out.frame, area_px, TABLE, area_mm)) == [1, 1, 5, 6, 6]
 
 
+@pytest.mark.parametrize(("seed", "hard"), [(1006, False), (1066, True)])
+def test_leaning_die_read_as_a_one_beside_its_own_pips_is_unreadable(seed: int,
+                                                                     hard: bool) -> None:
+    """A leaning 2 and a leaning 5 (tuning seeds tame 1006, hard 1066, alone on their
+    cloth): no fit takes their tilted lattice, and one pip was read as a 1 (0.93-0.99 sure)
+    beside the others, as strong and round, on no read face and on no side towards the
+    lens of any read die. A flat 1's die shows no such pip (``one_beside_pips``)."""
+    out, area_px, area_mm = _bench_dice_alone(seed, hard=hard, noise=0)
+    true = _values([dataclasses.replace(d, value=None) if d.leaning else d
+                    for d in out.truth.dice])
+    assert _values(read_dice(out.frame, area_px, TABLE, area_mm)) == true
+    before = dataclasses.replace(TABLE, one_beside_pips=False)
+    assert _values(read_dice(out.frame, area_px, before, area_mm)).count(1) == \
+        true.count(1) + 1
+
+
+def test_flat_ones_beside_read_dice_stay_ones() -> None:
+    """Flat 1s touching a read 3 and 4 (tame tuning seed 1094, alone on its cloth): those
+    dice's pips lie on their own lattices, so ``one_beside_pips`` leaves the 1s read."""
+    out, area_px, area_mm = _bench_dice_alone(1094, hard=False, noise=0)
+    assert _values(read_dice(out.frame, area_px, TABLE, area_mm)) == \
+        _values(out.truth.dice) == [1, 1, 3, 3, 4]
+
+
 def test_one_over_a_weaker_lone_pip_is_read() -> None:
     """A flat 1 whose die stands over a lone pip of under ``side_pip_share`` its strength
     (0.45: a side pip, foreshortened and fainter) stays a 1 with ``one_over_one`` (tame

@@ -127,6 +127,12 @@ class DiceConfig:
     # strong (so no side pip of its die; a side cannot show 1 anyway): one is a leaning
     # 2-6's pip, its diagonal foreshortened under any fit: unreadable
     one_over_one: bool = False
+    # a read 1 with a pip within unread_beside die edges that no read face takes, at least
+    # side_pip_share as strong (so no side pip of its die) and single_roundness round, and
+    # no side pip towards the lens of any read die (`_side_pip_of`): that pip is on a face
+    # seen from above, so the 1 is a pip of a leaning 2-6 whose tilted lattice no fit
+    # takes: unreadable
+    one_beside_pips: bool = False
     pip_agreement: float = 0.75  # a 1-3's pips are at least this share of the 4s/5s/6s' pips
     # ... a 1's pip this share (0: ``pip_agreement``): a faint pip measures small, and a 1
     # at the area's far side, farthest from the lens, is often the faintest of its throw
@@ -192,6 +198,10 @@ class DiceConfig:
     # ... their merged blobs split at these shares of their contrast, bars of pips not cut
     # (each split level and the cutting cost as much as the faint search itself)
     faint_split_levels: tuple[float, ...] = (0.5,)
+    # ... also where the strong search left only unread pips (a dim die's pips partly found
+    # over min_contrast fit no face), if every such pip on the faint face's die (within
+    # half an edge of its centre) sits on one of its lattice points (lattice_tolerance)
+    faint_over_unread: bool = False
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -877,6 +887,8 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     if config.faint_contrast:
         faces = _with_faint_faces(faces, layers, located, throw, tops, lo, lens[0], config)
     shown = drop_side_faces([f for f, _ in faces], lens, config, _strengths(faces))
+    if config.one_beside_pips:
+        shown = _ones_beside_pips(faces, shown, layers, lens, config)
     readings = [_face_reading(g, members, rect_to_frame, lo, grey.shape, config)
                 for (f, members), g in zip(faces, shown, strict=True)
                 if g is not None and _in_area(f, view.area, lens, config)]
@@ -887,6 +899,36 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
                   else 1)
         still.keep(key, _LastRead(px.copy(), view.frame_box, blocks, readings, agreed))
     return list(readings)
+
+
+def _ones_beside_pips(faces: list[tuple[GridFace, list[Pip]]], shown: list[GridFace | None],
+                      layers: list, lens: tuple[np.ndarray, float],
+                      config: DiceConfig) -> list[GridFace | None]:
+    """``shown`` (`drop_side_faces`), a read 1 unreadable where a pip about as strong as its
+    own (``side_pip_share``) and round lies on its die (``unread_beside``) off every read
+    face's lattice and off the sides towards the lens of every read die: a flat 1's die
+    shows no pip there, a leaning 2-6 read from one pip does."""
+    read = [(g, *footprint(g, lens, config)) for g in shown if g is not None and g.value]
+    lattice = np.array([p for g, _, _ in read for p in _pips_of(g)]).reshape(-1, 2)
+    out: list[GridFace | None] = []
+    for (_, members), g in zip(faces, shown, strict=True):
+        if g is None or g.value != 1:
+            out.append(g)
+            continue
+        # pips of the 1's own colour: the other colour's blobs include gaps between pips
+        pips, pts = next((p, q) for p, q, *_ in layers if any(x is members[0] for x in p))
+        strength = np.array([p.diameter * p.contrast for p in pips])
+        round_enough = np.array([p.roundness >= config.single_roundness for p in pips], bool)
+        _, edge = footprint(g, lens, config)
+        own = members[0].diameter * members[0].contrast
+        near = pts[round_enough & (strength >= config.side_pip_share * own)
+                   & (np.hypot(*(pts - np.asarray(g.centre)).T)
+                      <= config.unread_beside * edge)]
+        beside = any(np.hypot(*(lattice - q).T).min() > config.lattice_tolerance * g.pitch
+                     and not any(_side_pip_of(q, h, spot, e, lens, config)
+                                 for h, spot, e in read) for q in near)
+        out.append(replace(g, value=None) if beside else g)
+    return out
 
 
 def _strengths(faces: list[tuple[GridFace, list[Pip]]]) -> dict[GridFace, float]:
@@ -918,10 +960,17 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
     (read, or unreadable) would stand by its die (``side_overlap``). ``layers`` are
     `read_dice_rectified`'s per pip colour: the closing and black-hat are the same at any
     threshold. Faint lone pips are no 1s (``single_min_contrast``), and faint pips beside
-    read dice would be their sides."""
+    read dice would be their sides. With ``faint_over_unread`` an unread face (pips no
+    pattern explains) does not hold the search off: a dim die's pips are often partly found
+    over ``min_contrast``; a faint face is kept there only if it explains those of them on
+    its die (`_explains`: a leaning die's tilted lattice leaves pips off it), and the
+    unread face is then dropped as the read die's side (``unread_beside``)."""
     faint_config, faint_tops = _faint_configs(config, tops)
-    strong = [(np.asarray(f.centre), f.pitch / config.pip_pitch_share) for f, _ in faces]
     s = config.rectified_px_per_mm
+    blocking = [(f, m) for f, m in faces if f.value or not config.faint_over_unread]
+    unread = [np.array([(p.x, p.y) for p in m]) / s + lo
+              for f, m in faces if f.value is None and config.faint_over_unread]
+    strong = [(np.asarray(f.centre), f.pitch / config.pip_pitch_share) for f, _ in blocking]
 
     def to_px(q: np.ndarray) -> np.ndarray:
         return (q - lo) * s
@@ -930,7 +979,7 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
     # reaches sqrt(2) pitches from its centre): not searched
     shape = layers[0][3].shape
     search = np.full(shape, 255, np.uint8) if located is None else located.search.copy()
-    for (c, e), (f, _) in zip(strong, faces, strict=True):
+    for (c, e), (f, _) in zip(strong, blocking, strict=True):
         r = config.side_overlap * e - math.sqrt(2) * f.pitch
         if r > 0:
             cv2.circle(search, tuple(int(v) for v in np.rint(to_px(c))), int(r * s), 0, -1)
@@ -958,9 +1007,21 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
                     and sum(p.roundness for p in members) / len(members)
                     >= config.faint_roundness
                     and all(np.linalg.norm(np.asarray(f.centre) - c) >= config.side_overlap
-                            * max(edge, e) for c, e in strong)):
+                            * max(edge, e) for c, e in strong)
+                    and all(_explains(f, q, edge, config) for q in unread)):
                 found.append((f, members))
     return faces + found
+
+
+def _explains(face: GridFace, pips: np.ndarray, edge: float, config: DiceConfig) -> bool:
+    """Whether every one of ``pips`` (table mm, an unread cluster's) within half ``edge`` of
+    the face's centre sits on one of its pips' lattice points (``lattice_tolerance``)."""
+    on_die = pips[np.hypot(*(pips - np.asarray(face.centre)).T) < edge / 2]
+    if not len(on_die):
+        return True
+    points = np.array(_pips_of(face))
+    gaps = np.hypot(*(on_die[:, None] - points[None]).transpose(2, 0, 1)).min(axis=1)
+    return bool(gaps.max() <= config.lattice_tolerance * face.pitch)
 
 
 @lru_cache(maxsize=8)

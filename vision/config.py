@@ -231,6 +231,20 @@ class VisionConfig:
     #: below that, glared blacks 44-99: docs/vision.md, 2026-11-28, fourth session).
     lightness_local_mm: float = 70.0
     lightness_local_gap: float = 45.0
+    #: In a game without stacks, a field read as a player whose colour lies within
+    #: ``washed_piece_white_distance`` (8-bit Lab) of white (a white stone) whose top
+    #: face differs from the board printed around it (within
+    #: ``washed_surround_mm`` beyond a piece's radius, outside every piece's silhouette
+    #: grown by ``washed_margin_mm``; at least ``washed_min_surround_px`` pixels) by less
+    #: than ``washed_board_share`` of what such a piece would, in the frame normalised in
+    #: floats, is the board washed out by a lamp's glare and reads empty
+    #: (:func:`fields.washed_out_board`; chosen on board bench seed 1: such phantoms
+    #: 0.03-0.2, white stones from 0.39: docs/vision.md, 2026-11-28, fifth session).
+    washed_piece_white_distance: float = 40.0
+    washed_board_share: float = 0.3
+    washed_surround_mm: float = 6.0
+    washed_margin_mm: float = 1.0
+    washed_min_surround_px: int = 12
     #: A field read empty in a game without stacks whose top face lies, in a/b (8-bit
     #: Lab), within ``frame_colour_piece_distance`` of this frame's own pieces of a
     #: colourful player (calibrated chroma over ``frame_colour_chroma``: magenta, cyan)

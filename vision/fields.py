@@ -65,6 +65,13 @@ class ColourClasses:
         board_hex.setdefault("board", config.default_board_hex)
         self.board = list(board_hex)
         player_labs = np.array([calibration.colours[p] for p in self.players])
+        #: Each player's colour as normalised BGR (0-255, float).
+        self.player_bgr = np.array([lab_to_bgr(lab) for lab in player_labs])
+        #: Players whose colour a lamp's glare can make of the board (white stones): see
+        #: :func:`washed_out_board`.
+        self.whitish = [p for p in range(len(player_labs))
+                        if np.linalg.norm(player_labs[p] - (255.0, 128.0, 128.0))
+                        <= config.washed_piece_white_distance]
         self.board_bgr = np.array([hex_to_bgr(board_hex[b]) for b in self.board], np.float32)
         board_labs = np.array([bgr_to_lab(hex_to_bgr(board_hex[b])) for b in self.board])
         player_dist = self._distances(player_labs, config, config.glare_levels)  # (P, bins)
@@ -264,6 +271,11 @@ class BoardGeometry:
     #: (player, per sliver pixel: printed, beside the field's own colour, in a colour that
     #: player's piece shares - :attr:`ColourClasses.shared`: Mühle's lines for black).
     sliver_shared: list[tuple[int, np.ndarray]] = field(default_factory=list)
+    #: Games without stacks: flat px of the board printed around each field in its own
+    #: colour, beyond every piece's silhouette (see :func:`washed_out_board`), field by
+    #: field, and how many each field has.
+    surround_idx: np.ndarray | None = None
+    surround_area: np.ndarray | None = None
     #: Per field, the board colour class its own square is printed in.
     printed: np.ndarray | None = None
     #: (F, 2) each field's centre on the board, mm.
@@ -420,6 +432,8 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.field_box = np.array(field_box, np.int64).reshape(-1, 4)
     geometry.home = _homes(geometry, config.tower_change_margin_mm * ppm)
     geometry.look_alike = _look_alike_fields(layout, geometry, classes, config)
+    if max_height == 1:
+        geometry.surround_idx, geometry.surround_area = _surrounds(layout, geometry, config)
     geometry.read_px = np.union1d(geometry.sliver_idx, geometry.top_idx)
     geometry.label_offsets = classes.offsets(geometry.expected, geometry.read_px)
     return geometry
@@ -463,6 +477,35 @@ def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourC
             top = geometry.top_idx[geometry.top_seg == f * geometry.max_height]
             found.append((f, board, top, rim))
     return found
+
+
+def _surrounds(layout: Layout, geometry: BoardGeometry, config: VisionConfig
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """:attr:`BoardGeometry.surround_idx` and ``surround_area``: for each field, the
+    pixels within ``washed_surround_mm`` beyond a piece's radius of its centre that are
+    printed in the field's own colour (not Mühle's lines and dots) and lie outside every
+    field's piece silhouette grown by ``washed_margin_mm``."""
+    width, height = geometry.size
+    ppm = geometry.px_per_mm
+    covered = np.zeros(height * width, np.uint8)
+    covered[geometry.sliver_idx] = 1  # one layer: the slivers are the silhouettes
+    grow = max(1, int(round(config.washed_margin_mm * ppm)))
+    covered = cv2.dilate(covered.reshape(height, width),
+                         np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)).ravel()
+    reach = (layout.piece.diameter_mm / 2 + config.washed_surround_mm) * ppm
+    expected = geometry.expected.ravel()
+    found = []
+    for f in range(len(geometry.names)):
+        cx, cy = geometry.to_px(geometry.centres_mm[f])
+        x0, y0 = max(int(cx - reach), 0), max(int(cy - reach), 0)
+        x1, y1 = min(int(cx + reach) + 2, width), min(int(cy + reach) + 2, height)
+        ys, xs = np.mgrid[y0:y1, x0:x1]
+        flat = (ys * width + xs).ravel()
+        near = np.hypot(xs.ravel() - cx, ys.ravel() - cy) <= reach
+        found.append(flat[near & (covered[flat] == 0)
+                          & (expected[flat] == geometry.printed[f])])
+    return (np.concatenate(found).astype(np.int64),
+            np.array([len(px) for px in found], np.int64))
 
 
 def _homes(geometry: BoardGeometry, margin_px: float) -> np.ndarray:
@@ -1092,6 +1135,47 @@ def darker_than_neighbours(lab: np.ndarray, states: list[FieldState],
         for k in np.flatnonzero(lightest - faces >= config.lightness_local_gap):
             state = out[pieces[k]]
             out[pieces[k]] = FieldState(state.name, names[0], state.height, state.confidence)
+    return out
+
+
+def washed_out_board(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState],
+                     geometry: BoardGeometry, classes: ColourClasses,
+                     config: VisionConfig) -> list[FieldState]:
+    """``states`` with the fields read as a whitish piece (a white stone) that stand out
+    from the board printed around them (:attr:`BoardGeometry.surround_idx`) by less than
+    ``washed_board_share`` of what such a piece would read empty: a lamp's glare washes
+    the board towards white, and a board in it matches a white stone (Mühle's tan board,
+    Spexxx's red and silver cells), while a stone, washed alike, still differs from the
+    board beside it. Measured on the raw ``rectified`` frame normalised by ``matrix``
+    (3x4) in floats: the 8-bit image the colours come from is cut at 255 where glare
+    lifts the board past the markers' white, and there a board and a stone both read
+    255. Games without stacks: a tower's side and shade lie around it."""
+    if geometry.surround_idx is None:
+        return states
+    light = {classes.players[p]: p for p in classes.whitish}
+    fields = np.array([f for f, s in enumerate(states) if s.height and s.top_colour in light
+                       and geometry.surround_area[f] >= config.washed_min_surround_px],
+                      np.int64)
+    if not len(fields):
+        return states
+    flat = rectified.reshape(-1, 3)
+    ends = np.cumsum(geometry.surround_area)
+    starts = ends - geometry.surround_area
+    top_ends = np.cumsum(geometry.top_area)  # one layer: segment f is field f
+    faces, rings = (
+        np.stack([_segment_medians(flat[:, c], idx, begin[fields], end[fields])
+                  for c in range(3)], axis=1) * np.diag(matrix)[:3] + matrix[:, 3]
+        for idx, begin, end in ((geometry.top_idx, top_ends - geometry.top_area, top_ends),
+                                (geometry.surround_idx, starts, ends)))
+    players = np.array([light[states[f].top_colour] for f in fields])
+    step = np.linalg.norm(classes.player_bgr[players]
+                          - classes.board_bgr[geometry.printed[fields]], axis=1)
+    share = np.linalg.norm(faces - rings, axis=1) / np.maximum(step, 1.0)
+    out = list(states)
+    for f, seen in zip(fields.tolist(), share.tolist(), strict=True):
+        if seen < config.washed_board_share:
+            out[f] = FieldState(states[f].name, None, 0,
+                                1.0 - seen / config.washed_board_share)
     return out
 
 

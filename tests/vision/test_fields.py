@@ -229,7 +229,8 @@ def test_black_stones_in_a_glare_spot_are_not_read_white(glare):
     lookup tables (which accept white in deep shade) read a dozen of them white; within
     the frame they are still far darker than every white stone. (A cell washed out by the
     glare may still read as a stone, white, or black beside white stones: not what this
-    test is about.)"""
+    test is about. Read white, :func:`vision.fields.washed_out_board` empties it; read
+    black beside the whites first, it stays black.)"""
     layout = load_layout("spexxx")
     playable = [n for n, f in layout.fields.items() if f.attrs.get("playable", True)]
     stacks = {n: ["black" if k % 2 else "white"] for k, n in enumerate(playable[::5])}
@@ -240,7 +241,7 @@ def test_black_stones_in_a_glare_spot_are_not_read_white(glare):
     assert len(read) == len(layout.fields)
     assert [n for n, c in stacks.items() if c == ["black"] and read[n] == "white"] == []
     assert [n for n, c in stacks.items() if c == ["white"] and read[n] != "white"] == []
-    apart = replace(VisionConfig(), lightness_local_mm=0.0)
+    apart = replace(VisionConfig(), lightness_local_mm=0.0, washed_board_share=0.0)
     washed = {n for n, f in read_board(rendered.frame, layout, ColourCalibration.default(
         layout, ["black", "white"]), apart).fields.items() if n not in stacks and f.height}
     assert [n for n in read if n not in stacks and read[n] == "black" and n not in washed] == []
@@ -268,6 +269,27 @@ def test_black_stones_greyed_by_sheen_read_black_beside_white_ones(index, greyed
     apart = replace(VisionConfig(), lightness_local_mm=0.0)
     read = read_states(read_board(rendered.frame, layout, calibration, apart))
     assert [n for n in greyed if read[n] == ("white", 1)] == greyed
+
+
+@pytest.mark.parametrize("index,washed", [
+    (74, ["b4", "c4", "c5", "b6"]),
+    (590, ["a1", "a4", "b4"]),
+    (115, ["4x5+1x1", "4x6+1x1", "4x5+1x2", "4x6+1x2", "4x5+1x3", "4x6+1x3", "4x6+1x4"]),
+])
+def test_a_board_washed_out_by_glare_is_no_white_stone(index, washed):
+    """Board bench seed 1: a lamp's glare washes Mühle's tan board (frames 74 and 590)
+    and Spexxx's red cells (115) towards white and past the markers' white, where they
+    matched a white stone and read as one, most of them surely. A stone there, washed
+    alike, would still differ from the board beside it; these points and cells do not."""
+    layout, calibration, rendered, _ = bench_frame(1, index)
+    truth = field_states(rendered.truth)
+    assert all(truth[n] == (None, 0) for n in washed)
+    read = read_states(read_board(rendered.frame, layout, calibration))
+    assert [n for n in washed if read[n] != (None, 0)] == []
+    assert [n for n, t in truth.items() if t[0] == "white" and read[n][0] != "white"] == []
+    unwashed = replace(VisionConfig(), washed_board_share=0.0)
+    read = read_states(read_board(rendered.frame, layout, calibration, unwashed))
+    assert [n for n in washed if read[n] == ("white", 1)] == washed
 
 
 def test_white_stones_in_a_hands_shadow_stay_white():

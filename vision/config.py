@@ -443,14 +443,16 @@ class VisionConfig:
     #: Share of the averaging window that must be plain board for the average to count.
     faint_hand_wide_share: float = 0.3
     #: On a photo of a board with printed lines (Mühle), an arm hides them: where the
-    #: lightness's spread over ``lines_lost_window_mm`` (the print's over
-    #: ``lines_lost_contrast``, no tower near) falls under ``lines_lost_ratio`` times its
-    #: median ratio to the print's, taking the most within ``lines_lost_shift_mm`` (the
-    #: pose is a few px off), and the board washed by a lamp left out, the lines are
-    #: lost; such stretches within ``lines_lost_group_mm`` of one another (the lines lie
-    #: 45 mm apart) are one arm when they hold ``hand_min_area_mm2`` and reach in as the
-    #: faint cue wants, meeting its broken edge within ``lines_lost_entry_mm``, unless
-    #: over ``lines_lost_glare_share`` of a group is the board washed by a lamp. 0: off.
+    #: lightness's spread over ``lines_lost_window_mm`` (the most within
+    #: ``lines_lost_shift_mm``: the pose is a few px off) falls under ``lines_lost_ratio``
+    #: times its median ratio to the print's (where the print's is over
+    #: ``lines_lost_contrast`` and no tower stands near), the lines are lost. Such
+    #: stretches within ``lines_lost_group_mm`` of one another (the lines lie 45 mm apart)
+    #: are an arm when they hold ``hand_min_area_mm2``, reach in as the faint cue wants
+    #: and meet its broken edge within ``lines_lost_entry_mm`` (the outermost line lies
+    #: 25 mm inside the edge), unless over ``lines_lost_glare_share`` of them is the board
+    #: washed by a lamp (board bench seed 1: 3 more of 131 hands on photos, no false flag
+    #: more). ``lines_lost_window_mm`` 0: off.
     lines_lost_window_mm: float = 8.0
     lines_lost_contrast: float = 10.0
     lines_lost_shift_mm: float = 3.0

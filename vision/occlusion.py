@@ -413,7 +413,8 @@ def _lines_hidden(lab: np.ndarray, towers: np.ndarray, bgr: np.ndarray, entry: n
     lightness, spread over ``lines_lost_window_mm``, against the print's where that
     shows a line (:func:`_lines_lost`); stretches of lost lines grouped within
     ``lines_lost_group_mm`` are an arm when they are of hand size, meet a broken stretch
-    of the edge (``entry``) and reach into the board, as the faint cue wants."""
+    of the edge (``entry``) and reach into the board, as the faint cue wants, and are not
+    mostly the board washed by a lamp (``lines_lost_glare_share``)."""
     if "lines" not in classes.board or config.lines_lost_window_mm <= 0:
         return set()
     lost = _lines_lost(lab, towers, geometry, classes, config)
@@ -430,7 +431,7 @@ def _lines_hidden(lab: np.ndarray, towers: np.ndarray, bgr: np.ndarray, entry: n
     deep = _reaching_in(groups, count, geometry, config.faint_hand_reach_mm)
     min_area = config.hand_min_area_mm2 * geometry.px_per_mm**2
     # as long a stretch of broken edge as the faint cue wants, within reach of the
-    # outermost line (Mühle's lies 20 mm inside the edge)
+    # outermost line (Mühle's lies 25 mm inside the edge)
     reach = max(1, int(round(config.lines_lost_entry_mm * geometry.px_per_mm)))
     needed = entry_px(config.faint_hand_entry_mm, config)
     arms = []

@@ -456,6 +456,24 @@ class VisionConfig:
     faint_hand_wide_mm2: float = 1200.0
     #: Share of the averaging window that must be plain board for the average to count.
     faint_hand_wide_share: float = 0.3
+    #: On a photo of a board with printed lines (Mühle), an arm hides them: where the
+    #: lightness's spread over ``lines_lost_window_mm`` (the most within
+    #: ``lines_lost_shift_mm``: the pose is a few px off) falls under ``lines_lost_ratio``
+    #: times its median ratio to the print's (where the print's is over
+    #: ``lines_lost_contrast`` and no tower stands near), the lines are lost. Such
+    #: stretches within ``lines_lost_group_mm`` of one another (the lines lie 45 mm apart)
+    #: are an arm when they hold ``hand_min_area_mm2``, reach in as the faint cue wants
+    #: and meet its broken edge within ``lines_lost_entry_mm`` (the outermost line lies
+    #: 25 mm inside the edge), unless over ``lines_lost_glare_share`` of them is the board
+    #: washed by a lamp (board bench seed 1: 3 more of 131 hands on photos, no false flag
+    #: more). ``lines_lost_window_mm`` 0: off.
+    lines_lost_window_mm: float = 8.0
+    lines_lost_contrast: float = 10.0
+    lines_lost_shift_mm: float = 3.0
+    lines_lost_ratio: float = 0.3
+    lines_lost_group_mm: float = 45.0
+    lines_lost_entry_mm: float = 15.0
+    lines_lost_glare_share: float = 0.5
 
     # --- occlusion seen as change (a tracker that has seen the board clear) -------------
     #: Smoothed Lab distance from the clear view above which a board pixel has changed:

@@ -176,6 +176,7 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
         if not big and not faint and misfit is not None and len(misfit.fields):
             faint = _hand_read_as_pieces(misfit, distance, usable, bgr, entry, geometry,
                                          classes, config, ceiling)
+        faint |= _lines_hidden(lab, towers, bgr, entry, geometry, classes, config, ceiling)
     hidden = strict | faint
     reasons = []
     if big or faint:
@@ -400,6 +401,84 @@ def _wide_mismatch(distance: np.ndarray, usable: np.ndarray, level: float,
     large = stats[:, cv2.CC_STAT_AREA] >= config.faint_hand_wide_mm2 * geometry.px_per_mm**2
     large[0] = False
     return large[labels]
+
+
+def _lines_hidden(lab: np.ndarray, towers: np.ndarray, bgr: np.ndarray, entry: np.ndarray,
+                  geometry: BoardGeometry, classes: ColourClasses, config: VisionConfig,
+                  ceiling: np.ndarray | None = None) -> set[str]:
+    """Fields hidden by an arm that hides a board's printed lines (Mühle): a pale arm on
+    the tan board is too close to its colour for either colour cue (board bench seed 1
+    frames 102, 286, 378), but where it lies the lines are gone, while blur, a cast or
+    a lamp's gradient only weaken them everywhere alike. The smoothed Lab image's
+    lightness, spread over ``lines_lost_window_mm``, against the print's where that
+    shows a line (:func:`_lines_lost`); stretches of lost lines grouped within
+    ``lines_lost_group_mm`` are an arm when they are of hand size, meet a broken stretch
+    of the edge (``entry``) and reach into the board, as the faint cue wants, and are not
+    mostly the board washed by a lamp (``lines_lost_glare_share``)."""
+    if "lines" not in classes.board or config.lines_lost_window_mm <= 0:
+        return set()
+    lost = _lines_lost(lab, towers, geometry, classes, config)
+    _, components, stats = _components(lost.view(np.uint8))
+    kept = stats[:, cv2.CC_STAT_AREA] >= config.hand_part_mm2 * geometry.px_per_mm**2
+    groups, areas = _gathered(components, stats, geometry, kept, config.lines_lost_group_mm)
+    count = len(areas)
+    # a group mostly the board washed by a lamp is glare (seed 1 frame 590); judged by
+    # the group's share, for a pale arm's skin too is close to the board washed pale
+    unwashed = groups > 0
+    _drop_light_effects(unwashed, bgr, geometry, classes, config, ceiling)
+    areas = np.where(np.bincount(groups[unwashed], minlength=count)
+                     > (1 - config.lines_lost_glare_share) * areas, areas, 0)
+    deep = _reaching_in(groups, count, geometry, config.faint_hand_reach_mm)
+    min_area = config.hand_min_area_mm2 * geometry.px_per_mm**2
+    # as long a stretch of broken edge as the faint cue wants, within reach of the
+    # outermost line (Mühle's lies 25 mm inside the edge)
+    reach = max(1, int(round(config.lines_lost_entry_mm * geometry.px_per_mm)))
+    needed = entry_px(config.faint_hand_entry_mm, config)
+    arms = []
+    for k in range(1, count):
+        if areas[k] >= min_area and deep[k]:
+            near = cv2.dilate((groups == k).view(np.uint8), cv2.getStructuringElement(
+                cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1)))
+            if near.ravel()[entry].sum() >= needed:
+                arms.append(k)
+    return _hidden_under(groups, arms, geometry, config)
+
+
+def _lines_lost(lab: np.ndarray, towers: np.ndarray, geometry: BoardGeometry,
+                classes: ColourClasses, config: VisionConfig) -> np.ndarray:
+    """Where the printed lines should show in the lightness of the smoothed Lab image
+    but do not: its spread over ``lines_lost_window_mm`` (the most within
+    ``lines_lost_shift_mm``, for the pose is a few px off) under ``lines_lost_ratio``
+    times its median ratio to the print's, where the print's is over
+    ``lines_lost_contrast``, the window lies on the board and no tower stands near (a
+    stone hides the lines too)."""
+    size = max(3, int(round(config.lines_lost_window_mm * geometry.px_per_mm)) | 1)
+
+    def spread(image: np.ndarray) -> np.ndarray:
+        mean = cv2.blur(image, (size, size))
+        return np.sqrt(np.maximum(cv2.blur(image * image, (size, size)) - mean * mean, 0))
+
+    known = geometry.expected >= 0
+    lightness = cv2.cvtColor(classes.board_bgr.astype(np.uint8)[None], cv2.COLOR_BGR2Lab)[0, :, 0]
+    printed = np.where(known, lightness[np.maximum(geometry.expected, 0)], 0)
+    wanted = spread(printed.astype(np.float32))
+    shift = max(1, int(round(config.lines_lost_shift_mm * geometry.px_per_mm)))
+    seen = cv2.dilate(spread(lab[..., 0].astype(np.float32)),
+                      np.ones((2 * shift + 1, 2 * shift + 1), np.uint8))
+    # the window wholly on the board: beyond it the layout says nothing
+    half = config.lines_lost_window_mm / 2 + 1
+    (x0, y0), (x1, y1) = np.rint(geometry.to_px(
+        [(half, half), np.subtract(geometry.board_size_mm, half)])).astype(int)
+    inner = np.zeros(known.shape, bool)
+    inner[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = True
+    lines = inner & known & (wanted > config.lines_lost_contrast) & (towers == 0)
+    if not lines.any():
+        return lines
+    ratio = seen / np.maximum(wanted, 1e-3)
+    lost = lines & (ratio < config.lines_lost_ratio * np.median(ratio[lines]))
+    # a line's whole width lost, not the rim of a band
+    opened = cv2.morphologyEx(lost.view(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    return opened > 0
 
 
 @dataclass(frozen=True)

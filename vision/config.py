@@ -254,12 +254,9 @@ class VisionConfig:
     #: frame, stretched to the markers' white, magenta on Spexxx's red zone matched both;
     #: within one frame the two lie 30-40 apart. Learnt from fields read with confidence
     #: ``frame_colour_sure``: at least ``frame_colour_board_fields`` empty cells of the
-    #: colour and ``frame_colour_piece_fields`` pieces. In a dim or hazy frame a stone's
-    #: blurred face mixes with the cell around it, 73-88 % of the way from the cell's
-    #: colour to the pieces' (10-17 from the pieces); no empty cell lies nearer than 22
-    #: (docs/vision.md, 2026-11-28, fifth session).
+    #: colour and ``frame_colour_piece_fields`` pieces.
     frame_colour_chroma: float = 25.0
-    frame_colour_piece_distance: float = 17.0
+    frame_colour_piece_distance: float = 10.0
     frame_colour_board_distance: float = 20.0
     frame_colour_ratio: float = 0.5
     frame_colour_sure: float = 0.5

@@ -223,27 +223,6 @@ def test_magenta_and_cyan_on_red_and_blue_cells_in_a_dim_cast_frame(seed):
     assert read_states(reading) == field_states(rendered.truth)
 
 
-@pytest.mark.parametrize("index,mixed", [
-    (475, ["3x1+1x5", "3x2+1x6"]),
-    (103, ["3x4+1x5", "3x6+1x5"]),
-    (355, ["4x1+1x4", "4x3+1x4", "4x5+1x6"]),
-])
-def test_a_stone_blurred_into_its_cell_in_a_dim_frame_is_found(index, mixed):
-    """Board bench seed 1, dim or hazy Spexxx frames: these cyan stones on blue cells and
-    magenta ones on red cells read empty. Blurred into the cell around them, their faces
-    lie 11-17 (a/b) from the frame's other stones of their colour, three quarters of the
-    way from the cell's own colour, and far from every empty cell."""
-    layout, calibration, rendered, _ = bench_frame(1, index)
-    truth = field_states(rendered.truth)
-    assert all(truth[n][0] in ("cyan", "magenta") for n in mixed)
-    read = read_states(read_board(rendered.frame, layout, calibration))
-    assert [n for n in mixed if read[n] != truth[n]] == []
-    assert [n for n, t in truth.items() if t[0] is None and read.get(n, t) != t] == []
-    before = replace(VisionConfig(), frame_colour_piece_distance=10.0)
-    read = read_states(read_board(rendered.frame, layout, calibration, before))
-    assert [n for n in mixed if read[n] == (None, 0)] == mixed
-
-
 @pytest.mark.parametrize("glare", [(0.5, 0.5, 0.2, 0.4), (0.5, 0.5, 0.12, 0.6)])
 def test_black_stones_in_a_glare_spot_are_not_read_white(glare):
     """A lamp's reflection over the board washes black stones towards grey, and the

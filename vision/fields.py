@@ -276,6 +276,11 @@ class BoardGeometry:
     #: field, and how many each field has.
     surround_idx: np.ndarray | None = None
     surround_area: np.ndarray | None = None
+    #: Games with stacks: flat px of each field's square in its own print beyond its
+    #: one-piece silhouette (see :func:`washed_out_pieces`), field by field, and how
+    #: many each field has.
+    square_idx: np.ndarray | None = None
+    square_area: np.ndarray | None = None
     #: Per field, the board colour class its own square is printed in.
     printed: np.ndarray | None = None
     #: (F, 2) each field's centre on the board, mm.
@@ -434,6 +439,8 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.look_alike = _look_alike_fields(layout, geometry, classes, config)
     if max_height == 1:
         geometry.surround_idx, geometry.surround_area = _surrounds(layout, geometry, config)
+    else:
+        geometry.square_idx, geometry.square_area = _squares(geometry, config)
     geometry.read_px = np.union1d(geometry.sliver_idx, geometry.top_idx)
     geometry.label_offsets = classes.offsets(geometry.expected, geometry.read_px)
     return geometry
@@ -504,6 +511,24 @@ def _surrounds(layout: Layout, geometry: BoardGeometry, config: VisionConfig
         near = np.hypot(xs.ravel() - cx, ys.ravel() - cy) <= reach
         found.append(flat[near & (covered[flat] == 0)
                           & (expected[flat] == geometry.printed[f])])
+    return (np.concatenate(found).astype(np.int64),
+            np.array([len(px) for px in found], np.int64))
+
+
+def _squares(geometry: BoardGeometry, config: VisionConfig) -> tuple[np.ndarray, np.ndarray]:
+    """:attr:`BoardGeometry.square_idx` and ``square_area``: each field's square printed
+    in its own colour, outside its one-piece silhouette grown by ``washed_margin_mm``."""
+    width, height = geometry.size
+    grow = max(1, int(round(config.washed_margin_mm * geometry.px_per_mm)))
+    kernel = np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)
+    expected = geometry.expected.ravel()
+    found = []
+    for f in range(len(geometry.names)):
+        own = np.zeros(height * width, np.uint8)
+        own[geometry.sliver_idx[geometry.sliver_seg == f * geometry.max_height]] = 1
+        own = cv2.dilate(own.reshape(height, width), kernel).ravel()
+        square = geometry.field_idx[geometry.field_seg == f]
+        found.append(square[(own[square] == 0) & (expected[square] == geometry.printed[f])])
     return (np.concatenate(found).astype(np.int64),
             np.array([len(px) for px in found], np.int64))
 
@@ -1176,6 +1201,65 @@ def washed_out_board(rectified: np.ndarray, matrix: np.ndarray, states: list[Fie
         if seen < config.washed_board_share:
             out[f] = FieldState(states[f].name, None, 0,
                                 1.0 - seen / config.washed_board_share)
+    return out
+
+
+def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState],
+                      geometry: BoardGeometry, classes: ColourClasses,
+                      config: VisionConfig) -> list[FieldState]:
+    """``states`` with the fields read empty whose top face stands out from their own
+    square's print around it towards a player's colour (see ``roof_piece_share``) read as
+    that player's piece, one high (the height is not seen), or, less far, left empty but
+    unsure. A lamp's glare washes a piece towards the board's colour, so that its labels
+    match the board, but it adds the same to the print beside it: the difference keeps
+    the piece's own direction. Measured on the raw ``rectified`` frame normalised by
+    ``matrix`` (3x4) in floats, as :func:`washed_out_board`. Cuatro prints a dark symbol
+    under the face: only the face's lightest pixels along the print are compared. Games
+    with stacks; towers that lean over a face or a square (grown for pieces lying off
+    centre) are left out of both."""
+    if geometry.square_idx is None:
+        return states
+    heights = [s.height for s in states]
+    empty = [f for f, s in enumerate(states) if not s.height
+             and geometry.square_area[f] >= config.roof_min_face_px]
+    if not empty:
+        return states
+    towers = tower_mask(heights, geometry, config.roof_tower_margin_mm).ravel()
+    flat = rectified.reshape(-1, 3)
+    scale, lift = np.diag(matrix)[:3], matrix[:, 3]
+    top_ends = np.cumsum(geometry.top_area)
+    top_starts = top_ends - geometry.top_area
+    ends = np.cumsum(geometry.square_area)
+    starts = ends - geometry.square_area
+    out = list(states)
+    for f in empty:
+        seg = f * geometry.max_height
+        face = geometry.top_idx[top_starts[seg]:top_ends[seg]]
+        face = face[towers[face] == 0]
+        square = geometry.square_idx[starts[f]:ends[f]]
+        square = square[towers[square] == 0]
+        if len(face) < config.roof_min_face_px or len(square) < config.roof_min_face_px:
+            continue
+        printed = classes.board_bgr[geometry.printed[f]]
+        seen = flat[face].astype(np.float32) * scale + lift
+        along = seen @ (printed / np.linalg.norm(printed))
+        lightest = seen[along >= np.percentile(along, config.roof_face_top_pct)]
+        around = np.median(flat[square], axis=0) * scale + lift
+        step = classes.player_bgr - printed
+        off = np.median(lightest, axis=0) - around
+        cosine = step @ off / np.maximum(np.linalg.norm(step, axis=1) * np.linalg.norm(off),
+                                         1e-6)
+        player = int(np.argmax(cosine))
+        share = float(step[player] @ off / max(float(step[player] @ step[player]), 1.0))
+        if cosine[player] < config.roof_min_cosine or share < config.roof_unsure_share:
+            continue
+        state = states[f]
+        if share >= config.roof_piece_share:
+            out[f] = FieldState(state.name, classes.players[player], 1,
+                                min(1.0, share / (2 * config.roof_piece_share)))
+        else:
+            out[f] = FieldState(state.name, None, 0, min(state.confidence,
+                                                         1.0 - share / config.roof_piece_share))
     return out
 
 

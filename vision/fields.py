@@ -1209,58 +1209,82 @@ def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
                       config: VisionConfig) -> list[FieldState]:
     """``states`` with the fields read empty whose top face stands out from their own
     square's print around it towards a player's colour (see ``roof_piece_share``) read as
-    that player's piece, one high (the height is not seen), or, less far, left empty but
-    unsure. A lamp's glare washes a piece towards the board's colour, so that its labels
-    match the board, but it adds the same to the print beside it: the difference keeps
-    the piece's own direction. Measured on the raw ``rectified`` frame normalised by
-    ``matrix`` (3x4) in floats, as :func:`washed_out_board`. Cuatro prints a dark symbol
-    under the face: only the face's lightest pixels along the print are compared. Games
-    with stacks; towers that lean over a face or a square (grown for pieces lying off
-    centre) are left out of both."""
+    that player's piece, one high and unsure (the height is not seen), or, less far,
+    left empty but unsure. A lamp's glare washes a piece towards the board's colour, so
+    that its labels match the board, but it adds the same to the print beside it: the
+    difference keeps the piece's own direction. Measured on the raw ``rectified`` frame
+    normalised by ``matrix`` (3x4) in floats, as :func:`washed_out_board`. Cuatro prints
+    a dark symbol under the face: only the face's lightest pixels along the print are
+    compared. Games with stacks; towers that lean over a face or a square (grown for
+    pieces lying off centre) are left out of both."""
     if geometry.square_idx is None:
         return states
-    heights = [s.height for s in states]
-    empty = [f for f, s in enumerate(states) if not s.height
-             and geometry.square_area[f] >= config.roof_min_face_px]
-    if not empty:
+    empty = np.array([f for f, s in enumerate(states) if not s.height], np.int64)
+    if not len(empty):
         return states
-    towers = tower_mask(heights, geometry, config.roof_tower_margin_mm).ravel()
+    towers = tower_mask([s.height for s in states], geometry,
+                        config.roof_tower_margin_mm).ravel()
+    top_ends = np.cumsum(geometry.top_area)
+    segs = empty * geometry.max_height  # one piece high
+    face, face_of = _runs(geometry.top_idx, top_ends[segs] - geometry.top_area[segs],
+                          top_ends[segs], towers)
+    ends = np.cumsum(geometry.square_area)
+    square, square_of = _runs(geometry.square_idx, ends[empty] - geometry.square_area[empty],
+                              ends[empty], towers)
+    face_px = np.bincount(face_of, minlength=len(empty))
+    square_px = np.bincount(square_of, minlength=len(empty))
+    judged = (face_px >= config.roof_min_face_px) & (square_px >= config.roof_min_face_px)
+    if not judged.any():
+        return states
+    face_in, square_in = judged[face_of], judged[square_of]
+    renumber = np.cumsum(judged) - 1
+    face, face_of = face[face_in], renumber[face_of[face_in]]
+    square, square_of = square[square_in], renumber[square_of[square_in]]
+    empty = empty[judged]
     flat = rectified.reshape(-1, 3)
     scale, lift = np.diag(matrix)[:3], matrix[:, 3]
-    top_ends = np.cumsum(geometry.top_area)
-    top_starts = top_ends - geometry.top_area
-    ends = np.cumsum(geometry.square_area)
-    starts = ends - geometry.square_area
+    printed = classes.board_bgr[geometry.printed[empty]]
+    unit = printed / np.linalg.norm(printed, axis=1, keepdims=True)
+    along = ((flat[face] * scale + lift) * unit[face_of]).sum(axis=1)
+    cut = _segment_percentiles(along, face_px[judged], [config.roof_face_top_pct])[:, 0]
+    light = along >= cut[face_of]
+    lightest, lightest_of = face[light], face_of[light]
+    faces, around = (
+        np.stack([_medians_of_runs(flat[px, c], of, np.bincount(of, minlength=len(empty)))
+                  for c in range(3)], axis=1) * scale + lift
+        for px, of in ((lightest, lightest_of), (square, square_of)))
+    step = classes.player_bgr[None, :, :] - printed[:, None, :]  # (fields, players, 3)
+    off = faces - around
+    along_step = (step * off[:, None, :]).sum(axis=2)
+    cosine = along_step / np.maximum(
+        np.linalg.norm(step, axis=2) * np.linalg.norm(off, axis=1)[:, None], 1e-6)
+    player = cosine.argmax(axis=1)
+    rows = np.arange(len(empty))
+    share = along_step[rows, player] / np.maximum((step[rows, player] ** 2).sum(axis=1), 1.0)
     out = list(states)
-    for f in empty:
-        seg = f * geometry.max_height
-        face = geometry.top_idx[top_starts[seg]:top_ends[seg]]
-        face = face[towers[face] == 0]
-        square = geometry.square_idx[starts[f]:ends[f]]
-        square = square[towers[square] == 0]
-        if len(face) < config.roof_min_face_px or len(square) < config.roof_min_face_px:
-            continue
-        printed = classes.board_bgr[geometry.printed[f]]
-        seen = flat[face].astype(np.float32) * scale + lift
-        along = seen @ (printed / np.linalg.norm(printed))
-        lightest = seen[along >= np.percentile(along, config.roof_face_top_pct)]
-        around = np.median(flat[square], axis=0) * scale + lift
-        step = classes.player_bgr - printed
-        off = np.median(lightest, axis=0) - around
-        cosine = step @ off / np.maximum(np.linalg.norm(step, axis=1) * np.linalg.norm(off),
-                                         1e-6)
-        player = int(np.argmax(cosine))
-        share = float(step[player] @ off / max(float(step[player] @ step[player]), 1.0))
-        if cosine[player] < config.roof_min_cosine or share < config.roof_unsure_share:
+    for f, p, seen, fit in zip(empty.tolist(), player.tolist(), share.tolist(),
+                               cosine[rows, player].tolist(), strict=True):
+        if fit < config.roof_min_cosine or seen < config.roof_unsure_share:
             continue
         state = states[f]
-        if share >= config.roof_piece_share:
-            out[f] = FieldState(state.name, classes.players[player], 1,
-                                min(1.0, share / (2 * config.roof_piece_share)))
+        if seen >= config.roof_piece_share:
+            out[f] = FieldState(state.name, classes.players[p], 1, config.roof_piece_confidence)
         else:
             out[f] = FieldState(state.name, None, 0, min(state.confidence,
-                                                         1.0 - share / config.roof_piece_share))
+                                                         1.0 - seen / config.roof_piece_share))
     return out
+
+
+def _runs(idx: np.ndarray, begin: np.ndarray, end: np.ndarray, covered: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """The values of ``idx[b:e]`` for each (b, e), one after the other, those where
+    ``covered`` is set left out, and for each the number of its run."""
+    sizes = end - begin
+    owner = np.repeat(np.arange(len(begin)), sizes)
+    picked = idx[np.repeat(begin, sizes) + np.arange(sizes.sum())
+                 - np.repeat(np.cumsum(sizes) - sizes, sizes)]
+    keep = covered[picked] == 0
+    return picked[keep], owner[keep]
 
 
 def _top_lightness(lab: np.ndarray, geometry: BoardGeometry, states: list[FieldState],

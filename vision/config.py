@@ -245,6 +245,26 @@ class VisionConfig:
     washed_surround_mm: float = 6.0
     washed_margin_mm: float = 1.0
     washed_min_surround_px: int = 12
+    #: In a game with stacks, a field read empty whose top face (one piece high, outside
+    #: every tower's silhouette grown by ``roof_tower_margin_mm``; its
+    #: ``roof_face_top_pct`` lightest pixels along the printed colour, so that a printed
+    #: symbol's dark ink and a shadow are left out) lies off its own square's print around
+    #: it (outside its one-piece silhouette grown by ``washed_margin_mm`` and the towers)
+    #: towards a player's colour (cosine at least ``roof_min_cosine``) by
+    #: ``roof_piece_share`` of that player's step from the print holds that player's piece
+    #: washed out by a lamp's glare, and reads as it, one high, with confidence
+    #: ``roof_piece_confidence`` (under ``uncertain_below``: its height is not seen, and
+    #: such towers were up to five high); from ``roof_unsure_share``
+    #: it reads empty but unsure (:func:`fields.washed_out_pieces`; chosen on board bench
+    #: seed 1: empty fields at most 0.12, Cuatro's washed roofs 0.11-0.47: docs/vision.md,
+    #: 2026-11-28, fifth session).
+    roof_face_top_pct: float = 90.0
+    roof_min_cosine: float = 0.8
+    roof_piece_share: float = 0.15
+    roof_unsure_share: float = 0.09
+    roof_piece_confidence: float = 0.5
+    roof_min_face_px: int = 20
+    roof_tower_margin_mm: float = 3.0
     #: A field read empty in a game without stacks whose top face lies, in a/b (8-bit
     #: Lab), within ``frame_colour_piece_distance`` of this frame's own pieces of a
     #: colourful player (calibrated chroma over ``frame_colour_chroma``: magenta, cyan)

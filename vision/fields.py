@@ -276,6 +276,11 @@ class BoardGeometry:
     #: field, and how many each field has.
     surround_idx: np.ndarray | None = None
     surround_area: np.ndarray | None = None
+    #: Games with stacks: flat px of each field's square in its own print beyond its
+    #: one-piece silhouette (see :func:`washed_out_pieces`), field by field, and how
+    #: many each field has.
+    square_idx: np.ndarray | None = None
+    square_area: np.ndarray | None = None
     #: Per field, the board colour class its own square is printed in.
     printed: np.ndarray | None = None
     #: (F, 2) each field's centre on the board, mm.
@@ -434,6 +439,8 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.look_alike = _look_alike_fields(layout, geometry, classes, config)
     if max_height == 1:
         geometry.surround_idx, geometry.surround_area = _surrounds(layout, geometry, config)
+    else:
+        geometry.square_idx, geometry.square_area = _squares(geometry, config)
     geometry.read_px = np.union1d(geometry.sliver_idx, geometry.top_idx)
     geometry.label_offsets = classes.offsets(geometry.expected, geometry.read_px)
     return geometry
@@ -504,6 +511,24 @@ def _surrounds(layout: Layout, geometry: BoardGeometry, config: VisionConfig
         near = np.hypot(xs.ravel() - cx, ys.ravel() - cy) <= reach
         found.append(flat[near & (covered[flat] == 0)
                           & (expected[flat] == geometry.printed[f])])
+    return (np.concatenate(found).astype(np.int64),
+            np.array([len(px) for px in found], np.int64))
+
+
+def _squares(geometry: BoardGeometry, config: VisionConfig) -> tuple[np.ndarray, np.ndarray]:
+    """:attr:`BoardGeometry.square_idx` and ``square_area``: each field's square printed
+    in its own colour, outside its one-piece silhouette grown by ``washed_margin_mm``."""
+    width, height = geometry.size
+    grow = max(1, int(round(config.washed_margin_mm * geometry.px_per_mm)))
+    kernel = np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)
+    expected = geometry.expected.ravel()
+    found = []
+    for f in range(len(geometry.names)):
+        own = np.zeros(height * width, np.uint8)
+        own[geometry.sliver_idx[geometry.sliver_seg == f * geometry.max_height]] = 1
+        own = cv2.dilate(own.reshape(height, width), kernel).ravel()
+        square = geometry.field_idx[geometry.field_seg == f]
+        found.append(square[(own[square] == 0) & (expected[square] == geometry.printed[f])])
     return (np.concatenate(found).astype(np.int64),
             np.array([len(px) for px in found], np.int64))
 
@@ -1177,6 +1202,89 @@ def washed_out_board(rectified: np.ndarray, matrix: np.ndarray, states: list[Fie
             out[f] = FieldState(states[f].name, None, 0,
                                 1.0 - seen / config.washed_board_share)
     return out
+
+
+def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState],
+                      geometry: BoardGeometry, classes: ColourClasses,
+                      config: VisionConfig) -> list[FieldState]:
+    """``states`` with the fields read empty whose top face stands out from their own
+    square's print around it towards a player's colour (see ``roof_piece_share``) read as
+    that player's piece, one high and unsure (the height is not seen), or, less far,
+    left empty but unsure. A lamp's glare washes a piece towards the board's colour, so
+    that its labels match the board, but it adds the same to the print beside it: the
+    difference keeps the piece's own direction. Measured on the raw ``rectified`` frame
+    normalised by ``matrix`` (3x4) in floats, as :func:`washed_out_board`. Cuatro prints
+    a dark symbol under the face: only the face's lightest pixels along the print are
+    compared. Games with stacks; towers that lean over a face or a square (grown for
+    pieces lying off centre) are left out of both."""
+    if geometry.square_idx is None:
+        return states
+    empty = np.array([f for f, s in enumerate(states) if not s.height], np.int64)
+    if not len(empty):
+        return states
+    towers = tower_mask([s.height for s in states], geometry,
+                        config.roof_tower_margin_mm).ravel()
+    top_ends = np.cumsum(geometry.top_area)
+    segs = empty * geometry.max_height  # one piece high
+    face, face_of = _runs(geometry.top_idx, top_ends[segs] - geometry.top_area[segs],
+                          top_ends[segs], towers)
+    ends = np.cumsum(geometry.square_area)
+    square, square_of = _runs(geometry.square_idx, ends[empty] - geometry.square_area[empty],
+                              ends[empty], towers)
+    face_px = np.bincount(face_of, minlength=len(empty))
+    square_px = np.bincount(square_of, minlength=len(empty))
+    judged = (face_px >= config.roof_min_face_px) & (square_px >= config.roof_min_face_px)
+    if not judged.any():
+        return states
+    face_in, square_in = judged[face_of], judged[square_of]
+    renumber = np.cumsum(judged) - 1
+    face, face_of = face[face_in], renumber[face_of[face_in]]
+    square, square_of = square[square_in], renumber[square_of[square_in]]
+    empty = empty[judged]
+    flat = rectified.reshape(-1, 3)
+    scale, lift = np.diag(matrix)[:3], matrix[:, 3]
+    printed = classes.board_bgr[geometry.printed[empty]]
+    unit = printed / np.linalg.norm(printed, axis=1, keepdims=True)
+    along = ((flat[face] * scale + lift) * unit[face_of]).sum(axis=1)
+    cut = _segment_percentiles(along, face_px[judged], [config.roof_face_top_pct])[:, 0]
+    light = along >= cut[face_of]
+    lightest, lightest_of = face[light], face_of[light]
+    faces, around = (
+        np.stack([_medians_of_runs(flat[px, c], of, np.bincount(of, minlength=len(empty)))
+                  for c in range(3)], axis=1) * scale + lift
+        for px, of in ((lightest, lightest_of), (square, square_of)))
+    step = classes.player_bgr[None, :, :] - printed[:, None, :]  # (fields, players, 3)
+    off = faces - around
+    along_step = (step * off[:, None, :]).sum(axis=2)
+    cosine = along_step / np.maximum(
+        np.linalg.norm(step, axis=2) * np.linalg.norm(off, axis=1)[:, None], 1e-6)
+    player = cosine.argmax(axis=1)
+    rows = np.arange(len(empty))
+    share = along_step[rows, player] / np.maximum((step[rows, player] ** 2).sum(axis=1), 1.0)
+    out = list(states)
+    for f, p, seen, fit in zip(empty.tolist(), player.tolist(), share.tolist(),
+                               cosine[rows, player].tolist(), strict=True):
+        if fit < config.roof_min_cosine or seen < config.roof_unsure_share:
+            continue
+        state = states[f]
+        if seen >= config.roof_piece_share:
+            out[f] = FieldState(state.name, classes.players[p], 1, config.roof_piece_confidence)
+        else:
+            out[f] = FieldState(state.name, None, 0, min(state.confidence,
+                                                         1.0 - seen / config.roof_piece_share))
+    return out
+
+
+def _runs(idx: np.ndarray, begin: np.ndarray, end: np.ndarray, covered: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """The values of ``idx[b:e]`` for each (b, e), one after the other, those where
+    ``covered`` is set left out, and for each the number of its run."""
+    sizes = end - begin
+    owner = np.repeat(np.arange(len(begin)), sizes)
+    picked = idx[np.repeat(begin, sizes) + np.arange(sizes.sum())
+                 - np.repeat(np.cumsum(sizes) - sizes, sizes)]
+    keep = covered[picked] == 0
+    return picked[keep], owner[keep]
 
 
 def _top_lightness(lab: np.ndarray, geometry: BoardGeometry, states: list[FieldState],

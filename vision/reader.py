@@ -45,6 +45,7 @@ from vision.fields import (
     split_lightness,
     tower_mask,
     washed_out_board,
+    washed_out_pieces,
 )
 from vision.markers import Localisation, Localiser, NoBoard, project
 from vision.occlusion import (
@@ -347,6 +348,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     if not occlusion.occluded:
         states = darker_than_neighbours(colour_lab, states, geometry, tracker.classes, config)
     states = washed_out_board(rectified, matrix, states, geometry, tracker.classes, config)
+    states = washed_out_pieces(rectified, matrix, states, geometry, tracker.classes, config)
     # a field that looks changed while its reading is not may hold a piece the reader
     # missed: say so by its confidence
     fields = {s.name: FieldReading(s.name, s.top_colour, s.height,

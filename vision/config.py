@@ -264,6 +264,10 @@ class VisionConfig:
     roof_unsure_share: float = 0.09
     roof_piece_confidence: float = 0.5
     roof_min_face_px: int = 20
+    #: ... and only towards players whose colour lies at least this far (BGR, 0-255) from
+    #: the print: nearer, a washed print and that piece are one (the layouts' colours lie
+    #: 81 or more apart; a colour learned off an empty field lies within a few).
+    roof_min_step: float = 40.0
     roof_tower_margin_mm: float = 3.0
     #: A field read empty in a game without stacks whose top face lies, in a/b (8-bit
     #: Lab), within ``frame_colour_piece_distance`` of this frame's own pieces of a

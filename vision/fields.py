@@ -1256,8 +1256,11 @@ def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
     step = classes.player_bgr[None, :, :] - printed[:, None, :]  # (fields, players, 3)
     off = faces - around
     along_step = (step * off[:, None, :]).sum(axis=2)
-    cosine = along_step / np.maximum(
-        np.linalg.norm(step, axis=2) * np.linalg.norm(off, axis=1)[:, None], 1e-6)
+    size = np.linalg.norm(step, axis=2)
+    cosine = along_step / np.maximum(size * np.linalg.norm(off, axis=1)[:, None], 1e-6)
+    # a player's colour close to the print (a piece learned off an empty field) cannot be
+    # told from the print washed or seen through noise
+    cosine[size < config.roof_min_step] = -1.0
     player = cosine.argmax(axis=1)
     rows = np.arange(len(empty))
     share = along_step[rows, player] / np.maximum((step[rows, player] ** 2).sum(axis=1), 1.0)

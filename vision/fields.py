@@ -497,22 +497,23 @@ def _surrounds(layout: Layout, geometry: BoardGeometry, config: VisionConfig
     covered = np.zeros(height * width, np.uint8)
     covered[geometry.sliver_idx] = 1  # one layer: the slivers are the silhouettes
     grow = max(1, int(round(config.washed_margin_mm * ppm)))
-    covered = cv2.dilate(covered.reshape(height, width),
-                         np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)).ravel()
+    plain = cv2.dilate(covered.reshape(height, width),
+                       np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)) == 0
     reach = (layout.piece.diameter_mm / 2 + config.washed_surround_mm) * ppm
-    expected = geometry.expected.ravel()
-    found = []
-    for f in range(len(geometry.names)):
-        cx, cy = geometry.to_px(geometry.centres_mm[f])
-        x0, y0 = max(int(cx - reach), 0), max(int(cy - reach), 0)
-        x1, y1 = min(int(cx + reach) + 2, width), min(int(cy + reach) + 2, height)
-        ys, xs = np.mgrid[y0:y1, x0:x1]
-        flat = (ys * width + xs).ravel()
-        near = np.hypot(xs.ravel() - cx, ys.ravel() - cy) <= reach
-        found.append(flat[near & (covered[flat] == 0)
-                          & (expected[flat] == geometry.printed[f])])
-    return (np.concatenate(found).astype(np.int64),
-            np.array([len(px) for px in found], np.int64))
+    # every field's square window round its centre at once (a loop over Spexxx's fields
+    # took 20-40 ms a geometry), in field, row, column order
+    centres = geometry.to_px(geometry.centres_mm)
+    steps = np.arange(int(2 * reach) + 3)
+    xs = np.floor(centres[:, :1] - reach).astype(np.int64) + steps  # (F, side)
+    ys = np.floor(centres[:, 1:] - reach).astype(np.int64) + steps
+    inside = ((ys >= 0) & (ys < height))[:, :, None] & ((xs >= 0) & (xs < width))[:, None, :]
+    yc, xc = np.clip(ys, 0, height - 1)[:, :, None], np.clip(xs, 0, width - 1)[:, None, :]
+    near = (inside & plain[yc, xc] & (geometry.expected[yc, xc] == geometry.printed[:, None, None])
+            & (np.hypot(xs[:, None, :] - centres[:, :1, None],
+                        ys[:, :, None] - centres[:, 1:, None]) <= reach))
+    field, row, col = np.nonzero(near)
+    return (ys[field, row] * width + xs[field, col],
+            np.bincount(field, minlength=len(centres)).astype(np.int64))
 
 
 def _squares(geometry: BoardGeometry, config: VisionConfig) -> tuple[np.ndarray, np.ndarray]:

@@ -48,6 +48,9 @@ class FieldState(NamedTuple):
 BOARD = 254
 #: Lab bins, 8 levels wide per channel: the length of a colour table's row.
 _BINS = 32**3
+#: Each Lab bin's centre, one plane per channel (L, a, b), bins in table order.
+_BIN_CENTRES = [c.ravel() for c in np.meshgrid(*[np.arange(32) * 8 + 4.0] * 3,
+                                               indexing="ij")]
 
 
 class ColourClasses:
@@ -137,18 +140,24 @@ class ColourClasses:
         """Distance from every Lab bin to each colour, the colour taken at several light
         levels (shadows, shaded tower sides, uneven lamps: same paint, less light) and
         washed towards white by glare."""
-        centres = np.arange(32) * 8 + 4.0
-        grid = np.stack(np.meshgrid(centres, centres, centres, indexing="ij"), axis=-1)
-        grid = grid.reshape(-1, 3)
-        weights = np.array([config.lightness_weight, 1.0, 1.0])
-        out = np.empty((len(labs), len(grid)), np.float32)
+        weights = (config.lightness_weight, 1.0, 1.0)
+        out = np.empty((len(labs), _BIN_CENTRES[0].size), np.float32)
         for index, lab in enumerate(labs):
             bgr = lab_to_bgr(lab)
             shaded = [bgr * level for level in config.shade_levels]
             glared = [bgr + (255 - bgr) * g for g in glare_levels]
-            variants = np.array([bgr_to_lab(np.clip(v, 0, 255)) for v in shaded + glared])
-            diff = (grid[:, None, :] - variants[None]) * weights
-            out[index] = np.sqrt((diff**2).sum(axis=-1)).min(axis=1)
+            # the least squared distance over the variants, one channel plane at a time
+            # (a (bins, variants, 3) array made building a reader's tables ~80 ms)
+            nearest = None
+            for variant in shaded + glared:
+                lab_v = bgr_to_lab(np.clip(variant, 0, 255))
+                d0, d1, d2 = ((c - v) * w for c, v, w
+                              in zip(_BIN_CENTRES, lab_v, weights, strict=True))
+                squared = d0 * d0 + d1 * d1
+                squared += d2 * d2
+                nearest = squared if nearest is None else np.minimum(nearest, squared,
+                                                                     out=nearest)
+            out[index] = np.sqrt(nearest)
         return out
 
     def offsets(self, expected: np.ndarray, within: np.ndarray | None = None) -> np.ndarray:
@@ -373,27 +382,31 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     for f, name in enumerate(names):
         base = geometry.to_px(centres[f])
         ring = _circle(base, radius * ppm)
+        top_px = geometry.to_px(tops[f])  # (H, 2)
+        # the field's masks are drawn in a window round all its towers, not the whole
+        # rectified image: a full-size mask per field and height made most of a cold read
+        reach = (top_r * ppm)[:, None]
+        lo = np.floor(np.minimum(ring.min(axis=0), (top_px - reach).min(axis=0))) - 2
+        hi = np.ceil(np.maximum(ring.max(axis=0), (top_px + reach).max(axis=0))) + 3
+        x0, y0 = np.maximum(lo, 0).astype(int)
+        x1, y1 = np.maximum(np.minimum(hi, [width_px, height_px]).astype(int), [x0, y0])
+        window = (y1 - y0, x1 - x0)
         previous = None
         for k in range(max_height):
-            top_px = geometry.to_px(tops[f, k])
-            hull = cv2.convexHull(np.concatenate([ring, _circle(top_px, top_r[k] * ppm)]))
-            lo_px = np.floor(hull.reshape(-1, 2).min(axis=0)).astype(int) - 1
-            hi_px = np.ceil(hull.reshape(-1, 2).max(axis=0)).astype(int) + 2
-            lo_px = np.maximum(lo_px, 0)
-            hi_px = np.minimum(hi_px, [width_px, height_px])
-            mask = np.zeros((height_px, width_px), np.uint8)
-            cv2.fillConvexPoly(mask, np.rint(hull).astype(np.int32), 1)
+            hull = cv2.convexHull(np.concatenate([ring, _circle(top_px[k], top_r[k] * ppm)]))
+            mask = np.zeros(window, np.uint8)
+            cv2.fillConvexPoly(mask, (np.rint(hull) - (x0, y0)).astype(np.int32), 1)
             sliver = mask if previous is None else mask & (1 - previous)
-            ys, xs = np.nonzero(sliver[lo_px[1]:hi_px[1], lo_px[0]:hi_px[0]])
-            flat = (ys + lo_px[1]) * width_px + xs + lo_px[0]
+            ys, xs = np.nonzero(sliver)
+            flat = (ys + y0) * width_px + xs + x0
             sliver_idx.append(flat)
             sliver_seg.append(np.full(flat.size, f * max_height + k))
             previous = mask
-            inner = np.zeros_like(mask)
-            cv2.circle(inner, tuple(np.rint(top_px).astype(int)),
+            inner = np.zeros(window, np.uint8)
+            cv2.circle(inner, tuple(np.rint(top_px[k]).astype(int) - (x0, y0)),
                        max(1, int(top_r[k] * ppm * config.top_face_inner_ratio)), 1, -1)
             ys, xs = np.nonzero(inner)
-            flat = ys * width_px + xs
+            flat = (ys + y0) * width_px + xs + x0
             top_idx.append(flat)
             top_seg.append(np.full(flat.size, f * max_height + k))
         half = layout.fields[name].size_mm / 2 * ppm
@@ -441,7 +454,9 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
         geometry.surround_idx, geometry.surround_area = _surrounds(layout, geometry, config)
     else:
         geometry.square_idx, geometry.square_area = _squares(geometry, config)
-    geometry.read_px = np.union1d(geometry.sliver_idx, geometry.top_idx)
+    read = np.zeros(size[0] * size[1], bool)
+    read[geometry.sliver_idx] = read[geometry.top_idx] = True
+    geometry.read_px = np.flatnonzero(read)
     geometry.label_offsets = classes.offsets(geometry.expected, geometry.read_px)
     return geometry
 
@@ -465,9 +480,7 @@ def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourC
     silhouette (its first sliver) grown by ``look_alike_margin_mm``."""
     if not classes.look_alikes or geometry.max_height > 1:
         return []  # tall towers shade the squares around them: a ratio would lie there
-    width, height = geometry.size
     grow = max(1, int(round(config.look_alike_margin_mm * geometry.px_per_mm)))
-    kernel = np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)
     found = []
     for f, name in enumerate(geometry.names):
         colour = layout.fields[name].printed
@@ -476,10 +489,8 @@ def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourC
             continue
         square = geometry.field_idx[geometry.field_seg == f]
         printed = geometry.expected.ravel()[square]
-        covered = np.zeros(height * width, np.uint8)
-        covered[geometry.sliver_idx[geometry.sliver_seg == f * geometry.max_height]] = 1
-        covered = cv2.dilate(covered.reshape(height, width), kernel).ravel()
-        rim = square[(covered[square] == 0) & (printed == board)]
+        own = geometry.sliver_idx[geometry.sliver_seg == f * geometry.max_height]
+        rim = square[_clear_of(square, own, grow, geometry.size) & (printed == board)]
         if len(rim) >= config.look_alike_min_rim_px:
             top = geometry.top_idx[geometry.top_seg == f * geometry.max_height]
             found.append((f, board, top, rim))
@@ -519,19 +530,36 @@ def _surrounds(layout: Layout, geometry: BoardGeometry, config: VisionConfig
 def _squares(geometry: BoardGeometry, config: VisionConfig) -> tuple[np.ndarray, np.ndarray]:
     """:attr:`BoardGeometry.square_idx` and ``square_area``: each field's square printed
     in its own colour, outside its one-piece silhouette grown by ``washed_margin_mm``."""
-    width, height = geometry.size
     grow = max(1, int(round(config.washed_margin_mm * geometry.px_per_mm)))
-    kernel = np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)
     expected = geometry.expected.ravel()
     found = []
     for f in range(len(geometry.names)):
-        own = np.zeros(height * width, np.uint8)
-        own[geometry.sliver_idx[geometry.sliver_seg == f * geometry.max_height]] = 1
-        own = cv2.dilate(own.reshape(height, width), kernel).ravel()
         square = geometry.field_idx[geometry.field_seg == f]
-        found.append(square[(own[square] == 0) & (expected[square] == geometry.printed[f])])
+        own = geometry.sliver_idx[geometry.sliver_seg == f * geometry.max_height]
+        keep = _clear_of(square, own, grow, geometry.size) & (expected[square]
+                                                             == geometry.printed[f])
+        found.append(square[keep])
     return (np.concatenate(found).astype(np.int64),
             np.array([len(px) for px in found], np.int64))
+
+
+def _clear_of(pixels: np.ndarray, cover: np.ndarray, grow: int, size: tuple[int, int]
+              ) -> np.ndarray:
+    """Which of the flat rectified ``pixels`` lie more than ``grow`` px (in x or y) from
+    every ``cover`` pixel: a square dilation, done in a window round ``pixels`` only (a
+    full-size image per field cost a cold read tens of ms)."""
+    width, height = size
+    if len(pixels) == 0:
+        return np.ones(0, bool)
+    ys, xs = np.divmod(pixels, width)
+    x0, y0 = max(int(xs.min()) - grow, 0), max(int(ys.min()) - grow, 0)
+    x1, y1 = min(int(xs.max()) + grow + 1, width), min(int(ys.max()) + grow + 1, height)
+    cy, cx = np.divmod(cover, width)
+    inside = (cx >= x0) & (cx < x1) & (cy >= y0) & (cy < y1)
+    covered = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    covered[cy[inside] - y0, cx[inside] - x0] = 1
+    covered = cv2.dilate(covered, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
+    return covered[ys - y0, xs - x0] == 0
 
 
 def _homes(geometry: BoardGeometry, margin_px: float) -> np.ndarray:
@@ -542,11 +570,9 @@ def _homes(geometry: BoardGeometry, margin_px: float) -> np.ndarray:
     pixels = geometry.size[0] * geometry.size[1]
     idx = np.concatenate([geometry.field_idx, geometry.sliver_idx])
     owner = np.concatenate([geometry.field_seg, geometry.sliver_seg // geometry.max_height])
-    pairs = np.unique(idx.astype(np.int64) * len(geometry.names) + owner)
-    idx, owner = pairs // len(geometry.names), pairs % len(geometry.names)
     home = np.full(pixels, -1, np.int32)
     home[idx] = owner
-    home[idx[np.bincount(idx, minlength=pixels)[idx] > 1]] = -2
+    home[idx[home[idx] != owner]] = -2  # another field's write won there: several own it
     free = (home == -1).reshape(geometry.size[1], geometry.size[0]).astype(np.uint8)
     if margin_px <= 0 or free.all():
         return home
@@ -1014,10 +1040,13 @@ def _crossing(t: np.ndarray, profile: np.ndarray, i: int, j: int) -> float:
     return float(t[i] + (0.5 - a) / (b - a) * (t[j] - t[i]))
 
 
-def _circle(centre: np.ndarray, radius: float, points: int = 32) -> np.ndarray:
-    angles = np.linspace(0, 2 * np.pi, points, endpoint=False)
-    return (centre + radius * np.stack([np.cos(angles), np.sin(angles)], axis=1)).astype(
-        np.float32)
+_ANGLES = np.linspace(0, 2 * np.pi, 32, endpoint=False)
+_UNIT_CIRCLE = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=1)
+
+
+def _circle(centre: np.ndarray, radius: float) -> np.ndarray:
+    """A 32-gon round ``centre``, for hulls and outlines."""
+    return (centre + radius * _UNIT_CIRCLE).astype(np.float32)
 
 
 def expected_board(layout: Layout, geometry: BoardGeometry, classes: ColourClasses,

@@ -272,9 +272,10 @@ def test_two_adjacent_markers_and_the_print_locate_the_board(game, hidden):
 
 
 def test_a_print_alignment_that_went_astray_is_refused():
-    # the empty Just 4 Fun board on a pale wood table: ECC slides the print off by
-    # 20 px at the far fields; it matches the frame worse than the markers' own fit did,
-    # so the board is not located rather than located wrong
+    # the empty Just 4 Fun board on a pale wood table: ECC slides the print off, farther
+    # than the markers' own fit is (OpenCV 4.12: 15 px at the far fields, 4.13-5.0: 4 px,
+    # against 1.7); it matches the frame worse than that fit did, so the board is not
+    # located rather than located wrong
     layout, rendered = two_hidden_tilted("just4fun", (0, 1), False)
     config = VisionConfig()
     camera = Camera.from_config(config)
@@ -282,7 +283,8 @@ def test_a_print_alignment_that_went_astray_is_refused():
     two = fit_two_markers(detect_markers(gray, layout, config), layout, camera, config)
     aligned = align_to_print(gray, layout, camera, two.homography, config)
     assert aligned is not None
-    assert field_errors(layout, rendered, camera, aligned).max() > 10.0
+    assert field_errors(layout, rendered, camera, aligned).max() > 2 * field_errors(
+        layout, rendered, camera, two.homography).max()
     assert print_match(gray, layout, camera, aligned, config) < print_match(
         gray, layout, camera, two.homography, config)
     with pytest.raises(NoBoard, match="only 2 of 4"):

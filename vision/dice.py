@@ -997,9 +997,9 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
         pips = _blobs(binary, hat, faint_config, windows=located and located.boxes)
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         new = _new_pips(pips, found_pips)
-        # only faces with a new pip are kept, and no fit or check reaches from one pip to
-        # another farther than _fit_reach: pips not chained to a new pip by such steps
-        # cannot change them (the fits are picked greedily, each pip on one face)
+        # only faces of 2+ pips, one of them new, are kept, and no fit or check reaches from
+        # one pip to another farther than _fit_reach: pips not chained to a new pip by such
+        # steps cannot change them (the fits are picked greedily, each pip on one face)
         kept = _chained(pts, new, _fit_reach(tops))
         if len(kept) < len(pips):
             pips, pts, new = [pips[i] for i in kept], pts[kept], [new[i] for i in kept]
@@ -1038,10 +1038,10 @@ def _new_pips(pips: list[Pip], known: list[Pip]) -> list[bool]:
 
 
 def _chained(pts: np.ndarray, start: list[bool], reach: float) -> np.ndarray:
-    """Indices of the points (in order) joined to a ``start`` point by steps of at most
-    ``reach``."""
+    """Indices of the points (in order) joined by steps of at most ``reach`` to a ``start``
+    point that has another point within ``reach``."""
     close = distances(pts) <= reach
-    reached = np.array(start, bool)
+    reached = np.array(start, bool) & (close.sum(axis=1) > 1)
     while True:
         grown = reached | close[reached].any(axis=0)
         if (grown == reached).all():

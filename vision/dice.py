@@ -996,8 +996,15 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
             cv2.bitwise_and(binary[part], search[part], dst=binary[part])
         pips = _blobs(binary, hat, faint_config, windows=located and located.boxes)
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
-        new = [all(math.hypot(p.x - q.x, p.y - q.y) > p.diameter / 2 for q in found_pips)
-               for p in pips]
+        new = _new_pips(pips, found_pips)
+        # only faces of 2+ pips, one of them new, are kept, and no fit or check reaches from
+        # one pip to another farther than _fit_reach: pips not chained to a new pip by such
+        # steps cannot change them (the fits are picked greedily, each pip on one face)
+        kept = _chained(pts, new, _fit_reach(tops))
+        if len(kept) < len(pips):
+            pips, pts, new = [pips[i] for i in kept], pts[kept], [new[i] for i in kept]
+        if not any(new):
+            continue
         judge = _Judge(pips, pts, closed, hat, faint_tops, to_px, to_px(nadir))
         for f in fit_faces(pips, pts, judge, faint_tops, lattice_candidates(pts, tops), throw,
                            nadir):
@@ -1011,6 +1018,35 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
                     and all(_explains(f, q, edge, config) for q in unread)):
                 found.append((f, members))
     return faces + found
+
+
+def _new_pips(pips: list[Pip], known: list[Pip]) -> list[bool]:
+    """Per pip, whether no pip of ``known`` lies within its radius (math.hypot); only pairs
+    that near along x and y are measured: the rest lie farther whatever the rounding."""
+    new = [True] * len(pips)
+    if not pips or not known:
+        return new
+    xy = np.array([(p.x, p.y) for p in pips])
+    kx, ky = np.array([(q.x, q.y) for q in known]).T
+    radius = np.array([p.diameter / 2 for p in pips])[:, None] * (1 + 1e-9)
+    near = (np.abs(xy[:, :1] - kx) <= radius) & (np.abs(xy[:, 1:] - ky) <= radius)
+    for i, j in zip(*np.nonzero(near), strict=True):
+        p, q = pips[i], known[j]
+        if new[i] and math.hypot(p.x - q.x, p.y - q.y) <= p.diameter / 2:
+            new[i] = False
+    return new
+
+
+def _chained(pts: np.ndarray, start: list[bool], reach: float) -> np.ndarray:
+    """Indices of the points (in order) joined by steps of at most ``reach`` to a ``start``
+    point that has another point within ``reach``."""
+    close = distances(pts) <= reach
+    reached = np.array(start, bool) & (close.sum(axis=1) > 1)
+    while True:
+        grown = reached | close[reached].any(axis=0)
+        if (grown == reached).all():
+            return np.flatnonzero(reached)
+        reached = grown
 
 
 def _explains(face: GridFace, pips: np.ndarray, edge: float, config: DiceConfig) -> bool:
@@ -1617,6 +1653,13 @@ _EMPTY_CELLS = [_CELLS[[not bits >> k & 1 for k in range(9)]] for bits in range(
 _AROUND = np.array([(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
 
 
+def _fit_reach(config: DiceConfig) -> float:
+    """The farthest (mm) a lattice fit's pips, or the pips it is checked against, lie from
+    its anchor pip: the lattice's diagonal at the largest pitch, with its tolerance."""
+    pmax = config.pip_pitch_share * config.die_max_mm
+    return 2 * math.sqrt(2) * pmax * (1 + config.lattice_tolerance)
+
+
 def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
     """Every die-pattern lattice through the pips: each pair of nearby pips proposes a turn
     and pitch (from the lattice offsets they could have), each anchor pip one of the 9 cells;
@@ -1626,7 +1669,7 @@ def _lattice_fits(pts: np.ndarray, config: DiceConfig) -> list[GridFace]:
         return []
     pmin = config.pip_pitch_share * config.die_min_mm
     pmax = config.pip_pitch_share * config.die_max_mm
-    reach = 2 * math.sqrt(2) * pmax * (1 + config.lattice_tolerance)
+    reach = _fit_reach(config)
     half_face = 0.5 / config.pip_pitch_share - 0.5 * config.pip_share / config.pip_pitch_share
     close = distances(pts) <= reach
     # each pair of nearby pips (a < b, by a then b) proposes a turn and pitch per lattice

@@ -978,10 +978,10 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     lens) than on the other, on ``lean_outline_rays`` neighbouring rays: a flat die seen
     from above shows its top face and, towards the lens, its sides; a leaning die shows its
     lifted side too, whichever way it leans. Each ray follows the body from the face's
-    centre until ``_GAP_PX`` view pixels in a row are nearer the table's colour than the
-    top face's (sampled in rings, `_RING_DIRS`); a ray ending near another read die's
-    outline is not judged. Only those points are sampled (bilinear, the frame's colours at
-    their places in the top view), for all faces at once."""
+    centre until ``_GAP_PX`` view pixels in a row are off it (``lean_outline_body_share``:
+    the table's and the top face's colours sampled in rings, `_RING_DIRS`); a ray ending
+    near another read die's outline is not judged. Only those points are sampled (bilinear,
+    the frame's colours at their places in the top view), for all faces at once."""
     read = [g for g in shown if g is not None and g.value]
     if not read:
         return set()

@@ -202,6 +202,22 @@ class DiceConfig:
     # over min_contrast fit no face), if every such pip on the faint face's die (within
     # half an edge of its centre) sits on one of its lattice points (lattice_tolerance)
     faint_over_unread: bool = False
+    # Leaning dice (top view, colour frames): a die leaning on an edge shows its lifted side
+    # beside its top face from above. Across the view (at right angles to the way to the
+    # point under the lens) a flat die's outline is its top face's, as far from its centre
+    # on both sides; a read whose body reaches lean_outline top-face edges farther on one
+    # side than on the other, on lean_outline_rays neighbouring rays (5 degrees apart) within
+    # lean_outline_window_deg of that right angle, has its confidence cut to
+    # lean_outline_confidence: it may be a leaning die read as a value. 0: off
+    lean_outline: float = 0.0
+    lean_outline_window_deg: float = 15.0
+    lean_outline_rays: int = 5
+    lean_outline_confidence: float = 0.4
+    # ... body pixels: Lab distance to the top face's colour under lean_outline_body_share
+    # of that to the table's, lightness weighted by lean_outline_lightness (a die's sides
+    # are shaded unlike its top; its shadow is the table's colour, darker)
+    lean_outline_body_share: float = 0.7
+    lean_outline_lightness: float = 0.75  # CIE L* 0-100, a* and b* about as wide
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -889,7 +905,10 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     shown = drop_side_faces([f for f, _ in faces], lens, config, _strengths(faces))
     if config.one_beside_pips:
         shown = _ones_beside_pips(faces, shown, layers, lens, config)
-    readings = [_face_reading(g, members, rect_to_frame, lo, grey.shape, config)
+    leaning = (_leaning_outlines(frame, shown, view, config)
+               if config.lean_outline and frame.ndim == 3 else set())
+    readings = [_face_reading(g, members, rect_to_frame, lo, grey.shape, config,
+                              id(g) in leaning)
                 for (f, members), g in zip(faces, shown, strict=True)
                 if g is not None and _in_area(f, view.area, lens, config)]
     readings = _drop_duplicates(readings)
@@ -929,6 +948,119 @@ def _ones_beside_pips(faces: list[tuple[GridFace, list[Pip]]], shown: list[GridF
                                  for h, spot, e in read) for q in near)
         out.append(replace(g, value=None) if beside else g)
     return out
+
+
+#: `_leaning_outlines`, in die edges from a face's centre unless said: the table's colour is
+#: sampled in this ring round it (``_RING_DIRS``), the top face's (pips mostly between)
+#: in ``_TOP_RING`` top-face edges round it; the body is followed along
+#: each ray (``_RAY_STEP_DEG`` apart) over ``_RAY_SPAN`` top-face edges; a ray ending within
+#: ``_NEAR_BODY`` die edges of another read die's outline (a 1's foot and top taken as discs
+#: of ``_ONE_REACH``) is not judged.
+_TABLE_RING = (1.3, 1.7)
+_TOP_RING = (0.22, 0.4)
+_RAY_SPAN = (0.2, 1.25)
+_GAP_PX = 2.0
+_NEAR_BODY = 0.1
+_ONE_REACH = 0.6
+_RAY_STEP_DEG = 5.0
+#: 49 directions at 3 radii across a ring (an odd count: its median is a sample), as
+#: (direction, share of the way from the ring's inner to its outer radius)
+_RING_DIRS = np.tile(np.stack([np.cos(np.linspace(0.0, 2 * np.pi, 49, endpoint=False)),
+                               np.sin(np.linspace(0.0, 2 * np.pi, 49, endpoint=False))],
+                              axis=1), (3, 1))
+_RING_SHARES = np.repeat(np.linspace(0.0, 1.0, 3), 49)[:, None]
+
+
+def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _TopView,
+                      config: DiceConfig) -> set[int]:
+    """The ids of read faces whose die's body reaches ``lean_outline`` top-face edges
+    farther on one side across the view (at right angles to the way to the point under the
+    lens) than on the other, on ``lean_outline_rays`` neighbouring rays: a flat die seen
+    from above shows its top face and, towards the lens, its sides; a leaning die shows its
+    lifted side too, whichever way it leans. Each ray follows the body from the face's
+    centre until ``_GAP_PX`` view pixels in a row are off it (``lean_outline_body_share``:
+    the table's and the top face's colours sampled in rings, `_RING_DIRS`); a ray ending
+    near another read die's outline is not judged. Only those points are sampled (bilinear,
+    the frame's colours at their places in the top view), for all faces at once."""
+    read = [g for g in shown if g is not None and g.value]
+    if not read:
+        return set()
+    nadir, height = view.lens
+    s = config.rectified_px_per_mm
+    turns = np.radians(np.arange(-config.lean_outline_window_deg,
+                                 config.lean_outline_window_deg + 1e-9, _RAY_STEP_DEG))
+    outlines = []
+    for g in read:
+        spot, edge = footprint(g, view.lens, config)
+        foot = (_square(spot, edge, g.angle) if g.value != 1 else
+                spot + _ONE_REACH * edge * np.stack([np.cos(_ROUND), np.sin(_ROUND)], axis=1))
+        raised = nadir + (foot - nadir) * height / (height - edge)
+        outlines.append(cv2.convexHull(np.vstack([foot, raised]).astype(np.float32)))
+    centres = np.array([g.centre for g in read])  # (faces, 2)
+    tops = np.array([g.pitch / config.pip_pitch_share for g in read])
+    edges = tops * (height - tops) / height  # `footprint`'s
+    towards = nadir - centres
+    across = np.stack([-towards[:, 1], towards[:, 0]], axis=1)
+    across /= np.maximum(np.linalg.norm(across, axis=1), 1e-9)[:, None]
+    c, sn = np.cos(turns)[None, :], np.sin(turns)[None, :]
+    rays = np.stack([c * across[:, :1] - sn * across[:, 1:], sn * across[:, :1]
+                     + c * across[:, 1:]], axis=2)
+    rays = np.concatenate([rays, -rays], axis=1)  # (faces, rays, 2): each, then its opposite
+    # samples along each ray, ~a view pixel apart for the throw's largest face
+    count = int(np.ceil((_RAY_SPAN[1] - _RAY_SPAN[0]) * tops.max() * s))
+    along = tops[:, None] * np.linspace(*_RAY_SPAN, count)[None, :]  # (faces, count) mm
+    rings = [_RING_DIRS[None] * (lo + (hi - lo) * _RING_SHARES)[None] * size[:, None, None]
+             for (lo, hi), size in ((_TABLE_RING, edges), (_TOP_RING, tops))]
+    pts = np.concatenate([(rays[:, :, None, :] * along[:, None, :, None]).reshape(len(read), -1, 2),
+                          *rings], axis=1) + centres[:, None, :]
+    at = cv2.perspectiveTransform(((pts.reshape(-1, 2) - view.lo) * s)[None],
+                                  view.rect_to_frame).astype(np.float32)
+    colours = cv2.remap(frame, at[..., 0], at[..., 1], cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE)
+    weight = np.array([config.lean_outline_lightness, 1.0, 1.0], np.float32)
+    lab = (cv2.cvtColor(colours.astype(np.float32) / 255, cv2.COLOR_BGR2Lab)[0]
+           * weight).reshape(len(read), -1, 3)
+    n, ring = rays.shape[1] * count, len(_RING_DIRS)
+    # each ring's median colour (an odd count of samples: the middle one, per channel)
+    table = np.sort(lab[:, n:n + ring], axis=1)[:, ring // 2]
+    body = np.sort(lab[:, n + ring:], axis=1)[:, ring // 2]
+    samples = lab[:, :n]
+    off = (((samples - body[:, None]) ** 2).sum(axis=2) >= config.lean_outline_body_share ** 2
+           * ((samples - table[:, None]) ** 2).sum(axis=2)).reshape(*rays.shape[:2], count)
+    # where each ray leaves the body: the first of _GAP_PX view pixels in a row off it
+    gap = max(1, int(round(_GAP_PX / s / (along[:, 1:2] - along[:, :1]).min())))
+    gone = off[..., :count - gap + 1].copy()
+    for j in range(1, gap):
+        gone &= off[..., j:count - gap + 1 + j]
+    last = along[:, -1:] + (along[:, 1:2] - along[:, :1])
+    ends = np.where(gone.any(axis=2), np.take_along_axis(
+        along, np.argmax(gone, axis=2), axis=1), last)  # (faces, rays) mm
+    tips = centres[:, None, :] + rays * (ends + _NEAR_BODY * edges[:, None])[..., None]
+    inside = np.array([_inside_convex(o, tips.reshape(-1, 2)) for o in outlines]).reshape(
+        len(read), len(read), -1)  # [outline, face, ray]
+    inside[np.arange(len(read)), np.arange(len(read))] = False
+    judged = ~inside.any(axis=0)
+    half = len(turns)
+    wider = (ends[:, :half] - ends[:, half:]) / tops[:, None]  # farther than opposite
+    valid = judged[:, :half] & judged[:, half:]
+    flagged = set()
+    for g, w, ok in zip(read, wider, valid, strict=True):
+        for sign in (1, -1):
+            run = 0
+            for far, judge in zip(sign * w > config.lean_outline, ok, strict=True):
+                run = run + 1 if far and judge else 0
+                if run >= config.lean_outline_rays:
+                    flagged.add(id(g))
+    return flagged
+
+
+def _inside_convex(hull: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Which of ``pts`` (n, 2) lie in the convex polygon ``hull`` (cv2.convexHull's), its
+    edge included: on one side of every edge."""
+    v = hull.reshape(-1, 2).astype(np.float64)
+    e = np.concatenate([v[1:], v[:1]]) - v
+    cross = (e[:, 0] * (pts[:, None, 1] - v[:, 1]) - e[:, 1] * (pts[:, None, 0] - v[:, 0]))
+    return (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
 
 
 def _strengths(faces: list[tuple[GridFace, list[Pip]]]) -> dict[GridFace, float]:
@@ -1911,9 +2043,11 @@ def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, config: Di
 
 
 def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo: np.ndarray,
-                  frame_shape: tuple[int, ...], config: DiceConfig) -> DieReading:
+                  frame_shape: tuple[int, ...], config: DiceConfig,
+                  leaning: bool = False) -> DieReading:
     """The face in frame pixels; a face whose die is not wholly inside the frame is
-    unreadable (value None)."""
+    unreadable (value None); one that may be a leaning die's (`_leaning_outlines`) is read
+    at most at ``lean_outline_confidence``."""
     s = config.rectified_px_per_mm
     c, sn = math.cos(face.angle), math.sin(face.angle)
     rot = np.array([[c, -sn], [sn, c]])
@@ -1943,6 +2077,8 @@ def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo
     least = 1.0 / config.pip_size_ratio
     alike = (min(sizes) / max(sizes) - least) / (1.0 - least)
     confidence = round(float(np.clip((0.5 * fit + 0.5 * roundness) * alike, 0.0, 1.0)), 3)
+    if leaning:
+        confidence = min(confidence, config.lean_outline_confidence)
     return DieReading(face.value, confidence, box, (float(mid[0]), float(mid[1])))
 
 

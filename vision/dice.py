@@ -218,6 +218,19 @@ class DiceConfig:
     # are shaded unlike its top; its shadow is the table's colour, darker)
     lean_outline_body_share: float = 0.7
     lean_outline_lightness: float = 0.75  # CIE L* 0-100, a* and b* about as wide
+    # ... the table's colour sampled in this ring round the face's centre (die edges), the
+    # top face's (pips mostly between) in this one (top-face edges); each ray followed over
+    # lean_outline_span top-face edges, lean_outline_step_deg apart, until lean_outline_gap_px
+    # view pixels in a row are off the body; a ray ending within lean_outline_near_body die
+    # edges of another read die's outline (a 1's foot and top taken as discs of
+    # lean_outline_one_reach die edges) is not judged
+    lean_outline_table_ring: tuple[float, float] = (1.3, 1.7)
+    lean_outline_top_ring: tuple[float, float] = (0.22, 0.4)
+    lean_outline_span: tuple[float, float] = (0.2, 1.25)
+    lean_outline_step_deg: float = 5.0
+    lean_outline_gap_px: float = 2.0
+    lean_outline_near_body: float = 0.1
+    lean_outline_one_reach: float = 0.6
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -230,7 +243,8 @@ class DiceConfig:
         unknown = sorted(set(data) - known)
         if unknown:
             raise DiceInputError(f"unknown dice config keys: {', '.join(unknown)}")
-        for key in ("polarities", "split_levels", "pip_row_spacing", "faint_split_levels"):
+        for key in ("polarities", "split_levels", "pip_row_spacing", "faint_split_levels",
+                    "lean_outline_table_ring", "lean_outline_top_ring", "lean_outline_span"):
             if key in data:
                 data[key] = tuple(data[key])
         return cls(**data)
@@ -950,19 +964,6 @@ def _ones_beside_pips(faces: list[tuple[GridFace, list[Pip]]], shown: list[GridF
     return out
 
 
-#: `_leaning_outlines`, in die edges from a face's centre unless said: the table's colour is
-#: sampled in this ring round it (``_RING_DIRS``), the top face's (pips mostly between)
-#: in ``_TOP_RING`` top-face edges round it; the body is followed along
-#: each ray (``_RAY_STEP_DEG`` apart) over ``_RAY_SPAN`` top-face edges; a ray ending within
-#: ``_NEAR_BODY`` die edges of another read die's outline (a 1's foot and top taken as discs
-#: of ``_ONE_REACH``) is not judged.
-_TABLE_RING = (1.3, 1.7)
-_TOP_RING = (0.22, 0.4)
-_RAY_SPAN = (0.2, 1.25)
-_GAP_PX = 2.0
-_NEAR_BODY = 0.1
-_ONE_REACH = 0.6
-_RAY_STEP_DEG = 5.0
 #: 49 directions at 3 radii across a ring (an odd count: its median is a sample), as
 #: (direction, share of the way from the ring's inner to its outer radius)
 _RING_DIRS = np.tile(np.stack([np.cos(np.linspace(0.0, 2 * np.pi, 49, endpoint=False)),
@@ -978,8 +979,9 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     lens) than on the other, on ``lean_outline_rays`` neighbouring rays: a flat die seen
     from above shows its top face and, towards the lens, its sides; a leaning die shows its
     lifted side too, whichever way it leans. Each ray follows the body from the face's
-    centre until ``_GAP_PX`` view pixels in a row are off it (``lean_outline_body_share``:
-    the table's and the top face's colours sampled in rings, `_RING_DIRS`); a ray ending
+    centre until ``lean_outline_gap_px`` view pixels in a row are off it
+    (``lean_outline_body_share``: the table's and the top face's colours sampled in rings,
+    `_RING_DIRS`); a ray ending
     near another read die's outline is not judged. Only those points are sampled (bilinear,
     the frame's colours at their places in the top view), for all faces at once."""
     read = [g for g in shown if g is not None and g.value]
@@ -988,12 +990,14 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     nadir, height = view.lens
     s = config.rectified_px_per_mm
     turns = np.radians(np.arange(-config.lean_outline_window_deg,
-                                 config.lean_outline_window_deg + 1e-9, _RAY_STEP_DEG))
+                                 config.lean_outline_window_deg + 1e-9,
+                                 config.lean_outline_step_deg))
     outlines = []
     for g in read:
         spot, edge = footprint(g, view.lens, config)
         foot = (_square(spot, edge, g.angle) if g.value != 1 else
-                spot + _ONE_REACH * edge * np.stack([np.cos(_ROUND), np.sin(_ROUND)], axis=1))
+                spot + config.lean_outline_one_reach * edge
+                * np.stack([np.cos(_ROUND), np.sin(_ROUND)], axis=1))
         raised = nadir + (foot - nadir) * height / (height - edge)
         outlines.append(cv2.convexHull(np.vstack([foot, raised]).astype(np.float32)))
     centres = np.array([g.centre for g in read])  # (faces, 2)
@@ -1007,10 +1011,12 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
                      + c * across[:, 1:]], axis=2)
     rays = np.concatenate([rays, -rays], axis=1)  # (faces, rays, 2): each, then its opposite
     # samples along each ray, ~a view pixel apart for the throw's largest face
-    count = int(np.ceil((_RAY_SPAN[1] - _RAY_SPAN[0]) * tops.max() * s))
-    along = tops[:, None] * np.linspace(*_RAY_SPAN, count)[None, :]  # (faces, count) mm
+    first, last_share = config.lean_outline_span
+    count = int(np.ceil((last_share - first) * tops.max() * s))
+    along = tops[:, None] * np.linspace(first, last_share, count)[None, :]  # (faces, count) mm
     rings = [_RING_DIRS[None] * (lo + (hi - lo) * _RING_SHARES)[None] * size[:, None, None]
-             for (lo, hi), size in ((_TABLE_RING, edges), (_TOP_RING, tops))]
+             for (lo, hi), size in ((config.lean_outline_table_ring, edges),
+                                       (config.lean_outline_top_ring, tops))]
     pts = np.concatenate([(rays[:, :, None, :] * along[:, None, :, None]).reshape(len(read), -1, 2),
                           *rings], axis=1) + centres[:, None, :]
     at = cv2.perspectiveTransform(((pts.reshape(-1, 2) - view.lo) * s)[None],
@@ -1027,15 +1033,16 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     samples = lab[:, :n]
     off = (((samples - body[:, None]) ** 2).sum(axis=2) >= config.lean_outline_body_share ** 2
            * ((samples - table[:, None]) ** 2).sum(axis=2)).reshape(*rays.shape[:2], count)
-    # where each ray leaves the body: the first of _GAP_PX view pixels in a row off it
-    gap = max(1, int(round(_GAP_PX / s / (along[:, 1:2] - along[:, :1]).min())))
+    # where each ray leaves the body: the first of lean_outline_gap_px view pixels off it
+    gap = max(1, int(round(config.lean_outline_gap_px / s / (along[:, 1:2] - along[:, :1]).min())))
     gone = off[..., :count - gap + 1].copy()
     for j in range(1, gap):
         gone &= off[..., j:count - gap + 1 + j]
     last = along[:, -1:] + (along[:, 1:2] - along[:, :1])
     ends = np.where(gone.any(axis=2), np.take_along_axis(
         along, np.argmax(gone, axis=2), axis=1), last)  # (faces, rays) mm
-    tips = centres[:, None, :] + rays * (ends + _NEAR_BODY * edges[:, None])[..., None]
+    reach = ends + config.lean_outline_near_body * edges[:, None]
+    tips = centres[:, None, :] + rays * reach[..., None]
     inside = np.array([_inside_convex(o, tips.reshape(-1, 2)) for o in outlines]).reshape(
         len(read), len(read), -1)  # [outline, face, ray]
     inside[np.arange(len(read)), np.arange(len(read))] = False

@@ -1391,8 +1391,9 @@ def pale_colourful_pieces(lab: np.ndarray, states: list[FieldState], geometry: B
     so it matches white best, but keeps part of its hue, while the white stones beside
     it, washed alike, stay neutral. Judged at the ``pale_piece_percentile`` of the face's
     pixels: a white stone blurred into a coloured cell takes a hue at its rim only.
-    Games without stacks, frames with ``pale_piece_white_fields`` sure white stones;
-    for a frame without a hand only (skin read as white stones has a hue of its own)."""
+    Games without stacks, frames with ``pale_piece_white_fields`` sure white stones; the
+    reader runs it only in a frame without a hand (skin read as white stones has a hue of
+    its own)."""
     if geometry.max_height > 1 or not classes.colourful or not classes.whitish:
         return states
     light = {classes.players[p] for p in classes.whitish}

@@ -213,6 +213,13 @@ class VisionConfig:
     #: centred piece's silhouette grown by this much (mm: pieces lie a little off centre).
     look_alike_min_rim_px: int = 12
     look_alike_margin_mm: float = 0.5
+    #: A field read empty on such a square holds the darker player's piece (a black
+    #: stone on Spexxx's silver), read with ``look_alike_ring_confidence``, where the
+    #: median of the piece's silhouette outside its top face is at most this ratio of
+    #: the corners' median: on board bench seed 1 empty silver cells lie at 0.88 or more,
+    #: black stones that haze or a lamp's sheen lifts past the face test at 0.40-0.59.
+    look_alike_ring_ratio: float = 0.67
+    look_alike_ring_confidence: float = 0.5
     #: Two players whose colours differ by at least this much lightness (8-bit Lab L) and
     #: at most ``lightness_pair_chroma`` in a/b (black and white stones) are told apart
     #: within each frame (a black stone in glare or haze turns grey): their pieces split
@@ -286,6 +293,17 @@ class VisionConfig:
     frame_colour_sure: float = 0.5
     frame_colour_board_fields: int = 3
     frame_colour_piece_fields: int = 2
+    #: A piece read white in a game without stacks whose top face lies, at its
+    #: ``pale_piece_percentile`` pixel, ``pale_piece_shift`` or more (8-bit Lab a/b) from
+    #: the median of this frame's sure white stones (at least ``pale_piece_white_fields``)
+    #: along a colourful player's hue is that player's stone washed pale by glare or haze,
+    #: read with ``pale_piece_confidence`` (under ``uncertain_below``). On board bench
+    #: seed 1 (Spexxx) such magenta and cyan stones lie 18.6-23.9 along their hue, white
+    #: stones at most 10.9 (see docs/vision.md, 2026-11-28, sixth session).
+    pale_piece_shift: float = 15.0
+    pale_piece_percentile: float = 25.0
+    pale_piece_white_fields: int = 3
+    pale_piece_confidence: float = 0.5
     #: Printed lines and dots (Mühle's, as the layout gives them) are expected this much
     #: wider on each side: the board's pose is known to about a millimetre.
     printed_margin_mm: float = 0.7

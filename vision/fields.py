@@ -275,8 +275,10 @@ class BoardGeometry:
     silhouette_bias_mm: float = 0.0  # see VisionConfig.silhouette_bias_mm
     #: Fields printed in a colour a player's piece matches but for brightness: (field,
     #: board class, flat px of a one-piece top face, flat px of the square's corners
-    #: no centred piece covers), see :func:`look_alike_pieces`.
-    look_alike: list[tuple[int, int, np.ndarray, np.ndarray]] = field(default_factory=list)
+    #: no centred piece covers, flat px of a one-piece silhouette outside its top face),
+    #: see :func:`look_alike_pieces`.
+    look_alike: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=list)
     #: (player, per sliver pixel: printed, beside the field's own colour, in a colour that
     #: player's piece shares - :attr:`ColourClasses.shared`: Mühle's lines for black).
     sliver_shared: list[tuple[int, np.ndarray]] = field(default_factory=list)
@@ -473,11 +475,14 @@ def _sliver_shared(geometry: BoardGeometry,
 
 
 def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourClasses,
-                       config: VisionConfig) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
+                       config: VisionConfig
+                       ) -> list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray]]:
     """:attr:`BoardGeometry.look_alike`: for each field whose square is printed in a
     look-alike colour (:attr:`ColourClasses.look_alikes`; not Mühle's points, a dark dot
-    on the board), its one-piece top face and the pixels of its square beyond a piece's
-    silhouette (its first sliver) grown by ``look_alike_margin_mm``."""
+    on the board), its one-piece top face, the pixels of its square beyond a piece's
+    silhouette (its first sliver) grown by ``look_alike_margin_mm``, and that silhouette
+    outside the top face: none on a cell where no piece may lie (Spexxx's unplayable
+    cells, whose printed stroke darkens it)."""
     if not classes.look_alikes or geometry.max_height > 1:
         return []  # tall towers shade the squares around them: a ratio would lie there
     grow = max(1, int(round(config.look_alike_margin_mm * geometry.px_per_mm)))
@@ -489,11 +494,13 @@ def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourC
             continue
         square = geometry.field_idx[geometry.field_seg == f]
         printed = geometry.expected.ravel()[square]
-        own = geometry.sliver_idx[geometry.sliver_seg == f * geometry.max_height]
-        rim = square[_clear_of(square, own, grow, geometry.size) & (printed == board)]
+        silhouette = geometry.sliver_idx[geometry.sliver_seg == f * geometry.max_height]
+        rim = square[_clear_of(square, silhouette, grow, geometry.size) & (printed == board)]
         if len(rim) >= config.look_alike_min_rim_px:
             top = geometry.top_idx[geometry.top_seg == f * geometry.max_height]
-            found.append((f, board, top, rim))
+            ring = (np.setdiff1d(silhouette, top) if layout.fields[name].attrs.get(
+                "playable", True) else np.zeros(0, np.int64))
+            found.append((f, board, top, rim, ring))
     return found
 
 
@@ -1093,11 +1100,14 @@ def look_alike_pieces(normalised: np.ndarray, states: list[FieldState],
     as bright; low and high percentiles, as the corners take in the square's dark printed
     edge and a piece's shadow, and a face its shaded rim). Colour alone cannot tell them
     apart once the lamp is dimmer there than at the markers. A piece so found is one
-    high; an empty field in between loses its confidence."""
+    high; an empty field in between loses its confidence. A darker piece (a black stone
+    on silver) is also found, unsure (``look_alike_ring_confidence``), where the
+    silhouette's ring outside the face lies ``look_alike_ring_ratio`` or more below the
+    corners (medians): haze lifts a black stone's face and a lamp's sheen whitens it,
+    far from the nominal ratio, while its side stays darker than the print."""
     if not geometry.look_alike:
         return states
-    empty = [(f, board, top, rim) for f, board, top, rim in geometry.look_alike
-             if not states[f].height]
+    empty = [entry for entry in geometry.look_alike if not states[entry[0]].height]
     if not empty:
         return states
     flat = normalised.reshape(-1, normalised.shape[-1])
@@ -1107,11 +1117,18 @@ def look_alike_pieces(normalised: np.ndarray, states: list[FieldState],
     # printed cell's corners take in the lighter board beside it)
     all_faces, all_rims = (
         _segment_percentiles(np.take(flat, np.concatenate(parts), axis=0).mean(axis=1),
-                             np.array([len(part) for part in parts]), [pct, 100.0 - pct])
-        for parts, pct in (([top for _, _, top, _ in empty], face_pct),
-                           ([rim for _, _, _, rim in empty], rim_pct)))
+                             np.array([len(part) for part in parts]), [pct, 100.0 - pct, 50.0])
+        for parts, pct in (([entry[2] for entry in empty], face_pct),
+                           ([entry[3] for entry in empty], rim_pct)))
+    rings = [entry[4] for entry in empty if len(entry[4])]
+    ringed = iter(_segment_percentiles(
+        np.take(flat, np.concatenate(rings), axis=0).mean(axis=1),
+        np.array([len(ring) for ring in rings]), [50.0])[:, 0] if rings else ())
+    ring_ratio = math.log(config.look_alike_ring_ratio)
     out = list(states)
-    for (f, board, _, _), faces, rims in zip(empty, all_faces, all_rims, strict=True):
+    for (f, board, _, _, ring), faces, rims in zip(empty, all_faces, all_rims, strict=True):
+        dark_side = len(ring) and math.log(max(float(next(ringed)), 1.0)
+                                           / max(float(rims[2]), 1.0)) <= ring_ratio
         state = out[f]
         shares = []
         for player, ratio in classes.look_alikes[board]:
@@ -1120,8 +1137,12 @@ def look_alike_pieces(normalised: np.ndarray, states: list[FieldState],
             shares.append((seen / ratio, player))
         share, player = max(shares)
         margin = (share - config.look_alike_piece_share) / config.look_alike_sure_share
+        darkest, darkest_ratio = min(classes.look_alikes[board], key=lambda pair: pair[1])
         if margin > 0:
             out[f] = FieldState(state.name, classes.players[player], 1, float(min(1.0, margin)))
+        elif darkest_ratio < 0 and dark_side:
+            out[f] = FieldState(state.name, classes.players[darkest], 1,
+                                config.look_alike_ring_confidence)
         else:
             out[f] = FieldState(state.name, None, 0,
                                 float(min(state.confidence, 1.0, -margin)))
@@ -1387,6 +1408,51 @@ def frame_colour_pieces(lab: np.ndarray, states: list[FieldState], geometry: Boa
         out[f] = FieldState(states[f].name, classes.players[players[nearest[k]]], 1,
                             float(min(1.0, 1.0 - to_piece[k] / reach[k])))
     return out
+
+
+def pale_colourful_pieces(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
+                          classes: ColourClasses, config: VisionConfig) -> list[FieldState]:
+    """``states`` with the pieces read whitish (white stones) whose top face lies, in a/b
+    (8-bit Lab), ``pale_piece_shift`` or more from this frame's own white stones along a
+    colourful player's hue (magenta, cyan) read as that player, unsure
+    (``pale_piece_confidence``). A lamp's glare or haze washes such a stone nearly white,
+    so it matches white best, but keeps part of its hue, while the white stones beside
+    it, washed alike, stay neutral. Judged at the ``pale_piece_percentile`` of the face's
+    pixels: a white stone blurred into a coloured cell takes a hue at its rim only.
+    Games without stacks, frames with ``pale_piece_white_fields`` sure white stones; the
+    reader runs it only in a frame without a hand (skin read as white stones has a hue of
+    its own)."""
+    if geometry.max_height > 1 or not classes.colourful or not classes.whitish:
+        return states
+    light = {classes.players[p] for p in classes.whitish}
+    pieces = np.array([f for f, s in enumerate(states) if s.height and s.top_colour in light],
+                      np.int64)
+    sure = pieces[[states[f].confidence >= config.frame_colour_sure for f in pieces]]
+    if len(sure) < config.pale_piece_white_fields:
+        return states
+    ends = np.cumsum(geometry.top_area)  # one layer: segment f is field f
+    starts = ends - geometry.top_area
+    flat = lab.reshape(-1, 3)
+    white = _column_medians(np.stack([
+        _segment_medians(flat[:, c], geometry.top_idx, starts[sure], ends[sure])
+        for c in (1, 2)], axis=1))
+    sizes = geometry.top_area[pieces]
+    pos = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    ab = flat[geometry.top_idx[np.repeat(starts[pieces], sizes) + pos], 1:] - white
+    players = list(classes.colourful)
+    shifts = np.stack([_segment_percentiles(
+        ab @ _unit(bgr_to_lab(classes.player_bgr[p])[1:] - 128.0), sizes,
+        [config.pale_piece_percentile])[:, 0] for p in players], axis=1)
+    out = list(states)
+    for k in np.flatnonzero(shifts.max(axis=1) >= config.pale_piece_shift):
+        f = pieces[k]
+        out[f] = FieldState(states[f].name, classes.players[players[shifts[k].argmax()]],
+                            states[f].height, config.pale_piece_confidence)
+    return out
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    return vector / max(float(np.linalg.norm(vector)), 1e-6)
 
 
 def top_face_colours(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometry

@@ -40,6 +40,7 @@ from vision.fields import (
     darker_than_neighbours,
     frame_colour_pieces,
     look_alike_pieces,
+    pale_colourful_pieces,
     read_fields,
     sample_profiles,
     split_lightness,
@@ -348,6 +349,10 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     if not occlusion.occluded:
         states = darker_than_neighbours(colour_lab, states, geometry, tracker.classes, config)
     states = washed_out_board(rectified, matrix, states, geometry, tracker.classes, config)
+    # after washed_out_board: the board washed white by glare, read as white stones, has
+    # a hue of its own (Spexxx's red cells: seed 1 frame 115)
+    if not occlusion.occluded:
+        states = pale_colourful_pieces(colour_lab, states, geometry, tracker.classes, config)
     states = washed_out_pieces(rectified, matrix, states, geometry, tracker.classes, config)
     # a field that looks changed while its reading is not may hold a piece the reader
     # missed: say so by its confidence

@@ -462,6 +462,23 @@ def test_a_board_without_markers_reads_from_corners_given_by_hand():
     assert right >= len(truth) - 2, f"{right} of {len(truth)} fields right"
 
 
+@pytest.mark.parametrize("index", [180, 378])
+def test_fingers_beyond_a_hand_found_are_hidden_on_a_photo(index):
+    """Fingers over board colours close to the skin's lie beyond the hull of the hand a cue
+    found (board bench seed 1 frames 180: fingertips over Just 4 Fun's orange fields, two
+    covered fields reported before; 378: a pale hand on the Mühle board found by its lost
+    lines, one): their chroma lies nearer the hand's than the print's, and they join the
+    hand, at no more than one visible field more hidden."""
+    layout, calibration, rendered, _ = bench_frame(1, index)
+    truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
+    reading = read_board(rendered.frame, layout, calibration)
+    off = read_board(rendered.frame, layout, calibration,
+                     replace(VisionConfig(), finger_reach_mm=0.0))
+    assert off.occluded and not truly_hidden <= off.hidden_fields
+    assert reading.occluded and truly_hidden <= reading.hidden_fields
+    assert len(reading.hidden_fields - truly_hidden) <= len(off.hidden_fields - truly_hidden) + 1
+
+
 @pytest.mark.parametrize("index", [254, 262])
 def test_a_card_across_a_corner_is_no_hand_on_a_photo(index):
     """A card lying across the Mühle board's corner, over its marker, breaks the edge and

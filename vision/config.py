@@ -421,7 +421,8 @@ class VisionConfig:
     #: board within ``finger_reach_mm`` of the grown hull, in one piece with it, whose
     #: chroma (a, b) lies over ``finger_print_distance`` from the print's and within
     #: ``finger_skin_ratio`` times that of the hand's (board bench seed 1, photos: 12 -> 5
-    #: covered fields reported, 11 more visible ones hidden). ``finger_reach_mm`` 0: off.
+    #: covered fields reported, 5 more visible ones hidden; not the board washed by a lamp).
+    #: ``finger_reach_mm`` 0: off.
     finger_reach_mm: float = 40.0
     finger_print_distance: float = 6.0
     finger_skin_ratio: float = 0.5

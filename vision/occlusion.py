@@ -182,7 +182,7 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     faint_area = _grown(faint_hull, geometry, config)
     # fingers beyond the hull belong to whichever cue found the hand
     fingers = _fingers(_union(strict_hull, faint_hull), _union(strict_area, faint_area), lab,
-                       distance, usable, geometry, classes, config)
+                       distance, usable, bgr, geometry, classes, config, ceiling)
     if strict_hull is not None:
         strict_area = _union(strict_area, fingers)
     else:
@@ -814,8 +814,9 @@ def _fields_over(area: np.ndarray | None, geometry: BoardGeometry, config: Visio
 
 
 def _fingers(hull: np.ndarray | None, grown: np.ndarray | None, lab: np.ndarray,
-             distance: np.ndarray, usable: np.ndarray, geometry: BoardGeometry,
-             classes: ColourClasses, config: VisionConfig) -> np.ndarray | None:
+             distance: np.ndarray, usable: np.ndarray, bgr: np.ndarray,
+             geometry: BoardGeometry, classes: ColourClasses, config: VisionConfig,
+             ceiling: np.ndarray | None = None) -> np.ndarray | None:
     """The hand's skin beyond its hull (:func:`_hulls`; ``grown`` by :func:`_grown`),
     grown as the hull is: fingers over a board colour close to the skin's lie too near
     the print for either colour cue (board bench seed 1 frames 180, 360, 380: fingertips
@@ -830,6 +831,7 @@ def _fingers(hull: np.ndarray | None, grown: np.ndarray | None, lab: np.ndarray,
         return None
     px = geometry.px_per_mm
     skin_px = (hull > 0) & usable & (distance > config.faint_hand_distance)
+    _drop_light_effects(skin_px, bgr, geometry, classes, config, ceiling)
     if skin_px.sum() < config.hand_part_mm2 * px**2:
         return None
     skin = np.median(lab[skin_px][:, 1:], axis=0)
@@ -848,9 +850,12 @@ def _fingers(hull: np.ndarray | None, grown: np.ndarray | None, lab: np.ndarray,
     near_skin = to_skin[:, 0] * to_skin[:, 0] + to_skin[:, 1] * to_skin[:, 1]
     chosen = ((off_print > config.finger_print_distance**2)
               & (near_skin < config.finger_skin_ratio**2 * off_print))
-    skin_like = np.zeros(near.shape, np.uint8)
-    skin_like[ys[chosen], xs[chosen]] = 1
-    skin_like = cv2.morphologyEx(skin_like, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    # the board washed by a lamp is no skin, nor a hull round glare taken for a hand
+    skin_like = np.zeros(hull.shape, bool)
+    skin_like[window][ys[chosen], xs[chosen]] = True
+    _drop_light_effects(skin_like, bgr, geometry, classes, config, ceiling)
+    skin_like = cv2.morphologyEx(skin_like[window].view(np.uint8), cv2.MORPH_OPEN,
+                                 np.ones((3, 3), np.uint8))
     _, labels = cv2.connectedComponents(skin_like | near, connectivity=8)
     joined = np.zeros(labels.max() + 1, bool)
     joined[labels[near > 0]] = True

@@ -523,17 +523,20 @@ def test_towers_a_cast_moved_off_their_colour_are_no_hand_on_a_photo(index, kept
     assert read_board(rendered.frame, layout, calibration, replace(config, **loose)).occluded
 
 
-@pytest.mark.parametrize(("index", "missed"), [(102, 0), (122, 1), (286, 0), (378, 1)])
-def test_a_pale_arm_hiding_the_printed_lines_is_a_hand_on_a_photo(index, missed):
+@pytest.mark.parametrize(("index", "missed", "spare"),
+                         [(102, 0, 1), (122, 1, 1), (286, 0, 2), (378, 0, 2)])
+def test_a_pale_arm_hiding_the_printed_lines_is_a_hand_on_a_photo(index, missed, spare):
     """A tan or pale arm on the pale Mühle board is too close to its colour for either
     colour cue (board bench seed 1 frames 102, 286, 378 not flagged; 122 flagged by the
     sleeve, 9 of the 11 points under the hand beyond it reported), but the printed lines
-    are gone where it lies. The same table without the arm is not flagged."""
+    are gone where it lies. The same table without the arm is not flagged. Its fingers
+    beyond the lines' hull join it by their colour (378's last point; one visible point
+    more hidden beside 286's and 378's hands)."""
     layout, calibration, rendered, before = bench_frame(1, index)
     truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
     reading = read_board(rendered.frame, layout, calibration)
     assert reading.occluded and len(truly_hidden - reading.hidden_fields) <= missed
-    assert len(reading.hidden_fields - truly_hidden) <= 1
+    assert len(reading.hidden_fields - truly_hidden) <= spare
     off = read_board(rendered.frame, layout, calibration,
                      replace(VisionConfig(), lines_lost_window_mm=0.0))
     assert not off.occluded or len(truly_hidden - off.hidden_fields) >= 9

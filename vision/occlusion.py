@@ -180,15 +180,18 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
                                                       classes, config, ceiling))
     strict_area = _grown(strict_hull, geometry, config)
     faint_area = _grown(faint_hull, geometry, config)
-    # fingers beyond the hull belong to whichever cue found the hand
-    fingers = _fingers(_union(strict_hull, faint_hull), _union(strict_area, faint_area), lab,
-                       distance, usable, bgr, geometry, classes, config, ceiling)
-    if strict_hull is not None:
-        strict_area = _union(strict_area, fingers)
-    else:
-        faint_area = _union(faint_area, fingers)
     strict = _fields_over(strict_area, geometry, config)
     faint = _fields_over(faint_area, geometry, config)
+    if strict or faint:
+        # a hand that hides fields hides its fingers beyond the hull too (a hull hiding
+        # none is no hand reported, and grown it flagged a hand-free photo: the clear
+        # table of board bench seed 1 frame 302), with whichever cue found it
+        fingers = _fingers(_union(strict_hull, faint_hull), _union(strict_area, faint_area),
+                           lab, distance, usable, bgr, geometry, classes, config, ceiling)
+        if fingers is not None and strict:
+            strict = _fields_over(_union(strict_area, fingers), geometry, config)
+        elif fingers is not None:
+            faint = _fields_over(_union(faint_area, fingers), geometry, config)
     hidden = strict | faint
     reasons = []
     if big or faint:

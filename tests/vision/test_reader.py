@@ -479,6 +479,14 @@ def test_fingers_beyond_a_hand_found_are_hidden_on_a_photo(index):
     assert len(reading.hidden_fields - truly_hidden) <= len(off.hidden_fields - truly_hidden) + 1
 
 
+def test_fingers_grow_only_a_hand_that_hides_fields():
+    """A hull that hides no field is no hand reported, and its "fingers" must not make it
+    one: grown from such a hull, they flagged the clear Mühle table of board bench seed 1
+    frame 302 (two points), which a tracker reads as a photo first."""
+    layout, calibration, _, before = bench_frame(1, 302)
+    assert not read_board(before.frame, layout, calibration).occluded
+
+
 @pytest.mark.parametrize("index", [254, 262])
 def test_a_card_across_a_corner_is_no_hand_on_a_photo(index):
     """A card lying across the Mühle board's corner, over its marker, breaks the edge and

@@ -435,6 +435,15 @@ class VisionConfig:
     hand_part_mm2: float = 50.0
     #: Fields within this distance of a hand blob are hidden too (shadow, arm edges).
     hand_margin_mm: float = 8.0
+    #: A hand's fingers beyond its hull, over a board colour close to the skin's: plain
+    #: board within ``finger_reach_mm`` of the grown hull, in one piece with it, whose
+    #: chroma (a, b) lies over ``finger_print_distance`` from the print's and within
+    #: ``finger_skin_ratio`` times that of the hand's (board bench seed 1, photos: 12 -> 5
+    #: covered fields reported, 5 more visible ones hidden; not the board washed by a lamp).
+    #: ``finger_reach_mm`` 0: off.
+    finger_reach_mm: float = 40.0
+    finger_print_distance: float = 6.0
+    finger_skin_ratio: float = 0.5
     #: On a still photo, a piece read whose top face lies farther than this from every
     #: player's colour at any light level (``ColourClasses.player_distance``) may be,
     #: next to a hand found, that hand's skin read as a piece (Spexxx's small cells). Of

@@ -168,15 +168,30 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     big = _hand_blobs(groups, largest, geometry, config, min_area, entry)
     if big and misfit is not None and len(misfit.fields):
         groups, big = _with_skin_pieces(foreign, lab, misfit, groups, big, geometry, config)
-    strict = _hidden_under(groups, big, geometry, config)
-    faint: set[str] = set()
+    strict_hull = _hulls(groups, big)
+    faint_hull = None
     if entry is not None and entry.size:
-        faint = _faint_hand(distance, usable, entry, bgr, geometry, classes, config, ceiling,
-                            lab, misfit)
-        if not big and not faint and misfit is not None and len(misfit.fields):
-            faint = _hand_read_as_pieces(misfit, distance, usable, bgr, entry, geometry,
-                                         classes, config, ceiling)
-        faint |= _lines_hidden(lab, towers, bgr, entry, geometry, classes, config, ceiling)
+        faint_hull = _faint_hand(distance, usable, entry, bgr, geometry, classes, config,
+                                 ceiling, lab, misfit)
+        if not big and faint_hull is None and misfit is not None and len(misfit.fields):
+            faint_hull = _hand_read_as_pieces(misfit, distance, usable, bgr, entry, geometry,
+                                              classes, config, ceiling)
+        faint_hull = _union(faint_hull, _lines_hidden(lab, towers, bgr, entry, geometry,
+                                                      classes, config, ceiling))
+    strict_area = _grown(strict_hull, geometry, config)
+    faint_area = _grown(faint_hull, geometry, config)
+    strict = _fields_over(strict_area, geometry, config)
+    faint = _fields_over(faint_area, geometry, config)
+    if strict or faint:
+        # a hand that hides fields hides its fingers beyond the hull too (a hull hiding
+        # none is no hand reported, and grown it flagged a hand-free photo: the clear
+        # table of board bench seed 1 frame 302), with whichever cue found it
+        fingers = _fingers(_union(strict_hull, faint_hull), _union(strict_area, faint_area),
+                           lab, distance, usable, bgr, geometry, classes, config, ceiling)
+        if fingers is not None and strict:
+            strict = _fields_over(_union(strict_area, fingers), geometry, config)
+        elif fingers is not None:
+            faint = _fields_over(_union(faint_area, fingers), geometry, config)
     hidden = strict | faint
     reasons = []
     if big or faint:
@@ -248,8 +263,8 @@ def _with_skin_pieces(foreign: np.ndarray, lab: np.ndarray, misfit: MisfitPieces
 def _hand_read_as_pieces(misfit: MisfitPieces, distance: np.ndarray, usable: np.ndarray,
                          bgr: np.ndarray, entry: np.ndarray, geometry: BoardGeometry,
                          classes: ColourClasses, config: VisionConfig,
-                         ceiling: np.ndarray | None = None) -> set[str]:
-    """Fields hidden by a hand read as pieces nearly all over: a pale hand over Spexxx's
+                         ceiling: np.ndarray | None = None) -> np.ndarray | None:
+    """The hull (:func:`_hulls`) of a hand read as pieces nearly all over: a pale hand over Spexxx's
     small cells is read as pieces in most of them, their tower masks take it out of both
     colour tests, and too little plain board is left to show it (board bench seed 1
     frames 415, 467, 503). Its ``misfit`` pieces (skin fits no player's colour), less the
@@ -291,7 +306,7 @@ def _hand_read_as_pieces(misfit: MisfitPieces, distance: np.ndarray, usable: np.
         plain = (cv2.dilate(group.astype(np.uint8), around) > 0) & counted
         if plain.any() and np.median(distance[plain]) > floor:
             hands.append(k)
-    return _hidden_under(groups, hands, geometry, config)
+    return _hulls(groups, hands)
 
 
 #: Every how many of a hand's foreign pixels its colour is sampled from.
@@ -326,8 +341,8 @@ def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
                 bgr: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
                 config: VisionConfig, ceiling: np.ndarray | None = None,
                 lab: np.ndarray | None = None, misfit: MisfitPieces | None = None
-                ) -> set[str]:
-    """Fields hidden by a hand whose colour is close to the board's: judged against the
+                ) -> np.ndarray | None:
+    """The hull (:func:`_hulls`) of a hand whose colour is close to the board's: judged against the
     frame's own mismatch with the print (lamps, casts), and only where it reaches in
     across a broken stretch of the board's edge (``entry``, :func:`rim_entry`): a blob
     with a core far from the print, or a wide stretch a little off it all over
@@ -360,12 +375,12 @@ def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
     # seed 1 frames 254, 262)
     deep = _reaching_in(groups, count, geometry, config.faint_hand_reach_mm)
     if not any(entries[k] >= needed and deep[k] for k in blobs):
-        return set()
+        return None
     # with an arm reaching in, the other such blobs are its parts that the printed
     # lines cut off (as in find_occlusion)
     if blobs and lab is not None and misfit is not None and len(misfit.fields):
         groups, blobs = _with_skin_pieces(faint, lab, misfit, groups, blobs, geometry, config)
-    return _hidden_under(groups, blobs, geometry, config)
+    return _hulls(groups, blobs)
 
 
 def _wide_mismatch(distance: np.ndarray, usable: np.ndarray, level: float,
@@ -405,8 +420,8 @@ def _wide_mismatch(distance: np.ndarray, usable: np.ndarray, level: float,
 
 def _lines_hidden(lab: np.ndarray, towers: np.ndarray, bgr: np.ndarray, entry: np.ndarray,
                   geometry: BoardGeometry, classes: ColourClasses, config: VisionConfig,
-                  ceiling: np.ndarray | None = None) -> set[str]:
-    """Fields hidden by an arm that hides a board's printed lines (Mühle): a pale arm on
+                  ceiling: np.ndarray | None = None) -> np.ndarray | None:
+    """The hull (:func:`_hulls`) of an arm that hides a board's printed lines (Mühle): a pale arm on
     the tan board is too close to its colour for either colour cue (board bench seed 1
     frames 102, 286, 378), but where it lies the lines are gone, while blur, a cast or
     a lamp's gradient only weaken them everywhere alike. The smoothed Lab image's
@@ -416,7 +431,7 @@ def _lines_hidden(lab: np.ndarray, towers: np.ndarray, bgr: np.ndarray, entry: n
     of the edge (``entry``) and reach into the board, as the faint cue wants, and are not
     mostly the board washed by a lamp (``lines_lost_glare_share``)."""
     if "lines" not in classes.board or config.lines_lost_window_mm <= 0:
-        return set()
+        return None
     lost = _lines_lost(lab, towers, geometry, classes, config)
     _, components, stats = _components(lost.view(np.uint8))
     kept = stats[:, cv2.CC_STAT_AREA] >= config.hand_part_mm2 * geometry.px_per_mm**2
@@ -441,7 +456,7 @@ def _lines_hidden(lab: np.ndarray, towers: np.ndarray, bgr: np.ndarray, entry: n
                 cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1)))
             if near.ravel()[entry].sum() >= needed:
                 arms.append(k)
-    return _hidden_under(groups, arms, geometry, config)
+    return _hulls(groups, arms)
 
 
 def _lines_lost(lab: np.ndarray, towers: np.ndarray, geometry: BoardGeometry,
@@ -748,8 +763,14 @@ def _hidden_under(components: np.ndarray, blobs: list[int], geometry: BoardGeome
     """The fields a hand's blobs (labels in ``components``) cover: their convex hulls (a
     hand shows in pieces), grown by ``hand_margin_mm``, over more than
     ``hidden_field_fraction`` of a field."""
+    return _fields_over(_grown(_hulls(components, blobs), geometry, config), geometry, config)
+
+
+def _hulls(components: np.ndarray, blobs: list[int]) -> np.ndarray | None:
+    """The convex hulls of the given blobs (labels in ``components``) as a 0/1 mask; None
+    for no blob."""
     if not blobs:
-        return set()
+        return None
     wanted = np.zeros(int(components.max()) + 1, np.uint8)
     wanted[blobs] = 1
     # a blob's hull is its outline's: the outlines of the blobs wanted (different labels
@@ -757,20 +778,103 @@ def _hidden_under(components: np.ndarray, blobs: list[int], geometry: BoardGeome
     outlines, _ = cv2.findContours(wanted[components], cv2.RETR_LIST,
                                    cv2.CHAIN_APPROX_SIMPLE)
     owners = np.array([components[o[0, 0, 1], o[0, 0, 0]] for o in outlines])
-    blob = np.zeros(components.shape, np.uint8)
+    hull = np.zeros(components.shape, np.uint8)
     for k in blobs:
         points = [o for o, owner in zip(outlines, owners, strict=True) if owner == k]
         if points:
-            cv2.fillConvexPoly(blob, cv2.convexHull(np.concatenate(points)), 1)
+            cv2.fillConvexPoly(hull, cv2.convexHull(np.concatenate(points)), 1)
+    return hull
+
+
+def _grown(hull: np.ndarray | None, geometry: BoardGeometry, config: VisionConfig
+           ) -> np.ndarray | None:
+    """A hand's hull (:func:`_hulls`) grown by ``hand_margin_mm``: its shadow and the
+    arm's edges are not reliably foreign."""
+    if hull is None:
+        return None
     grow = max(1, int(round(config.hand_margin_mm * geometry.px_per_mm)))
     # grown within the box round the hulls only: the same result, a fraction of the image
-    xs, ys = np.concatenate(outlines).reshape(-1, 2).T
-    window = np.s_[max(int(ys.min()) - grow, 0):int(ys.max()) + grow + 1,
-                   max(int(xs.min()) - grow, 0):int(xs.max()) + grow + 1]
-    blob[window] = cv2.dilate(blob[window], cv2.getStructuringElement(
+    x, y, w, h = cv2.boundingRect(hull)
+    window = np.s_[max(y - grow, 0):y + h + grow, max(x - grow, 0):x + w + grow]
+    grown = hull.copy()
+    grown[window] = cv2.dilate(hull[window], cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))
-    share = field_share(blob, geometry)
+    return grown
+
+
+def _union(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+    """Two 0/1 masks, either of them possibly None, joined."""
+    return b if a is None else a if b is None else a | b
+
+
+def _fields_over(area: np.ndarray | None, geometry: BoardGeometry, config: VisionConfig
+                 ) -> set[str]:
+    """The fields ``area`` (a 0/1 mask) covers over ``hidden_field_fraction``."""
+    if area is None:
+        return set()
+    share = field_share(area, geometry)
     return {geometry.names[f] for f in np.nonzero(share > config.hidden_field_fraction)[0]}
+
+
+def _fingers(hull: np.ndarray | None, grown: np.ndarray | None, lab: np.ndarray,
+             distance: np.ndarray, usable: np.ndarray, bgr: np.ndarray,
+             geometry: BoardGeometry, classes: ColourClasses, config: VisionConfig,
+             ceiling: np.ndarray | None = None) -> np.ndarray | None:
+    """The hand's skin beyond its hull (:func:`_hulls`; ``grown`` by :func:`_grown`),
+    grown as the hull is: fingers over a board colour close to the skin's lie too near
+    the print for either colour cue (board bench seed 1 frames 180, 360, 380: fingertips
+    over Just 4 Fun's orange and brown fields; 378, 450: Mühle's tan board), but their
+    chroma (a, b) lies nearer the hand's own than the print's, which a shadow's does
+    not. Plain board within ``finger_reach_mm`` of the grown hull, its chroma over
+    ``finger_print_distance`` from the print's and within ``finger_skin_ratio`` times
+    that of the hand's (the median of the hull's plain board farther than
+    ``faint_hand_distance`` from the print, over ``hand_part_mm2`` of it), in one piece
+    with the hull."""
+    if hull is None or grown is None or config.finger_reach_mm <= 0:
+        return None
+    px = geometry.px_per_mm
+    skin_px = (hull > 0) & usable & (distance > config.faint_hand_distance)
+    _drop_light_effects(skin_px, bgr, geometry, classes, config, ceiling)
+    if skin_px.sum() < config.hand_part_mm2 * px**2:
+        return None
+    skin = np.median(lab[skin_px][:, 1:], axis=0)
+    room = int(round(config.finger_reach_mm * px)) + 1
+    x, y, w, h = cv2.boundingRect(grown)
+    window = np.s_[max(y - room, 0):y + h + room, max(x - room, 0):x + w + room]
+    near = grown[window]
+    beyond = cv2.distanceTransform(1 - near, cv2.DIST_L2, 5)
+    # only the plain board within reach is judged, as flat px: most of the window is not
+    ys, xs = np.nonzero(usable[window] & (beyond < config.finger_reach_mm * px))
+    chroma = lab[window][ys, xs, 1:].astype(np.float32)
+    printed = _printed_chroma(classes)[geometry.expected[window][ys, xs]]
+    # squared distances: the same tests without the roots
+    off, to_skin = chroma - printed, chroma - skin.astype(np.float32)
+    off_print = off[:, 0] * off[:, 0] + off[:, 1] * off[:, 1]
+    near_skin = to_skin[:, 0] * to_skin[:, 0] + to_skin[:, 1] * to_skin[:, 1]
+    chosen = ((off_print > config.finger_print_distance**2)
+              & (near_skin < config.finger_skin_ratio**2 * off_print))
+    # the board washed by a lamp is no skin, nor a hull round glare taken for a hand
+    skin_like = np.zeros(hull.shape, bool)
+    skin_like[window][ys[chosen], xs[chosen]] = True
+    _drop_light_effects(skin_like, bgr, geometry, classes, config, ceiling)
+    skin_like = cv2.morphologyEx(skin_like[window].view(np.uint8), cv2.MORPH_OPEN,
+                                 np.ones((3, 3), np.uint8))
+    _, labels = cv2.connectedComponents(skin_like | near, connectivity=8)
+    joined = np.zeros(labels.max() + 1, bool)
+    joined[labels[near > 0]] = True
+    joined[0] = False
+    reached = joined[labels] & (skin_like > 0) & (near == 0)
+    if not reached.any():
+        return None
+    fingers = np.zeros(hull.shape, np.uint8)
+    fingers[window] = reached
+    return _grown(fingers, geometry, config)
+
+
+def _printed_chroma(classes: ColourClasses) -> np.ndarray:
+    """Each printed board colour's chroma (a, b) in the reader's 8-bit Lab."""
+    bgr = np.clip(classes.board_bgr, 0, 255).astype(np.uint8)[None]
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)[0, :, 1:].astype(np.float32)
 
 
 def _hand_blobs(groups: np.ndarray, areas: np.ndarray, geometry: BoardGeometry,

@@ -462,6 +462,31 @@ def test_a_board_without_markers_reads_from_corners_given_by_hand():
     assert right >= len(truth) - 2, f"{right} of {len(truth)} fields right"
 
 
+@pytest.mark.parametrize("index", [180, 378])
+def test_fingers_beyond_a_hand_found_are_hidden_on_a_photo(index):
+    """Fingers over board colours close to the skin's lie beyond the hull of the hand a cue
+    found (board bench seed 1 frames 180: fingertips over Just 4 Fun's orange fields, two
+    covered fields reported before; 378: a pale hand on the Mühle board found by its lost
+    lines, one): their chroma lies nearer the hand's than the print's, and they join the
+    hand, at no more than one visible field more hidden."""
+    layout, calibration, rendered, _ = bench_frame(1, index)
+    truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
+    reading = read_board(rendered.frame, layout, calibration)
+    off = read_board(rendered.frame, layout, calibration,
+                     replace(VisionConfig(), finger_reach_mm=0.0))
+    assert off.occluded and not truly_hidden <= off.hidden_fields
+    assert reading.occluded and truly_hidden <= reading.hidden_fields
+    assert len(reading.hidden_fields - truly_hidden) <= len(off.hidden_fields - truly_hidden) + 1
+
+
+def test_fingers_grow_only_a_hand_that_hides_fields():
+    """A hull that hides no field is no hand reported, and its "fingers" must not make it
+    one: grown from such a hull, they flagged the clear Mühle table of board bench seed 1
+    frame 302 (two points), which a tracker reads as a photo first."""
+    layout, calibration, _, before = bench_frame(1, 302)
+    assert not read_board(before.frame, layout, calibration).occluded
+
+
 @pytest.mark.parametrize("index", [254, 262])
 def test_a_card_across_a_corner_is_no_hand_on_a_photo(index):
     """A card lying across the Mühle board's corner, over its marker, breaks the edge and
@@ -506,17 +531,20 @@ def test_towers_a_cast_moved_off_their_colour_are_no_hand_on_a_photo(index, kept
     assert read_board(rendered.frame, layout, calibration, replace(config, **loose)).occluded
 
 
-@pytest.mark.parametrize(("index", "missed"), [(102, 0), (122, 1), (286, 0), (378, 1)])
-def test_a_pale_arm_hiding_the_printed_lines_is_a_hand_on_a_photo(index, missed):
+@pytest.mark.parametrize(("index", "missed", "spare"),
+                         [(102, 0, 1), (122, 1, 1), (286, 0, 2), (378, 0, 2)])
+def test_a_pale_arm_hiding_the_printed_lines_is_a_hand_on_a_photo(index, missed, spare):
     """A tan or pale arm on the pale Mühle board is too close to its colour for either
     colour cue (board bench seed 1 frames 102, 286, 378 not flagged; 122 flagged by the
     sleeve, 9 of the 11 points under the hand beyond it reported), but the printed lines
-    are gone where it lies. The same table without the arm is not flagged."""
+    are gone where it lies. The same table without the arm is not flagged. Its fingers
+    beyond the lines' hull join it by their colour (378's last point; one visible point
+    more hidden beside 286's and 378's hands)."""
     layout, calibration, rendered, before = bench_frame(1, index)
     truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
     reading = read_board(rendered.frame, layout, calibration)
     assert reading.occluded and len(truly_hidden - reading.hidden_fields) <= missed
-    assert len(reading.hidden_fields - truly_hidden) <= 1
+    assert len(reading.hidden_fields - truly_hidden) <= spare
     off = read_board(rendered.frame, layout, calibration,
                      replace(VisionConfig(), lines_lost_window_mm=0.0))
     assert not off.occluded or len(truly_hidden - off.hidden_fields) >= 9

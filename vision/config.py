@@ -590,12 +590,6 @@ class VisionConfig:
     changed_look_fraction: float = 0.08
     #: ... and its reading's confidence is at most this.
     changed_look_confidence: float = 0.1
-    #: A field read otherwise (top colour, or whether a piece stands there) than the clear
-    #: view read it with confidence, while its look changed under
-    #: ``changed_look_fraction``, has its confidence capped at this: a piece set down or
-    #: taken away changes its field's look, a misreading in one frame does not (board
-    #: bench seed 1, live: black stones read white or cyan by a hand or in noise).
-    unlike_clear_confidence: float = 0.1
     #: A blob of change this much of which lies where one field's tallest tower could
     #: stand is that tower changed unseen, not a hand (see occlusion._tower_changes).
     tower_change_share: float = 0.95

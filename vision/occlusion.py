@@ -110,26 +110,6 @@ def changed(lab: np.ndarray, before: ClearView, config: VisionConfig) -> np.ndar
     return squared > config.change_distance ** 2
 
 
-def unlike_clear(states: list[FieldState], readings: list[FieldState] | None,
-                 clear: ClearView | None, lab: np.ndarray, geometry: BoardGeometry,
-                 config: VisionConfig) -> frozenset[str]:
-    """Fields read otherwise than the clear view's final ``readings`` read them surely
-    (top colour, or whether a piece stands there) while under ``changed_look_fraction``
-    of their look changed since (``lab``: the Lab board image, not yet smoothed). A piece
-    set down or taken away changes its field's look; a reading that flips alone is a
-    misreading in one of the two frames, and the referee should not act on it."""
-    if clear is None or readings is None or clear.low.shape != lab.shape:
-        return frozenset()
-    unlike = [k for k, (now, then) in enumerate(zip(states, readings, strict=True))
-              if then.confidence >= config.uncertain_below
-              and (now.top_colour, now.height > 0) != (then.top_colour, then.height > 0)]
-    if not unlike:  # the readings of most frames
-        return frozenset()
-    share = field_share(changed(smoothed(lab, geometry, config), clear, config), geometry)
-    return frozenset(geometry.names[k] for k in unlike
-                     if share[k] <= config.changed_look_fraction)
-
-
 def is_shadow(lab: np.ndarray, before: ClearView, change: np.ndarray,
               geometry: BoardGeometry, config: VisionConfig) -> bool:
     """Is the ``change`` on the board (:func:`changed`) a shadow: darker than the clear

@@ -68,7 +68,6 @@ from vision.occlusion import (
     rim_strips,
     smoothed,
     tower_spots,
-    unlike_clear,
 )
 from vision.pose import Pose, recover_pose
 
@@ -160,10 +159,6 @@ class BoardTracker:
         self._lingering: dict[str, int] = {}  # field -> frames its change has held still
         self._settled: np.ndarray | None = None  # per field: quiet frames it held still
         self._fresh: np.ndarray | None = None  # per field: in the clear view as it is now
-        #: The clear view's fields as finally read (after the rules that mend the first
-        #: reading), and the fields this frame gave the clear view.
-        self.readings: list[FieldState] | None = None
-        self._taken: list[int] = []
 
     def __repr__(self) -> str:
         return f"<BoardTracker {self.layout.game} {self.localiser!r}>"
@@ -192,10 +187,8 @@ class BoardTracker:
         on their own, too (:meth:`_refresh_settled`), as players seldom leave the whole
         board alone for long. A bump (relocalisation) or a new image size starts afresh."""
         config = self.config
-        self._taken = []
         if relocalised or (self.clear is not None and self.clear.low.shape != lab.shape):
             self.clear, self._previous, self._still = None, None, 0
-            self.readings = None
         stirred = None
         if self._previous is not None and self._previous.low.shape == lab.shape:
             stirred = changed(lab, self._previous, config) & on_board(geometry, lab.shape)
@@ -211,7 +204,6 @@ class BoardTracker:
         needed = config.clear_view_refresh_frames if quiet else config.clear_view_accept_frames
         if (self.clear is None and not foreign) or self._still >= needed:
             self.clear = view
-            self._taken = list(range(len(view.states)))
 
     def _refresh_settled(self, moved: np.ndarray | None, hidden: frozenset[str],
                          doubtful: frozenset[str], quiet: bool, view: ClearView,
@@ -286,17 +278,6 @@ class BoardTracker:
         states = [v if c else s for v, s, c in zip(view.states, self.clear.states, chosen,
                                                    strict=True)]
         self.clear = ClearView(low, high, states)
-        self._taken += ripe
-
-    def remember(self, states: list[FieldState]) -> None:
-        """Keep this frame's final readings of the fields it gave the clear view."""
-        if not self._taken:
-            return
-        if self.readings is None or len(self.readings) != len(states):
-            self.readings = list(states) if len(self._taken) == len(states) else None
-            return
-        taken = set(self._taken)
-        self.readings = [states[k] if k in taken else r for k, r in enumerate(self.readings)]
 
     def _moved(self, homography: np.ndarray) -> bool:
         w, h = self.layout.board_size_mm
@@ -361,7 +342,6 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     states = split_lightness(colour_lab, states, geometry, tracker.classes, config)
     states = frame_colour_pieces(colour_lab, states, geometry, tracker.classes, config)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
-    clear, readings = tracker.clear, tracker.readings  # as before this frame
     occlusion = occlusion_of(normalised, lab, geometry, tracker, states, missing,
                              where.relocalised, frame, ceiling)
     # after occlusion, which keeps the readings it saw: a hand's shadow greys whites
@@ -374,17 +354,11 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     if not occlusion.occluded:
         states = pale_colourful_pieces(colour_lab, states, geometry, tracker.classes, config)
     states = washed_out_pieces(rectified, matrix, states, geometry, tracker.classes, config)
-    unlike = frozenset() if where.relocalised else unlike_clear(states, readings, clear, lab,
-                                                                geometry, config)
-    tracker.remember(states)
     # a field that looks changed while its reading is not may hold a piece the reader
-    # missed, one read otherwise while its look is not may be misread: say so by its
-    # confidence
-    caps = {name: config.changed_look_confidence for name in occlusion.changed_look}
-    caps.update({name: min(caps.get(name, 1.0), config.unlike_clear_confidence)
-                 for name in unlike})
+    # missed: say so by its confidence
     fields = {s.name: FieldReading(s.name, s.top_colour, s.height,
-                                   min(s.confidence, caps.get(s.name, 1.0)))
+                                   min(s.confidence, config.changed_look_confidence)
+                                   if s.name in occlusion.changed_look else s.confidence)
               for s in states if s.name not in occlusion.hidden_fields}
     return BoardReading(fields, occlusion.occluded, occlusion.hidden_fields, where.homography,
                         pose, None, where.relocalised, where.markers_seen, occlusion.reason,

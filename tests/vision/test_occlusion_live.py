@@ -357,36 +357,3 @@ def test_a_hands_shadow_from_beyond_the_board_is_no_hand():
     live = BoardTracker(layout, calibration, anywhere)
     read_board(before.frame, layout, tracker=live)
     assert read_board(rendered.frame, layout, tracker=live).occluded
-
-
-def live_reading(seed: int, index: int, config: VisionConfig):
-    layout, calibration, rendered, before = bench_frame(seed, index)
-    live = BoardTracker(layout, calibration, config)
-    read_board(before.frame, layout, tracker=live)
-    return read_board(rendered.frame, layout, tracker=live)
-
-
-def test_a_reading_unlike_the_clear_view_s_where_the_look_did_not_change_is_unsure():
-    """Black stones the clear view read black surely read white beside a hand (board bench
-    seed 1 frame 107) or cyan in noise (267), their look unchanged: unsure, so the referee
-    asks. Without the rule they read surely."""
-    config = VisionConfig()
-    off = replace(config, unlike_clear_confidence=1.0)
-    for index, names in ((107, ("2x1+1x4", "2x4+2x1")), (267, ("4x6+1x3",))):
-        reading, unruled = live_reading(1, index, config), live_reading(1, index, off)
-        for name in names:
-            assert reading.fields[name].top_colour != "black"
-            assert reading.fields[name].confidence < config.uncertain_below
-            assert unruled.fields[name].confidence >= config.uncertain_below
-
-
-def test_a_piece_set_down_changes_the_look_and_stays_sure():
-    """A piece set down reads otherwise than the clear view, but its field's look changed:
-    the reading keeps its confidence."""
-    config = VisionConfig()
-    live = tracker(config)
-    read_board(frame("just4fun", STACKS, seed=1)[1].frame, LAYOUT, tracker=live)
-    placed = {**STACKS, "D3": ["green"]}
-    reading = read_board(frame("just4fun", placed, seed=2)[1].frame, LAYOUT, tracker=live)
-    assert reading.fields["D3"].top_colour == "green"
-    assert reading.fields["D3"].confidence >= config.uncertain_below

@@ -560,25 +560,3 @@ def test_lines_washed_out_by_a_lamp_are_no_hand_on_a_photo():
     assert not read_board(rendered.frame, layout, calibration).occluded
     glare = replace(VisionConfig(), lines_lost_glare_share=1.0)
     assert read_board(rendered.frame, layout, calibration, glare).occluded
-
-
-def test_a_hand_over_markers_that_leave_the_board_unlocated_is_occlusion(cli, tmp_path):
-    # a card over one corner marker and an arm over another: the two markers left place
-    # the board too loosely to read (adjacent, plain Cuatro print), but the arm's skin
-    # lies over a covered marker's spot and reaches in there, so a person is told a hand
-    # is over the board; no field is read and the problem stays (the CLI exits 3)
-    arm = Hand(entry_mm=(-300, 700), tip_mm=(60, 250), height_mm=80)
-    layout, hand = frame("cuatro", {}, markers_hidden=frozenset({2}), hand=arm)
-    reading = read_board(hand.frame, layout)
-    assert not reading.ok and reading.occluded and "hand" in reading.problem
-    assert reading.fields == {} and reading.homography is None and reading.markers_seen == 2
-    photo = tmp_path / "hand.png"
-    cv2.imwrite(str(photo), hand.frame)
-    result = cli("read", str(photo), "--game", "cuatro", "--json")
-    board = json.loads(result.stdout)["board"]
-    assert result.returncode == 3 and board["occluded"] and not board["ok"]
-    assert board["fields"] == {} and "hand" in board["problem"]
-    # cards over both markers, no hand: the board is just not found
-    _, cards = frame("cuatro", {}, markers_hidden=frozenset({2, 3}))
-    reading = read_board(cards.frame, layout)
-    assert not reading.occluded and reading.problem.startswith("the board cannot be located")

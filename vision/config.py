@@ -455,16 +455,6 @@ class VisionConfig:
     #: moves real pieces off their player's colour too, but not onto the skin's.
     hand_piece_skin_distance: float = 8.0
     hand_piece_skin_share: float = 0.1
-    #: When the board cannot be located (two markers, fitted too loosely to read by), a
-    #: hand found over it there is believed only where a covered marker's spot (placed by
-    #: that fit) has a skin's hue: its median Lab hue within ``marker_skin_hue_deg`` and
-    #: chroma at least ``marker_skin_min_chroma``. Cards and a lamp's glare also hide
-    #: markers, and the loose fit lets the table show as something reaching in. Skin
-    #: lies at a hue of 58-60 degrees, chroma 21-31 (the simulator's tones); board bench
-    #: seed 1: hands over markers 43-56 degrees, 19-34, the covering cards and unfound
-    #: markers 11 degrees or under, or 79 and over, or chroma under 5.
-    marker_skin_hue_deg: tuple[float, float] = (35.0, 75.0)
-    marker_skin_min_chroma: float = 12.0
     #: On a photo with no hand found by colour, a group of such pieces (the board washed by
     #: a lamp left out) is a hand read as pieces when it is of hand size
     #: (``hand_min_area_mm2``) and holds ``hand_piece_count`` pieces, reaches in as the

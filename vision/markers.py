@@ -28,15 +28,7 @@ _CORNER_OFFSETS = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
 
 
 class NoBoard(VisionError):
-    """The board cannot be located in the frame. ``rough``, when some evidence places it
-    (two markers fitted but not surely; a tracker's last position), is that placement:
-    too loose to read fields by, enough to look for a hand over the markers."""
-
-    def __init__(self, message: str, rough: np.ndarray | None = None,
-                 found: dict[int, np.ndarray] | None = None) -> None:
-        super().__init__(message)
-        self.rough = rough
-        self.found = found or {}
+    """The board cannot be located in the frame."""
 
 
 @dataclass
@@ -376,28 +368,6 @@ def homography_from_corners(corners_px: np.ndarray, layout: Layout, camera: Came
     return homography / homography[2, 2]
 
 
-def skin_over_markers(frame: np.ndarray, homography: np.ndarray, found: dict[int, np.ndarray],
-                      layout: Layout, camera: Camera, config: VisionConfig) -> list[int]:
-    """The markers not found whose spot, where ``homography`` puts it, has a skin's hue
-    (config ``marker_skin_*``): a hand over them, not a card or a lamp's glare."""
-    low, high = config.marker_skin_hue_deg
-    height, width = frame.shape[:2]
-    covered = []
-    for marker_id, corners in marker_corners_mm(layout).items():
-        spot = np.round(camera.distort(project(homography, corners))).astype(np.int32)
-        if marker_id in found or (spot < 0).any() or (spot >= [width, height]).any():
-            continue
-        x, y, w, h = cv2.boundingRect(spot)
-        mask = np.zeros((h, w), np.uint8)
-        cv2.fillConvexPoly(mask, spot - [x, y], 1)
-        lab = cv2.cvtColor(frame[y:y + h, x:x + w], cv2.COLOR_BGR2Lab)[mask.astype(bool)]
-        a, b = np.median(lab[:, 1:].astype(np.float32), axis=0) - 128.0
-        if (np.hypot(a, b) >= config.marker_skin_min_chroma
-                and low <= np.degrees(np.arctan2(b, a)) <= high):
-            covered.append(marker_id)
-    return covered
-
-
 def _mirrored(corners: np.ndarray) -> bool:
     area = 0.0
     for k in range(4):
@@ -504,17 +474,16 @@ class Localiser:
                 return Localisation(previous, found, False, "previous")
             self.homography = None
             if not found:
-                raise NoBoard("no board in view: none of the four corner markers was found",
-                              previous)
-            homography, source = (self._from_two(image.whole(), found) if len(found) == 2
-                                  else (None, None))
-            if source is not None:
+                raise NoBoard("no board in view: none of the four corner markers was found")
+            located = self._from_two(image.whole(), found) if len(found) == 2 else None
+            if located is not None:
+                homography, source = located
                 self.bumps += bumped
                 self.homography = homography
                 return Localisation(homography, found, bumped, source)
             what = "moved and " if bumped else ""
             raise NoBoard(f"the board {what}cannot be located: only {len(found)} of 4 corner "
-                          "markers visible, need at least 3", homography, found)
+                          "markers visible, need at least 3")
         homography, error = fit_homography(found, self.layout, self.camera)
         if error > cfg.max_fit_error_px:
             raise NoBoard(f"the board markers do not fit together (error {error:.1f} px); "
@@ -550,14 +519,13 @@ class Localiser:
         return found
 
     def _from_two(self, gray: np.ndarray, found: dict[int, np.ndarray]
-                  ) -> tuple[np.ndarray | None, str | None]:
-        """The homography fitted to two markers under the camera model and its source;
-        the source is None when the fit may be too far off at the fields (config
-        ``two_marker_*``) and the printed board, aligned to the frame from there, does not
-        agree with the markers (config ``print_align_*``): the fit then only roughly
-        places the board (None when there is no fit). The focal length is the config's,
-        else the one the last 3-4 marker homography gave (the same camera, bumped), else
-        fitted too."""
+                  ) -> tuple[np.ndarray, str] | None:
+        """The homography fitted to two markers under the camera model and its source,
+        or None when it may be too far off at the fields (config ``two_marker_*``) and
+        the printed board, aligned to the frame from there, does not agree with the
+        markers (config ``print_align_*``). The focal length is the config's, else the
+        one the last 3-4 marker homography gave (the same camera, bumped), else fitted
+        too."""
         cfg = self.config
         focal = cfg.focal_px
         if focal is None and self._full is not None:
@@ -566,17 +534,17 @@ class Localiser:
         try:
             fit = fit_two_markers(found, self.layout, self.camera, cfg, focal)
         except VisionError:
-            return None, None
+            return None
         if fit.sure(cfg):
             return fit.homography, "two markers"
         from vision.print_align import align_to_print, print_match  # (imports markers)
 
         aligned = align_to_print(gray, self.layout, self.camera, fit.homography, cfg)
         if aligned is None:
-            return fit.homography, None
+            return None
         disagreement = print_disagreement(found, self.layout, self.camera, cfg, aligned, focal)
         if disagreement > cfg.print_align_max_disagreement:
-            return fit.homography, None
+            return None
         # Believed only where the print matches the frame better than from the markers'
         # own fit or that fit swung either way (an ECC stuck on a hand, a piece or the
         # table's grain matches worse than where it started).
@@ -585,7 +553,7 @@ class Localiser:
         before = max(print_match(gray, self.layout, self.camera, start.homography, cfg)
                      for start in starts)
         after = print_match(gray, self.layout, self.camera, aligned, cfg)
-        return (aligned, "print") if after > before else (fit.homography, None)
+        return (aligned, "print") if after > before else None
 
     def _expected(self, homography: np.ndarray) -> dict[int, np.ndarray]:
         return {

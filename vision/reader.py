@@ -48,7 +48,7 @@ from vision.fields import (
     washed_out_board,
     washed_out_pieces,
 )
-from vision.markers import Localisation, Localiser, NoBoard, project, skin_over_markers
+from vision.markers import Localisation, Localiser, NoBoard, project
 from vision.occlusion import (
     ClearView,
     Occlusion,
@@ -316,40 +316,9 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
         where: Localisation = tracker.localiser.locate(frame)
         geometry, pose = tracker.geometry(where.homography)
     except NoBoard as exc:
-        return _unlocated(frame, exc, tracker)
+        return BoardReading(problem=str(exc))
     except VisionError as exc:
         return BoardReading(problem=f"the board cannot be read: {exc}")
-    return _read_located(frame, where, geometry, pose, tracker)
-
-
-def _unlocated(frame: np.ndarray, exc: NoBoard, tracker: BoardTracker) -> BoardReading:
-    """The reading of a frame whose board cannot be located. Where something still
-    roughly places it (``exc.rough``) and a covered marker's spot there looks like skin,
-    a hand found over that rough board as on a photo (a scratch tracker, so the live one
-    keeps its clear view) is what covers the markers: the reading says the board is
-    occluded, but keeps the problem and reads no field."""
-    plain = BoardReading(problem=str(exc), markers_seen=len(exc.found))
-    if exc.rough is None or not skin_over_markers(frame, exc.rough, exc.found, tracker.layout,
-                                                  tracker.localiser.camera, tracker.config):
-        return plain
-    scratch = BoardTracker(tracker.layout, tracker.calibration, tracker.config)
-    try:
-        geometry, pose = scratch.geometry(exc.rough)
-        rough = _read_located(frame, Localisation(exc.rough, exc.found, True, "rough"),
-                              geometry, pose, scratch)
-    except VisionError:
-        return plain
-    if not rough.occluded:
-        return plain
-    return BoardReading(occluded=True, markers_seen=len(exc.found),
-                        problem=f"a hand is over the board and covers its markers ({exc})",
-                        notes=f"a hand covers the markers: {rough.notes}")
-
-
-def _read_located(frame: np.ndarray, where: Localisation, geometry: BoardGeometry,
-                  pose: Pose, tracker: BoardTracker) -> BoardReading:
-    """Read the fields of a frame whose board ``where`` places."""
-    config = tracker.config
     rectified = geometry.rectify(frame)
     levels = _levels(frame, where, tracker, rectified, geometry)
     if levels.contrast < config.min_marker_contrast:

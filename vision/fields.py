@@ -1333,12 +1333,17 @@ def _runs(idx: np.ndarray, begin: np.ndarray, end: np.ndarray, covered: np.ndarr
           ) -> tuple[np.ndarray, np.ndarray]:
     """The values of ``idx[b:e]`` for each (b, e), one after the other, those where
     ``covered`` is set left out, and for each the number of its run."""
-    sizes = end - begin
-    owner = np.repeat(np.arange(len(begin)), sizes)
-    picked = idx[np.repeat(begin, sizes) + np.arange(sizes.sum())
-                 - np.repeat(np.cumsum(sizes) - sizes, sizes)]
+    owner = np.repeat(np.arange(len(begin)), end - begin)
+    picked = _gather(idx, begin, end)
     keep = covered[picked] == 0
     return picked[keep], owner[keep]
+
+
+def _gather(idx: np.ndarray, begin: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """``idx[b:e]`` for each (b, e), one after the other, in one indexing."""
+    sizes = end - begin
+    return idx[np.repeat(begin, sizes) + np.arange(sizes.sum())
+               - np.repeat(np.cumsum(sizes) - sizes, sizes)]
 
 
 def _top_lightness(lab: np.ndarray, geometry: BoardGeometry, states: list[FieldState],
@@ -1437,8 +1442,7 @@ def pale_colourful_pieces(lab: np.ndarray, states: list[FieldState], geometry: B
         _segment_medians(flat[:, c], geometry.top_idx, starts[sure], ends[sure])
         for c in (1, 2)], axis=1))
     sizes = geometry.top_area[pieces]
-    pos = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    ab = flat[geometry.top_idx[np.repeat(starts[pieces], sizes) + pos], 1:] - white
+    ab = flat[_gather(geometry.top_idx, starts[pieces], ends[pieces]), 1:] - white
     players = list(classes.colourful)
     shifts = np.stack([_segment_percentiles(
         ab @ _unit(bgr_to_lab(classes.player_bgr[p])[1:] - 128.0), sizes,
@@ -1496,8 +1500,7 @@ def _segment_medians(values: np.ndarray, idx: np.ndarray, begin: np.ndarray,
     still 3 ms."""
     sizes = end - begin
     owner = np.repeat(np.arange(len(begin)), sizes)
-    pos = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    return _medians_of_runs(values[idx[np.repeat(begin, sizes) + pos]], owner, sizes)
+    return _medians_of_runs(values[_gather(idx, begin, end)], owner, sizes)
 
 
 def _column_medians(values: np.ndarray) -> np.ndarray:

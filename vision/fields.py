@@ -492,12 +492,12 @@ def _look_alike_fields(layout: Layout, geometry: BoardGeometry, classes: ColourC
         board = classes.board_index(colour) if colour in classes.board else -1
         if board not in classes.look_alikes:
             continue
-        square = geometry.field_idx[geometry.field_seg == f]
+        square = _segment(geometry.field_idx, geometry.field_area, f)
         printed = geometry.expected.ravel()[square]
-        silhouette = geometry.sliver_idx[geometry.sliver_seg == f * geometry.max_height]
+        silhouette = _segment(geometry.sliver_idx, geometry.sliver_area, f * geometry.max_height)
         rim = square[_clear_of(square, silhouette, grow, geometry.size) & (printed == board)]
         if len(rim) >= config.look_alike_min_rim_px:
-            top = geometry.top_idx[geometry.top_seg == f * geometry.max_height]
+            top = _segment(geometry.top_idx, geometry.top_area, f * geometry.max_height)
             ring = (np.setdiff1d(silhouette, top) if layout.fields[name].attrs.get(
                 "playable", True) else np.zeros(0, np.int64))
             found.append((f, board, top, rim, ring))
@@ -541,13 +541,20 @@ def _squares(geometry: BoardGeometry, config: VisionConfig) -> tuple[np.ndarray,
     expected = geometry.expected.ravel()
     found = []
     for f in range(len(geometry.names)):
-        square = geometry.field_idx[geometry.field_seg == f]
-        own = geometry.sliver_idx[geometry.sliver_seg == f * geometry.max_height]
+        square = _segment(geometry.field_idx, geometry.field_area, f)
+        own = _segment(geometry.sliver_idx, geometry.sliver_area, f * geometry.max_height)
         keep = _clear_of(square, own, grow, geometry.size) & (expected[square]
                                                              == geometry.printed[f])
         found.append(square[keep])
     return (np.concatenate(found).astype(np.int64),
             np.array([len(px) for px in found], np.int64))
+
+
+def _segment(idx: np.ndarray, area: np.ndarray, segment: int) -> np.ndarray:
+    """The flat px of one segment of ``idx``, whose segments are stored one after the
+    other in order with ``area`` px each: a slice, not a mask over all of them."""
+    start = int(area[:segment].sum())
+    return idx[start:start + int(area[segment])]
 
 
 def _clear_of(pixels: np.ndarray, cover: np.ndarray, grow: int, size: tuple[int, int]

@@ -165,7 +165,7 @@ class DiceConfig:
     # columns are made square the same way; False: off
     recut_bars: bool = False
     recut_slack: float = 0.35
-    recut_width: tuple[float, float] = (0.5, 1.5)
+    recut_width: tuple[float, float] = (0.75, 1.5)
     recut_min_pips: int = 4
     recut_confidence: float = 0.4
     side_overlap: float = 0.8  # die edges: two faces whose dice would stand closer are one die

@@ -650,16 +650,20 @@ def _pip_row(bar: _Bar, config: DiceConfig) -> list[Pip]:
         return []
     first = bar.along.min() + width / 2
     piece = _pixels((bar.along - first) / step, 0, count - 1)
-    pips = [_piece(bar, piece == k) for k in range(count)]
-    if min(p.roundness for p in pips) < config.min_pip_roundness:  # a smear, a gap between
-        return []  # dice: no pips
+    pips = []
+    for k in range(count):
+        pip = _piece(bar, piece == k, least=config.min_pip_roundness)
+        if pip is None:  # a smear, a gap between dice: no pips
+            return []
+        pips.append(pip)
     return pips
 
 
-def _piece(bar: _Bar, inside: np.ndarray, at: tuple[float, float] | None = None) -> Pip:
+def _piece(bar: _Bar, inside: np.ndarray, at: tuple[float, float] | None = None,
+           least: float = 0.0) -> Pip | None:
     """The pip of a bar's pixels ``inside`` (a boolean mask over them): at their mean place,
     or at ``at`` (in the bar's box), the bar's width across, the roundness and turn of
-    those pixels, their mean black-hat."""
+    those pixels, their mean black-hat; None when they are under ``least`` round."""
     px, py = bar.xs[inside], bar.ys[inside]
     n = len(px)
     # sums over n, as ndarray.mean takes them, without its overhead
@@ -670,6 +674,8 @@ def _piece(bar: _Bar, inside: np.ndarray, at: tuple[float, float] | None = None)
     half = math.hypot((vxx - vyy) / 2, vxy)
     major, minor = (vxx + vyy) / 2 + half, (vxx + vyy) / 2 - half
     roundness = math.sqrt(max(minor, 0.0) / major) if major > 0 else 1.0
+    if roundness < least:
+        return None
     x, y = (mx, my) if at is None else at
     return Pip(x, y, bar.width, roundness, int(bar.patch[py, px].sum()) / n,
                0.5 * math.atan2(2 * vxy, vxx - vyy))

@@ -244,6 +244,15 @@ class DiceConfig:
     lean_outline_gap_px: float = 2.0
     lean_outline_near_body: float = 0.1
     lean_outline_one_reach: float = 0.6
+    # Leaning 1s (top view, colour frames; the body followed as for lean_outline): a flat
+    # 1's top face is a square round its pip, so on the half away from the lens its body
+    # reaches as far at each angle as 90 degrees round; a read 1 whose reaches differ by a
+    # fitted A cos 2a + B sin 2a of amplitude over lean_square top-face edges (a tilted face
+    # is squashed or stretched one way) is capped at lean_outline_confidence. 0: off
+    lean_square: float = 0.0
+    lean_square_reach: float = 0.95  # rays reaching farther (a neighbour, a shadow) left out
+    lean_square_pairs: int = 10  # least number of pairs of rays judged
+    lean_square_contrast: float = 20.0  # least Lab distance (as weighted) top to table
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -1020,7 +1029,7 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     if config.one_beside_pips:
         shown = _ones_beside_pips(faces, shown, layers, lens, config)
     leaning = (_leaning_outlines(frame, shown, view, config)
-               if config.lean_outline and frame.ndim == 3 else set())
+               if (config.lean_outline or config.lean_square) and frame.ndim == 3 else set())
     readings = [_face_reading(g, members, rect_to_frame, lo, grey.shape, config,
                               id(g) in leaning,
                               any(id(p) in recut for p in members))
@@ -1075,24 +1084,18 @@ _RING_SHARES = np.repeat(np.linspace(0.0, 1.0, 3), 49)[:, None]
 
 def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _TopView,
                       config: DiceConfig) -> set[int]:
-    """The ids of read faces whose die's body reaches ``lean_outline`` top-face edges
-    farther on one side across the view (at right angles to the way to the point under the
-    lens) than on the other, on ``lean_outline_rays`` neighbouring rays: a flat die seen
-    from above shows its top face and, towards the lens, its sides; a leaning die shows its
-    lifted side too, whichever way it leans. Each ray follows the body from the face's
-    centre until ``lean_outline_gap_px`` view pixels in a row are off it
-    (``lean_outline_body_share``: the table's and the top face's colours sampled in rings,
-    `_RING_DIRS`); a ray ending
-    near another read die's outline is not judged. Only those points are sampled (bilinear,
-    the frame's colours at their places in the top view), for all faces at once."""
+    """The ids of read faces whose die may be leaning, told by its body's outline in the top
+    view: with ``lean_outline``, a body reaching ``lean_outline`` top-face edges farther on
+    one side across the view (at right angles to the way to the point under the lens) than
+    on the other, on ``lean_outline_rays`` neighbouring rays: a flat die seen from above
+    shows its top face and, towards the lens, its sides; a leaning die shows its lifted side
+    too, whichever way it leans. With ``lean_square``, a 1 whose top face is no square
+    round its pip (`_lopsided_ones`). Rays ending near another read die's outline are not
+    judged (`_body_reach`)."""
     read = [g for g in shown if g is not None and g.value]
     if not read:
         return set()
     nadir, height = view.lens
-    s = config.rectified_px_per_mm
-    turns = np.radians(np.arange(-config.lean_outline_window_deg,
-                                 config.lean_outline_window_deg + 1e-9,
-                                 config.lean_outline_step_deg))
     outlines = []
     for g in read:
         spot, edge = footprint(g, view.lens, config)
@@ -1101,9 +1104,16 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
                 * np.stack([np.cos(_ROUND), np.sin(_ROUND)], axis=1))
         raised = nadir + (foot - nadir) * height / (height - edge)
         outlines.append(cv2.convexHull(np.vstack([foot, raised]).astype(np.float32)))
+    flagged = set()
+    if config.lean_square:
+        flagged |= _lopsided_ones(frame, read, outlines, view, config)
+    if not config.lean_outline:
+        return flagged
     centres = np.array([g.centre for g in read])  # (faces, 2)
     tops = np.array([g.pitch / config.pip_pitch_share for g in read])
-    edges = tops * (height - tops) / height  # `footprint`'s
+    turns = np.radians(np.arange(-config.lean_outline_window_deg,
+                                 config.lean_outline_window_deg + 1e-9,
+                                 config.lean_outline_step_deg))
     towards = nadir - centres
     across = np.stack([-towards[:, 1], towards[:, 0]], axis=1)
     across /= np.maximum(np.linalg.norm(across, axis=1), 1e-9)[:, None]
@@ -1111,14 +1121,87 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     rays = np.stack([c * across[:, :1] - sn * across[:, 1:], sn * across[:, :1]
                      + c * across[:, 1:]], axis=2)
     rays = np.concatenate([rays, -rays], axis=1)  # (faces, rays, 2): each, then its opposite
-    # samples along each ray, ~a view pixel apart for the throw's largest face
+    ends, judged, _ = _body_reach(frame, centres, tops, rays, outlines,
+                                  list(range(len(read))), view, config)
+    half = len(turns)
+    wider = (ends[:, :half] - ends[:, half:]) / tops[:, None]  # farther than opposite
+    valid = judged[:, :half] & judged[:, half:]
+    for g, w, ok in zip(read, wider, valid, strict=True):
+        for sign in (1, -1):
+            run = 0
+            for far, judge in zip(sign * w > config.lean_outline, ok, strict=True):
+                run = run + 1 if far and judge else 0
+                if run >= config.lean_outline_rays:
+                    flagged.add(id(g))
+    return flagged
+
+
+def _lopsided_ones(frame: np.ndarray, read: list[GridFace], outlines: list[np.ndarray],
+                   view: _TopView, config: DiceConfig) -> set[int]:
+    """The ids of read 1s whose top face is no square round the pip: a flat 1's top face
+    seen from above is one (the table-plane view of a level square), so on the half away
+    from the lens, where no side of its die shows, its body reaches as far at each angle as
+    90 degrees round; a leaning die's tilted face is squashed or stretched one way, and its
+    lifted side may show beyond it. The difference of those reaches, fitted as
+    A cos 2a + B sin 2a over ``lean_square_pairs`` or more pairs of judged rays, amplitude
+    over ``lean_square`` top-face edges; rays reaching past ``lean_square_reach`` (a
+    neighbour, a shadow) or stopped at once are left out, and so are dice whose top is
+    under ``lean_square_contrast`` from the table (no outline to follow)."""
+    ones = [k for k, g in enumerate(read) if g.value == 1]
+    if not ones:
+        return set()
+    centres = np.array([read[k].centre for k in ones])
+    tops = np.array([read[k].pitch / config.pip_pitch_share for k in ones])
+    away = centres - view.lens[0]
+    heading = np.arctan2(away[:, 1], away[:, 0])
+    quarter = int(round(90.0 / config.lean_outline_step_deg))
+    turns = np.radians(np.arange(-quarter, quarter + 1) * config.lean_outline_step_deg)
+    angles = heading[:, None] + turns[None, :]
+    rays = np.stack([np.cos(angles), np.sin(angles)], axis=2)  # (ones, rays, 2)
+    ends, judged, contrast = _body_reach(frame, centres, tops, rays, outlines, ones, view,
+                                         config)
+    reach = ends / tops[:, None]
+    first = config.lean_outline_span[0]
+    usable = judged & (reach > first + 1e-6) & (reach < config.lean_square_reach)
+    # the ray at turn a (0-90 degrees) and the one 90 degrees before it
+    diff = reach[:, quarter:] - reach[:, :quarter + 1]
+    both = usable[:, quarter:] & usable[:, :quarter + 1]
+    a = 2 * turns[quarter:]
+    basis = np.stack([np.cos(a), np.sin(a)], axis=1)
+    flagged = set()
+    for k, d, ok, con in zip(ones, diff, both, contrast, strict=True):
+        if ok.sum() < config.lean_square_pairs or con < config.lean_square_contrast:
+            continue
+        coef = np.linalg.lstsq(basis[ok], d[ok], rcond=None)[0]
+        if np.hypot(*coef) > config.lean_square:
+            flagged.add(id(read[k]))
+    return flagged
+
+
+def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: np.ndarray,
+                outlines: list[np.ndarray], owners: list[int], view: _TopView,
+                config: DiceConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """How far the die body reaches from each face's centre along each of its ``rays``
+    ((faces, rays, 2) unit vectors; top-face edges ``tops``): mm (faces, rays), whether
+    each ray is judged (not ending within ``lean_outline_near_body`` die edges of another
+    read die's outline; ``owners``: each face's own outline) and each face's top colour's
+    distance to the table's. Each ray follows the body from ``lean_outline_span``'s start
+    until ``lean_outline_gap_px`` view pixels in a row are off it
+    (``lean_outline_body_share``: the table's and the top face's colours sampled in rings,
+    `_RING_DIRS`). Only those points are sampled (bilinear, the frame's colours at their
+    places in the top view), for all faces at once."""
+    height = view.lens[1]
+    s = config.rectified_px_per_mm
+    faces = len(centres)
+    edges = tops * (height - tops) / height  # `footprint`'s
+    # samples along each ray, ~a view pixel apart for the largest face
     first, last_share = config.lean_outline_span
     count = int(np.ceil((last_share - first) * tops.max() * s))
     along = tops[:, None] * np.linspace(first, last_share, count)[None, :]  # (faces, count) mm
     rings = [_RING_DIRS[None] * (lo + (hi - lo) * _RING_SHARES)[None] * size[:, None, None]
              for (lo, hi), size in ((config.lean_outline_table_ring, edges),
                                        (config.lean_outline_top_ring, tops))]
-    pts = np.concatenate([(rays[:, :, None, :] * along[:, None, :, None]).reshape(len(read), -1, 2),
+    pts = np.concatenate([(rays[:, :, None, :] * along[:, None, :, None]).reshape(faces, -1, 2),
                           *rings], axis=1) + centres[:, None, :]
     at = cv2.perspectiveTransform(((pts.reshape(-1, 2) - view.lo) * s)[None],
                                   view.rect_to_frame).astype(np.float32)
@@ -1126,7 +1209,7 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
                         borderMode=cv2.BORDER_REPLICATE)
     weight = np.array([config.lean_outline_lightness, 1.0, 1.0], np.float32)
     lab = (cv2.cvtColor(colours.astype(np.float32) / 255, cv2.COLOR_BGR2Lab)[0]
-           * weight).reshape(len(read), -1, 3)
+           * weight).reshape(faces, -1, 3)
     n, ring = rays.shape[1] * count, len(_RING_DIRS)
     # each ring's median colour (an odd count of samples: the middle one, per channel)
     table = np.sort(lab[:, n:n + ring], axis=1)[:, ring // 2]
@@ -1145,21 +1228,9 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     reach = ends + config.lean_outline_near_body * edges[:, None]
     tips = centres[:, None, :] + rays * reach[..., None]
     inside = np.array([_inside_convex(o, tips.reshape(-1, 2)) for o in outlines]).reshape(
-        len(read), len(read), -1)  # [outline, face, ray]
-    inside[np.arange(len(read)), np.arange(len(read))] = False
-    judged = ~inside.any(axis=0)
-    half = len(turns)
-    wider = (ends[:, :half] - ends[:, half:]) / tops[:, None]  # farther than opposite
-    valid = judged[:, :half] & judged[:, half:]
-    flagged = set()
-    for g, w, ok in zip(read, wider, valid, strict=True):
-        for sign in (1, -1):
-            run = 0
-            for far, judge in zip(sign * w > config.lean_outline, ok, strict=True):
-                run = run + 1 if far and judge else 0
-                if run >= config.lean_outline_rays:
-                    flagged.add(id(g))
-    return flagged
+        len(outlines), faces, -1)  # [outline, face, ray]
+    inside[owners, np.arange(faces)] = False
+    return ends, ~inside.any(axis=0), np.linalg.norm(table - body, axis=1)
 
 
 def _inside_convex(hull: np.ndarray, pts: np.ndarray) -> np.ndarray:

@@ -924,19 +924,62 @@ def _refine_edge(colours: np.ndarray, t: np.ndarray, edge: int, inward: int,
     return float(t[start + inward * (i - 1)] + inward * fraction * (t[1] - t[0]))
 
 
+def far_edge_widths(colours: np.ndarray, t: np.ndarray, far: np.ndarray, config: VisionConfig
+                    ) -> np.ndarray:
+    """How wide (mm) each silhouette's far edge (the top's far rim) is blurred: where the
+    profile ``colours`` (n, K, 3) rise from a quarter to three quarters of the way from the
+    board's colour outside to the tower's inside, ``edge_width_plateau_mm`` either side of
+    the edge at ``far`` (n,). A blurred top edge measures the tower longer than its
+    silhouette bias allows for (docs/vision.md, seventh session). NaN where the colours
+    differ by less than ``edge_min_contrast`` or the edge is not on the line."""
+    step = float(t[1] - t[0])
+    reach = max(1, int(round(config.edge_width_plateau_mm / step)))
+    # from outside (past the far edge) inwards, at the sample spacing
+    pos = (far[:, None] - t[0]) / step + np.arange(reach, -reach - 1, -1)[None]
+    widths = np.full(len(far), np.nan)
+    ok = np.isfinite(far) & (pos[:, 0] <= len(t) - 1) & (pos[:, -1] >= 0)
+    if not ok.any():
+        return widths
+    pos = pos[ok]
+    low = np.floor(pos).astype(np.intp)
+    high = np.minimum(low + 1, len(t) - 1)
+    rows = np.arange(len(pos))[:, None]
+    frac = (pos - low)[..., None]
+    seen = colours[ok][rows, low] * (1 - frac) + colours[ok][rows, high] * frac
+    contrast = seen[:, -1] - seen[:, 0]
+    norm = (contrast * contrast).sum(axis=1)
+    share = ((seen - seen[:, :1]) * contrast[:, None]).sum(axis=2) / np.maximum(norm, 1e-6)[:, None]
+
+    def crossing(level: float) -> np.ndarray:
+        above = share >= level
+        i = np.maximum(above.argmax(axis=1), 1)
+        a = share[rows[:, 0], i - 1]
+        b = share[rows[:, 0], i]
+        return i - 1 + np.clip((level - a) / np.maximum(b - a, 1e-6), 0, 1)
+
+    width = np.abs(crossing(0.75) - crossing(0.25)) * step
+    widths[np.flatnonzero(ok)] = np.where(norm >= config.edge_min_contrast ** 2, width, np.nan)
+    return widths
+
+
 def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeometry,
-                    config: VisionConfig) -> tuple[np.ndarray, np.ndarray]:
+                    config: VisionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """How well each height explains the silhouette length of the sampled (occupied)
     fields (see :func:`silhouette_extents`). Returns, per field and height, the length
-    mismatch in layers (0 = perfect; NaN when the field's centre shows no tower),
-    and per field and height whether that reading can be trusted: the silhouette
-    delimited, its near edge where a base piece can stand (a base the colour of the field
-    under it, or in deep shade, is lost and the tower reads short), and its far edge where
-    that height's top would be (a tower whose sides are lost in shade, or whose top glare
-    washes into the board, measures a length that disagrees with where its top is seen)."""
+    mismatch in layers (0 = perfect; NaN when the field's centre shows no tower);
+    per field how much (mm) the length was shortened for a blurred top edge
+    (:func:`far_edge_widths`); and per field and height whether that reading can be
+    trusted: the silhouette delimited, its near edge where a base piece can stand (a base
+    the colour of the field under it, or in deep shade, is lost and the tower reads
+    short), and its far edge where that height's top would be (a tower whose sides are
+    lost in shade, or whose top glare washes into the board, measures a length that
+    disagrees with where its top is seen)."""
     fields = profiles.fields
     extents, delimited = silhouette_extents(profiles, players, geometry, config)
-    length = (extents[:, 1] - extents[:, 0])[:, None] - geometry.silhouette_bias_mm
+    blur = far_edge_widths(profiles.colours, geometry.profile_t, extents[:, 1], config) \
+        - config.edge_width_reference_mm
+    blurred = config.edge_width_bias_ratio * np.nan_to_num(blur)
+    length = (extents[:, 1] - extents[:, 0] - geometry.silhouette_bias_mm - blurred)[:, None]
     predicted = geometry.predicted_length[fields]
     step = np.diff(predicted, axis=1).mean(axis=1, keepdims=True) if predicted.shape[1] > 1 \
         else np.ones((len(fields), 1))
@@ -944,7 +987,7 @@ def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeomet
     top_off = np.abs(extents[:, 1:] - geometry.predicted_far[fields])
     trusted = ((delimited & (base_off <= config.base_off_centre_mm))[:, None]
                & (top_off <= config.top_off_centre_mm))
-    return np.abs(predicted - length) / np.maximum(step, 1e-6), trusted
+    return np.abs(predicted - length) / np.maximum(step, 1e-6), blurred, trusted
 
 
 def board_casts(normalised: np.ndarray, image: np.ndarray | None, matrix: np.ndarray | None,
@@ -1565,7 +1608,7 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
     occupied = np.nonzero(heights > 0)[0]
     if geometry.max_height > 1 and len(occupied) and sample is not None:
         profiles = sample(occupied)
-        mismatch, trusted = measure_heights(profiles, players, geometry, config)
+        mismatch, blurred, trusted = measure_heights(profiles, players, geometry, config)
         # The top face at the right height shows one colour all over; too high and it
         # slides off the tower, too low and it takes in the tower's side.
         segs = occupied[:, None] * geometry.max_height + np.arange(geometry.max_height)
@@ -1590,7 +1633,10 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
         others = np.where(np.arange(cost.shape[1]) == best[:, None], np.inf, length_cost)
         gap = np.minimum(gap, others.min(axis=1) - chosen)
         step = np.diff(geometry.predicted_length[occupied], axis=1).mean(axis=1)
-        clearance = gap * step / 2
+        # Nor does the blurred top's correction: it is a guess per tower (a correction
+        # that moved the length away from the next likeliest height counts as not made).
+        away = np.where(others.argmin(axis=1) > best, blurred, -blurred)
+        clearance = gap * step / 2 - np.maximum(away, 0.0)
         trusted = trusted[np.arange(len(best)), best]
         height_margin[occupied] = np.where(trusted, clearance / config.height_sure_margin_mm,
                                            0.0)

@@ -416,7 +416,11 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
     and the fields hidden, for ``clear_view_accept_frames``. Also without a clear view,
     pieces read next to a hand found whose top face fits no player's colour but the
     hand's are its skin (:func:`vision.occlusion.misfit_pieces`); live, the change cue
-    sees them."""
+    sees them. But where the change cue finds no hand, though the board changed just
+    inside a stretch of its edge that something lies across (over ``change_entry_mm``),
+    both photo cues look too: a hand whose skin reads as pieces changes only "moved"
+    pieces, and fingertips over two corner fields make too small a change (board bench
+    seed 1 frames 467, 56: flagged on a photo, not live)."""
     config = tracker.config
     unsmoothed, lab = lab, smoothed(lab, geometry, config)
     clear = tracker.clear
@@ -428,6 +432,20 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
         misfit = misfit_pieces(unsmoothed, states, geometry, tracker.classes, config)
         if tracker.rim is not None:
             entry = rim_entry(frame, tracker.rim, config)
+    moved = Occlusion(False, frozenset())
+    if clear is not None:
+        pieces = moved_pieces(states, clear, geometry, config)
+        standing = np.array([now.height > 0 or then.height > 0
+                             for now, then in zip(states, clear.states, strict=True)])
+        moved = find_change_occlusion(change, pieces, standing, geometry, config)
+    if not moved.occluded and change is not None and change.any() \
+            and tracker.rim is not None:
+        entry = rim_entry(frame, tracker.rim, config)
+        entry = entry[change.ravel()[entry]]  # a card lying across it since is no hand
+        if len(entry) >= entry_px(config.change_entry_mm, config):
+            misfit = misfit_pieces(unsmoothed, states, geometry, tracker.classes, config)
+        else:
+            entry = None
     if change is not None and not change.any():
         # nothing changed since the clear view: no hand (most frames of a game)
         foreign = Occlusion(False, frozenset(), covered_markers(missing))
@@ -436,12 +454,6 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
         foreign = find_occlusion(smoothed(normalised, geometry, config), lab, geometry,
                                  tracker.classes, towers, config, missing, change, entry,
                                  ceiling, misfit)
-    moved = Occlusion(False, frozenset())
-    if clear is not None:
-        pieces = moved_pieces(states, clear, geometry, config)
-        standing = np.array([now.height > 0 or then.height > 0
-                             for now, then in zip(states, clear.states, strict=True)])
-        moved = find_change_occlusion(change, pieces, standing, geometry, config)
     seen = foreign.hidden_fields - foreign.faint
     tracker.follow(lab, clear_view(lab, states, geometry, config), bool(seen),
                    moved.occluded, relocalised, geometry, moved.hidden_fields, seen,

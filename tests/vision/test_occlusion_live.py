@@ -357,3 +357,17 @@ def test_a_hands_shadow_from_beyond_the_board_is_no_hand():
     live = BoardTracker(layout, calibration, anywhere)
     read_board(before.frame, layout, tracker=live)
     assert read_board(rendered.frame, layout, tracker=live).occluded
+
+
+def test_a_hand_the_change_cue_misses_is_found_where_it_crosses_the_edge():
+    """Live, a hand whose skin reads as pieces in Spexxx's cells changes only pieces that
+    "moved" (board bench seed 1 frame 467), and fingertips over two corner fields change
+    too little (frame 56): where something lies across the board's edge into changed
+    board, the photo's cues look too, and hide every field under the hand."""
+    for index in (467, 56):
+        layout, calibration, rendered, before = bench_frame(1, index)
+        live = BoardTracker(layout, calibration)
+        read_board(before.frame, layout, tracker=live)
+        reading = read_board(rendered.frame, layout, tracker=live)
+        assert reading.occluded, index
+        assert truly_hidden(rendered) <= reading.hidden_fields, index

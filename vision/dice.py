@@ -155,19 +155,6 @@ class DiceConfig:
     # together into a bar are cut into pips at it; 0 leaves them to split_levels alone
     cut_pip_rows: bool = False  # part bars of 2-3 pips run together (`_pip_row`)
     pip_row_spacing: tuple[float, float] = (0.7, 1.7)  # pip spacings in such a bar, in pitches
-    # once the throw's pitch and pip size are known (`throw_sizes`), a bar cut into pips
-    # (`_pip_row`) whose pips all lie in an unread cluster of recut_min_pips or more, whose
-    # length less its width is as many throw's pitches as it has gaps within recut_slack and
-    # whose width is within recut_width of the throw's pip, is cut again into pips that
-    # pitch apart (`_recut_bars`): a blurred 6's columns, cut at spacings from their ends,
-    # came out 5-10 % short or long, the face not square (`min_squareness`). A face read
-    # with such pips is read at most at recut_confidence: a leaning die's foreshortened
-    # columns are made square the same way; False: off
-    recut_bars: bool = False
-    recut_slack: float = 0.35
-    recut_width: tuple[float, float] = (0.75, 1.5)
-    recut_min_pips: int = 4
-    recut_confidence: float = 0.4
     side_overlap: float = 0.8  # die edges: two faces whose dice would stand closer are one die
     unread_beside: float = 1.2  # die edges: unread pips this near a read face are its sides
     side_match: float = 0.35  # die edges: a face this near where a die shows a side is that side
@@ -265,9 +252,8 @@ class DiceConfig:
         unknown = sorted(set(data) - known)
         if unknown:
             raise DiceInputError(f"unknown dice config keys: {', '.join(unknown)}")
-        for key in ("polarities", "split_levels", "pip_row_spacing", "recut_width",
-                    "faint_split_levels", "lean_outline_table_ring", "lean_outline_top_ring",
-                    "lean_outline_span"):
+        for key in ("polarities", "split_levels", "pip_row_spacing", "faint_split_levels",
+                    "lean_outline_table_ring", "lean_outline_top_ring", "lean_outline_span"):
             if key in data:
                 data[key] = tuple(data[key])
         return cls(**data)
@@ -417,20 +403,19 @@ def _region_mask(shape: tuple[int, int], region) -> np.ndarray | None:
 
 def find_pips(image: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
               windows: list[Box] | None = None, in_place: bool = False,
-              bars: list[_Bar] | None = None) -> tuple[list[Pip], np.ndarray, np.ndarray]:
+              ) -> tuple[list[Pip], np.ndarray, np.ndarray]:
     """Small round blobs darker than the body around them (in ``image``; invert for light
     pips). Also returns the closing (pips filled by the body colour) and the black-hat
     (how much darker than the body each pixel is). With ``windows`` (x0, y0, x1, y1, not
     overlapping) only those are searched: elsewhere the closing is the image itself, so no
     pip is found; with ``in_place`` as well the closing is written over ``image`` (the
-    caller needs it no more), saving a copy of the whole view. Bars cut into pips
-    (`_pip_row`) are added to ``bars``, if given."""
+    caller needs it no more), saving a copy of the whole view."""
     k = config.hat_kernel_px
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     if windows is None:
         closed = cv2.morphologyEx(image, cv2.MORPH_CLOSE, kernel)
         hat = cv2.subtract(closed, image)
-        return _hat_blobs(hat, mask, config, bars), closed, hat
+        return _hat_blobs(hat, mask, config), closed, hat
     # the black-hat is 0 outside the windows (the closing is the image there): every
     # whole-image step is done in the windows only (writing each new page of a whole-view
     # array costs more than the pixel work); the thresholded image is looked at in the
@@ -446,7 +431,7 @@ def find_pips(image: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
         cv2.threshold(hat[part], config.min_contrast, 255, cv2.THRESH_BINARY, dst=binary[part])
         if mask is not None:
             cv2.bitwise_and(binary[part], mask[part], dst=binary[part])
-    return _blobs(binary, hat, config, windows=windows, bars=bars), closed, hat
+    return _blobs(binary, hat, config, windows=windows), closed, hat
 
 
 def _contours(binary: np.ndarray, windows: list[Box] | None) -> list[np.ndarray]:
@@ -462,25 +447,23 @@ def _contours(binary: np.ndarray, windows: list[Box] | None) -> list[np.ndarray]
     return sorted(found, key=lambda c: (int(c[0, 0, 1]), int(c[0, 0, 0])), reverse=True)
 
 
-def _hat_blobs(hat: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
-               bars: list[_Bar] | None = None) -> list[Pip]:
+def _hat_blobs(hat: np.ndarray, mask: np.ndarray | None, config: DiceConfig) -> list[Pip]:
     """The pips among the black-hat's blobs over ``min_contrast``, inside ``mask``."""
     _, binary = cv2.threshold(hat, config.min_contrast, 255, cv2.THRESH_BINARY)
     if mask is not None:
         binary = cv2.bitwise_and(binary, mask)
-    return _blobs(binary, hat, config, bars=bars)
+    return _blobs(binary, hat, config)
 
 
 def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int = 0,
            origin: tuple[int, int] = (0, 0), windows: list[Box] | None = None,
-           rows: _RowLimits | None = None, bars: list[_Bar] | None = None) -> list[Pip]:
+           rows: _RowLimits | None = None) -> list[Pip]:
     """Pips among the blobs of ``binary`` (only in ``windows``, if given: `_contours`). A
     blob too large or not round may be pips run together by blur: it is thresholded again
     higher up its own contrast (``split_levels``). The images anded with a blob's image are
     255 where set (a threshold, a drawn contour), so a plain bitwise and leaves them set on
     the blob only, whatever its value there (~2 µs less than with a mask). ``rows``:
-    `_row_limits` of ``config``, worked out once per search, not per blob. Bar-shaped blobs
-    (`_row_shaped`) cut into pips (`_pip_row`) are added to ``bars``, if given, with them."""
+    `_row_limits` of ``config``, worked out once per search, not per blob."""
     rows = _row_limits(config) if rows is None else rows
     # contours, not connected components: several times faster on the same blobs
     contours = _contours(binary, windows)
@@ -504,7 +487,7 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
             # no pip, and no bar to cut: its moments are not needed to split it
             if level < len(config.split_levels) and not too_long:
                 pips += _split(roi, patch, area, config, level, (origin[0] + x, origin[1] + y),
-                               rows, bars)
+                               rows)
             continue
         m = cv2.moments(roi, binaryImage=True)
         mu20, mu02, mu11 = m["mu20"] / area, m["mu02"] / area, m["mu11"] / area
@@ -515,18 +498,14 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
         if (area > config.max_pip_area_px or area < config.min_fill * w * h
                 or roundness < config.min_pip_roundness):
             centre = (m["m10"] / m["m00"], m["m01"] / m["m00"])
-            bar = (_bar(roi, patch, centre, mu20, mu02, mu11, (origin[0] + x, origin[1] + y))
-                   if _row_shaped(major, minor, rows) else None)
-            row = [] if bar is None else [
-                Pip(p.x + bar.origin[0], p.y + bar.origin[1], p.diameter, p.roundness,
-                    p.contrast, p.angle) for p in _pip_row(bar, config)]
-            if row and bars is not None:
-                bars.append(bar._replace(pieces=tuple(row)))
+            row = _pip_row(roi, patch, centre, mu20, mu02, mu11, config) if _row_shaped(
+                major, minor, rows) else []
             if row:
-                pips += row
+                pips += [Pip(p.x + origin[0] + x, p.y + origin[1] + y, p.diameter, p.roundness,
+                             p.contrast, p.angle) for p in row]
             elif level < len(config.split_levels) and not too_long:
                 pips += _split(roi, patch, area, config, level, (origin[0] + x, origin[1] + y),
-                               rows, bars)
+                               rows)
             continue
         cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
         contrast = cv2.sumElems(cv2.bitwise_and(patch, patch, mask=roi))[0] / area  # = mean
@@ -537,7 +516,7 @@ def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int =
 
 
 def _split(roi: np.ndarray, patch: np.ndarray, area: int, config: DiceConfig, level: int,
-           origin: tuple[int, int], rows: _RowLimits, bars: list[_Bar] | None) -> list[Pip]:
+           origin: tuple[int, int], rows: _RowLimits) -> list[Pip]:
     """The pips of a blob (``roi``, 255 on it) turned down at ``level``: it is thresholded
     at the next of ``split_levels`` up its own contrast (``patch``, the black-hat over its
     box at ``origin``) that keeps some but not all of it, and searched again there."""
@@ -551,7 +530,7 @@ def _split(roi: np.ndarray, patch: np.ndarray, area: int, config: DiceConfig, le
         if kept < config.min_pip_area_px:  # no pip in it
             break
         if kept < area:
-            return _blobs(higher, patch, config, deeper, origin, rows=rows, bars=bars)
+            return _blobs(higher, patch, config, deeper, origin, rows=rows)
         # all of the blob again: one level deeper it would be found, measured and turned
         # down as here, and split at the next level: that is done here
     return []
@@ -575,40 +554,6 @@ def _alone(rects: list[tuple[int, int, int, int]]) -> list[bool]:
             if v < y + h and y < v + q:
                 alone[i] = alone[j] = False
     return alone
-
-
-class _Bar(NamedTuple):
-    """A blob shaped like a row of pips run together (`_row_shaped`): its pixels (``xs``,
-    ``ys`` in its box at ``origin`` in the view), their places along and across its long
-    axis (turned by ``angle``) from its centroid ``centre`` (in the box), its extent along
-    and across, the black-hat over its box and the pips `_pip_row` cut it into."""
-
-    xs: np.ndarray
-    ys: np.ndarray
-    along: np.ndarray
-    across: np.ndarray
-    centre: tuple[float, float]
-    angle: float
-    length: float
-    width: float
-    patch: np.ndarray
-    origin: tuple[int, int]
-    pieces: tuple[Pip, ...] = ()  # in the view
-
-
-def _bar(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu20: float,
-         mu02: float, mu11: float, origin: tuple[int, int]) -> _Bar:
-    """A bar-shaped blob (``roi``, 255 on it; ``centre`` and the moments are its own)
-    measured along and across its long axis."""
-    ys, xs = np.nonzero(roi)
-    cx, cy = centre
-    angle = 0.5 * math.atan2(2 * mu11, mu20 - mu02)
-    cos, sin = math.cos(angle), math.sin(angle)
-    dx, dy = xs - cx, ys - cy
-    along = dx * cos + dy * sin
-    across = -dx * sin + dy * cos
-    return _Bar(xs, ys, along, across, centre, angle, float(along.max() - along.min()) + 1.0,
-                float(across.max() - across.min()) + 1.0, patch, origin)
 
 
 class _RowLimits(NamedTuple):
@@ -640,84 +585,53 @@ def _row_shaped(major: float, minor: float, rows: _RowLimits) -> bool:
             and rows.short <= math.sqrt(12 * major) <= rows.long)
 
 
-def _pip_row(bar: _Bar, config: DiceConfig) -> list[Pip]:
+def _pip_row(roi: np.ndarray, patch: np.ndarray, centre: tuple[float, float], mu20: float,
+             mu02: float, mu11: float, config: DiceConfig) -> list[Pip]:
     """A bar one pip wide and as long as two or three pips a lattice pitch apart (a 6's
     column, a 3's diagonal run together by blur, often with no dip left between the pips
     for ``split_levels`` to part them at), cut into its pips midway between them; [] when
     the blob is not such a bar or a piece is not round enough for a pip. Each pip's diameter
-    is the bar's width, its roundness that of its piece of the bar; places are in the
-    bar's box. Only for blobs whose moments allow such a bar (`_row_shaped`)."""
+    is the bar's width, its roundness that of its piece of the bar. Only for blobs whose
+    moments allow such a bar (`_row_shaped`); ``centre`` and the moments are the blob's."""
     pitch = config.pip_row_pitch_px
     smallest = math.sqrt(4 * config.min_pip_area_px / math.pi)
     largest = math.sqrt(4 * config.max_pip_area_px / math.pi)
-    length, width = bar.length, bar.width
+    ys, xs = np.nonzero(roi)
+    cx, cy = centre
+    angle = 0.5 * math.atan2(2 * mu11, mu20 - mu02)
+    cos, sin = math.cos(angle), math.sin(angle)
+    dx, dy = xs - cx, ys - cy
+    along = dx * cos + dy * sin
+    across = -dx * sin + dy * cos
+    start = along.min()
+    length = float(along.max() - start) + 1.0
+    width = float(across.max() - across.min()) + 1.0
     count = round((length - width) / pitch) + 1
     if not (smallest <= width <= largest and count in (2, 3)):
         return []
     step = (length - width) / (count - 1)
     if not config.pip_row_spacing[0] * pitch <= step <= config.pip_row_spacing[1] * pitch:
         return []
-    first = bar.along.min() + width / 2
-    piece = _pixels((bar.along - first) / step, 0, count - 1)
+    first = start + width / 2
+    piece = _pixels((along - first) / step, 0, count - 1)
     pips = []
     for k in range(count):
-        pip = _piece(bar, piece == k, least=config.min_pip_roundness)
-        if pip is None:  # a smear, a gap between dice: no pips
+        inside = piece == k
+        px, py = xs[inside], ys[inside]
+        n = len(px)
+        # sums over n, as ndarray.mean takes them, without its overhead
+        mx, my = int(px.sum()) / n, int(py.sum()) / n
+        dx, dy = px - mx, py - my
+        vxx, vyy, vxy = (float((dx * dx).sum() / n), float((dy * dy).sum() / n),
+                         float((dx * dy).sum() / n))
+        half = math.hypot((vxx - vyy) / 2, vxy)
+        major, minor = (vxx + vyy) / 2 + half, (vxx + vyy) / 2 - half
+        roundness = math.sqrt(max(minor, 0.0) / major) if major > 0 else 1.0
+        if roundness < config.min_pip_roundness:  # a smear, a gap between dice: no pips
             return []
-        pips.append(pip)
+        pips.append(Pip(mx, my, width, roundness, int(patch[py, px].sum()) / n,
+                        0.5 * math.atan2(2 * vxy, vxx - vyy)))
     return pips
-
-
-def _piece(bar: _Bar, inside: np.ndarray, at: tuple[float, float] | None = None,
-           least: float = 0.0) -> Pip | None:
-    """The pip of a bar's pixels ``inside`` (a boolean mask over them): at their mean place,
-    or at ``at`` (in the bar's box), the bar's width across, the roundness and turn of
-    those pixels, their mean black-hat; None when they are under ``least`` round."""
-    px, py = bar.xs[inside], bar.ys[inside]
-    n = len(px)
-    # sums over n, as ndarray.mean takes them, without its overhead
-    mx, my = int(px.sum()) / n, int(py.sum()) / n
-    dx, dy = px - mx, py - my
-    vxx, vyy, vxy = (float((dx * dx).sum() / n), float((dy * dy).sum() / n),
-                     float((dx * dy).sum() / n))
-    half = math.hypot((vxx - vyy) / 2, vxy)
-    major, minor = (vxx + vyy) / 2 + half, (vxx + vyy) / 2 - half
-    roundness = math.sqrt(max(minor, 0.0) / major) if major > 0 else 1.0
-    if roundness < least:
-        return None
-    x, y = (mx, my) if at is None else at
-    return Pip(x, y, bar.width, roundness, int(bar.patch[py, px].sum()) / n,
-               0.5 * math.atan2(2 * vxy, vxx - vyy))
-
-
-def _recut_bars(pips: list[Pip], bars: list[_Bar], throw: tuple[float, float],
-                unread: set[int], config: DiceConfig) -> tuple[list[Pip], list[Pip]] | None:
-    """``pips`` with each bar `_pip_row` cut whose pips are all of ``unread`` (ids) and
-    that is as many of the throw's pips in a row (``throw``: its pitch and pip diameter in
-    view pixels; ``recut_slack``, ``recut_width``) cut again into pips that pitch apart round
-    its middle, in place of its first pieces; and those new pips. None when no bar is.
-    `_pip_row` measures the spacing from the bar's ends, which blur and the threshold move."""
-    pitch, pip = throw
-    gone: set[int] = set()
-    new: list[Pip] = []
-    for bar in bars:
-        count = len(bar.pieces)
-        gaps = (bar.length - bar.width) / pitch
-        if (any(id(p) not in unread for p in bar.pieces)
-                or abs(gaps - (count - 1)) > config.recut_slack
-                or not config.recut_width[0] * pip <= bar.width <= config.recut_width[1] * pip):
-            continue
-        gone |= {id(p) for p in bar.pieces}
-        (ox, oy), (cx, cy) = bar.origin, bar.centre
-        cos, sin = math.cos(bar.angle), math.sin(bar.angle)
-        first = (bar.along.min() + bar.along.max()) / 2 - (count - 1) / 2 * pitch
-        piece = _pixels((bar.along - first) / pitch, 0, count - 1)
-        for k in range(count):
-            a = first + k * pitch
-            new.append(_piece(bar, piece == k, (cx + a * cos + ox, cy + a * sin + oy)))
-    if not new:
-        return None
-    return [p for p in pips if id(p) not in gone] + new, new
 
 
 def _median_level(values: np.ndarray) -> float:
@@ -984,14 +898,12 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     top = _warp(grey, view, located and located.strips)
     pip_config = _rectified_pip_config(config)
     layers = []  # per pip colour: pips, their table mm, closing, black-hat, lattice fits
-    bars: list[list[_Bar]] = [[] for _ in config.polarities]  # per pip colour, `_recut_bars`
     # each pip colour's image made before either is closed in place (`find_pips`)
     images = [top if polarity == "dark" else 255 - top for polarity in config.polarities]
-    for polarity, image, found in zip(config.polarities, images, bars, strict=True):
-        seen = found if config.recut_bars else None
-        pips, closed, hat = (find_pips(image, None, pip_config, bars=seen) if located is None
-                             else find_pips(image, located.search, pip_config, located.boxes,
-                                            config.polarities.count(polarity) == 1, seen))
+    for polarity, image in zip(config.polarities, images, strict=True):
+        pips, closed, hat = (find_pips(image, None, pip_config) if located is None else
+                             find_pips(image, located.search, pip_config, located.boxes,
+                                       in_place=config.polarities.count(polarity) == 1))
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         layers.append((pips, pts, closed, hat, lattice_candidates(pts, tops)))
 
@@ -1009,18 +921,6 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     faces = fit(None)  # of both pip colours
     throw = throw_sizes(_not_sides(faces, lens, config) if config.throw_from_tops else faces,
                         tops)
-    recut: set[int] = set()  # ids of pips of bars cut again at the throw's pitch
-    if throw is not None and config.recut_bars:
-        unread = {id(p) for f, members in faces
-                  if f.value is None and len(members) >= config.recut_min_pips for p in members}
-        for k, ((pips, _, closed, hat, _), found) in enumerate(zip(layers, bars, strict=True)):
-            cut = _recut_bars(pips, found, (throw[0] * s, throw[1]), unread, config)
-            if cut is not None:
-                pips, new = cut
-                recut |= {id(p) for p in new}
-                pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
-                layers[k] = (pips, pts, closed, hat, lattice_candidates(pts, tops))
-                judges[k] = _Judge(pips, pts, closed, hat, tops, to_px, to_px(lens[0]))
     if throw is not None:
         faces = fit(throw)
     if config.faint_contrast:
@@ -1031,8 +931,7 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     leaning = (_leaning_outlines(frame, shown, view, config)
                if (config.lean_outline or config.lean_square) and frame.ndim == 3 else set())
     readings = [_face_reading(g, members, rect_to_frame, lo, grey.shape, config,
-                              id(g) in leaning,
-                              any(id(p) in recut for p in members))
+                              id(g) in leaning)
                 for (f, members), g in zip(faces, shown, strict=True)
                 if g is not None and _in_area(f, view.area, lens, config)]
     readings = _drop_duplicates(readings)
@@ -2223,11 +2122,10 @@ def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, config: Di
 
 def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo: np.ndarray,
                   frame_shape: tuple[int, ...], config: DiceConfig,
-                  leaning: bool = False, recut: bool = False) -> DieReading:
+                  leaning: bool = False) -> DieReading:
     """The face in frame pixels; a face whose die is not wholly inside the frame is
     unreadable (value None); one that may be a leaning die's (`_leaning_outlines`) is read
-    at most at ``lean_outline_confidence``, one with pips of bars cut again at the throw's
-    pitch (`_recut_bars`) at most at ``recut_confidence``."""
+    at most at ``lean_outline_confidence``."""
     s = config.rectified_px_per_mm
     c, sn = math.cos(face.angle), math.sin(face.angle)
     rot = np.array([[c, -sn], [sn, c]])
@@ -2259,8 +2157,6 @@ def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo
     confidence = round(float(np.clip((0.5 * fit + 0.5 * roundness) * alike, 0.0, 1.0)), 3)
     if leaning:
         confidence = min(confidence, config.lean_outline_confidence)
-    if recut:
-        confidence = min(confidence, config.recut_confidence)
     return DieReading(face.value, confidence, box, (float(mid[0]), float(mid[1])))
 
 

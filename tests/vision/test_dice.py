@@ -17,7 +17,6 @@ from tests.conftest import DICE_PHOTOS
 from vision.dice import (
     DiceConfig,
     DiceInputError,
-    DieReading,
     GridFace,
     Pip,
     StillReads,
@@ -926,30 +925,3 @@ def test_leaning_one_read_as_a_one_is_unsure(seed: int) -> None:
     assert lean <= TABLE.lean_outline_confidence < 0.5
     lean_before, flat_before = confidences(dataclasses.replace(TABLE, lean_square=0.0))
     assert lean_before > 0.9 and flat_before == flat
-
-
-@pytest.mark.parametrize(("seed", "mended"), [(1096, 2), (1119, 1)])
-def test_blurred_six_cut_again_at_the_throw_s_pitch(seed: int, mended: int) -> None:
-    """Blurred 6s whose columns run into bars (hard tuning seeds 1096 and 1119): the first
-    cut spaces a column's pips from the bar's ends, 5-10 % off the throw's pitch, so the
-    face is not square (`min_squareness`) and the 6 unreadable. Cut again at the throw's
-    pitch (``recut_bars``) they are read as 6, unsure (``recut_confidence``: a leaning
-    die's foreshortened columns are made square too); the frame's other reads stay."""
-    out, area_px, area_mm = _bench_scene(seed, hard=True)
-    sixes = [d for d in out.truth.dice if d.value == 6 and d.visible and not d.leaning]
-
-    def at_sixes(config: DiceConfig) -> tuple[list[DieReading | None], list[DieReading]]:
-        readings = read_dice(out.frame, area_px, config, area_mm)
-        near = [next((r for r in readings if math.dist(r.centre, d.centre_px) < 12), None)
-                for d in sixes]
-        return near, [r for r in readings if r not in near]
-
-    new, rest = at_sixes(TABLE)
-    old, rest_before = at_sixes(dataclasses.replace(TABLE, recut_bars=False))
-    changed = [(a, b) for a, b in zip(old, new, strict=True) if a != b]
-    assert len(changed) == mended
-    for before, after in changed:
-        assert before is not None and before.value is None
-        assert after is not None and after.value == 6
-        assert after.confidence <= TABLE.recut_confidence < 0.5
-    assert rest == rest_before

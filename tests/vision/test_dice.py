@@ -879,6 +879,19 @@ def test_faint_search_reads_the_same_with_every_pip_fitted(monkeypatch, seed: in
     assert read_dice(out.frame, area_px, TABLE, area_mm) == pruned
 
 
+def _leaning_confidences(scene, config: DiceConfig, value: int | None = None
+                         ) -> tuple[float, list[float]]:
+    """The one leaning die's read confidence in a bench scene (``_bench_scene``), checked
+    to read ``value`` if given, and the other dice's."""
+    out, area_px, area_mm = scene
+    readings = [r for r in read_dice(out.frame, area_px, config, area_mm)
+                if r.value is not None]
+    leaning = [r for r in readings for d in out.truth.dice
+               if d.leaning and math.dist(r.centre, d.centre_px) < 12]
+    assert len(leaning) == 1 and value in (None, leaning[0].value)
+    return leaning[0].confidence, [r.confidence for r in readings if r is not leaning[0]]
+
+
 @pytest.mark.parametrize("seed", [1178, 1195])
 def test_leaning_die_read_as_a_value_is_unsure(seed: int) -> None:
     """A leaning 2 read as a 1 and a leaning 2 read as a 2 (tame tuning seeds 1178 and
@@ -887,20 +900,11 @@ def test_leaning_die_read_as_a_value_is_unsure(seed: int) -> None:
     die's does not (``lean_outline``). The read is kept but made unsure
     (``lean_outline_confidence``); the flat dice of the frame stay sure. (1178's 1 is
     no square round its pip either, ``lean_square``.)"""
-    out, area_px, area_mm = _bench_scene(seed, hard=False)
-
-    def confidences(config: DiceConfig) -> tuple[float, list[float]]:
-        readings = [r for r in read_dice(out.frame, area_px, config, area_mm)
-                    if r.value is not None]
-        leaning = [r for r in readings for d in out.truth.dice
-                   if d.leaning and math.dist(r.centre, d.centre_px) < 12]
-        assert len(leaning) == 1
-        return leaning[0].confidence, [r.confidence for r in readings if r is not leaning[0]]
-
-    lean, flat = confidences(TABLE)
+    scene = _bench_scene(seed, hard=False)
+    lean, flat = _leaning_confidences(scene, TABLE)
     assert lean <= TABLE.lean_outline_confidence < 0.5 <= min(flat)
-    lean_before, flat_before = confidences(dataclasses.replace(TABLE, lean_outline=0.0,
-                                                               lean_square=0.0))
+    lean_before, flat_before = _leaning_confidences(
+        scene, dataclasses.replace(TABLE, lean_outline=0.0, lean_square=0.0))
     assert lean_before > 0.9 and flat_before == flat
 
 
@@ -911,17 +915,9 @@ def test_leaning_one_read_as_a_one_is_unsure(seed: int) -> None:
     tilted top face is no square round its pip, so away from the lens its body reaches
     farther at some angles than 90 degrees round (``lean_square``). The read is kept but
     made unsure; the flat dice of the frame keep their confidences."""
-    out, area_px, area_mm = _bench_scene(seed, hard=False)
-
-    def confidences(config: DiceConfig) -> tuple[float, list[float]]:
-        readings = [r for r in read_dice(out.frame, area_px, config, area_mm)
-                    if r.value is not None]
-        leaning = [r for r in readings for d in out.truth.dice
-                   if d.leaning and math.dist(r.centre, d.centre_px) < 12]
-        assert len(leaning) == 1 and leaning[0].value == 1
-        return leaning[0].confidence, [r.confidence for r in readings if r is not leaning[0]]
-
-    lean, flat = confidences(TABLE)
+    scene = _bench_scene(seed, hard=False)
+    lean, flat = _leaning_confidences(scene, TABLE, value=1)
     assert lean <= TABLE.lean_outline_confidence < 0.5
-    lean_before, flat_before = confidences(dataclasses.replace(TABLE, lean_square=0.0))
+    lean_before, flat_before = _leaning_confidences(
+        scene, dataclasses.replace(TABLE, lean_square=0.0), value=1)
     assert lean_before > 0.9 and flat_before == flat

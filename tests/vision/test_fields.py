@@ -634,6 +634,19 @@ def test_column_medians_are_numpy_s(rows):
     assert np.array_equal(_column_medians(values), np.median(values, axis=0))
 
 
+def _tower_frame(index: int, towers: dict[str, int]):
+    """Frame ``index`` of board bench seed 1 with ``--games just4fun,cuatro`` (the height
+    tuning frames), its layout and calibration; checked to hold ``towers`` (name: height)."""
+    layout = load_layout(["just4fun", "cuatro"][index % 2])
+    rng = np.random.default_rng([1, index])
+    scene = random_scene(layout, rng)
+    rendered = render(scene, random_pose(rng, layout), rng)
+    players = sorted({p for colours in scene.stacks.values() for p in colours})
+    calibration = ColourCalibration.default(layout, players)
+    assert {n: rendered.truth.fields[n].height for n in towers} == towers
+    return layout, calibration, rendered
+
+
 @pytest.mark.parametrize("index,towers", [
     (3, {"C1": 4}),  # Cuatro
     (20, {"A1": 2}),  # Just 4 Fun
@@ -645,13 +658,7 @@ def test_whole_outline_fit_settles_lengths_between_two_heights(index, towers):
     (left for the referee to confirm). With evidence lopsided towards the board (a
     tower's inside counted +0.4 against the board's -1) the fit read them low as well
     (docs/vision.md "The whole-outline fit, made cheap")."""
-    layout = load_layout(["just4fun", "cuatro"][index % 2])
-    rng = np.random.default_rng([1, index])
-    scene = random_scene(layout, rng)
-    rendered = render(scene, random_pose(rng, layout), rng)
-    players = sorted({p for colours in scene.stacks.values() for p in colours})
-    calibration = ColourCalibration.default(layout, players)
-    assert {n: rendered.truth.fields[n].height for n in towers} == towers
+    layout, calibration, rendered = _tower_frame(index, towers)
     # the fit alone: the blurred top's correction reads Cuatro's C1 one low again
     fitted = VisionConfig(edge_width_bias_ratio=0.0)
     reading = read_board(rendered.frame, layout, calibration, fitted,
@@ -709,13 +716,7 @@ def test_a_blurred_top_edge_measures_a_tower_longer(index, towers):
     far edge is blurred measure long and read one high with a constant silhouette bias;
     less the blurred top's share of the length they read right, and no surer than
     before (docs/vision.md, seventh session)."""
-    layout = load_layout(["just4fun", "cuatro"][index % 2])
-    rng = np.random.default_rng([1, index])
-    scene = random_scene(layout, rng)
-    rendered = render(scene, random_pose(rng, layout), rng)
-    players = sorted({p for colours in scene.stacks.values() for p in colours})
-    calibration = ColourCalibration.default(layout, players)
-    assert {n: rendered.truth.fields[n].height for n in towers} == towers
+    layout, calibration, rendered = _tower_frame(index, towers)
     config = VisionConfig()
     reading = read_board(rendered.frame, layout, calibration, config)
     assert {n: reading.fields[n].height for n in towers} == towers

@@ -1227,7 +1227,10 @@ def darker_than_neighbours(lab: np.ndarray, rectified: np.ndarray, matrix: np.nd
         greyed = gaps >= config.lightness_local_gap
         judged = greyed if occluded else (gaps >= config.lightness_glare_gap) & ~greyed
         lit = np.zeros(len(pieces), bool)
-        if judged.any() and geometry.surround_idx is not None:
+        # with too little board around (or none kept: stacking games), no light is seen
+        judged &= (geometry.surround_idx is not None
+                   and geometry.surround_area[pieces] >= config.washed_min_surround_px)
+        if judged.any():
             ratio = (_surround_medians(rectified, matrix, geometry, pieces[judged]).sum(axis=1)
                      / np.maximum(classes.board_bgr[geometry.printed[pieces[judged]]].sum(axis=1),
                                   1.0))

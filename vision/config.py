@@ -238,6 +238,21 @@ class VisionConfig:
     #: below that, glared blacks 44-99: docs/vision.md, 2026-11-28, fourth session).
     lightness_local_mm: float = 70.0
     lightness_local_gap: float = 45.0
+    #: The board printed around such a piece, against its print, tells the light there
+    #: (:func:`fields.darker_than_neighbours`). In a frame with a hand, whose shadow greys a
+    #: white stone as glare greys a black, the piece reads dark only where that board keeps
+    #: ``lightness_shade_ratio`` of its print; in a frame without one, a piece
+    #: ``lightness_glare_gap`` or more below reads dark where glare lifts that board to
+    #: ``lightness_glare_ratio`` of its print or more (its white neighbours lifted alike
+    #: and cut at the frame's ceiling). Either with at most ``lightness_lit_confidence``
+    #: (under ``uncertain_below``). Board bench seed 1, Spexxx: around shaded whites
+    #: 0.07-0.48, greyed blacks 0.58-0.84 in frames with a hand; in frames without one
+    #: whites 25 or more below at most 0.88, glared blacks 28-44 below at 1.19-1.34
+    #: (docs/vision.md, 2026-11-28, seventh session).
+    lightness_shade_ratio: float = 0.53
+    lightness_glare_gap: float = 25.0
+    lightness_glare_ratio: float = 1.1
+    lightness_lit_confidence: float = 0.5
     #: In a game without stacks, a field read as a player whose colour lies within
     #: ``washed_piece_white_distance`` (8-bit Lab) of white (a white stone) whose top
     #: face differs from the board printed around it (within

@@ -1234,16 +1234,25 @@ def split_lightness(lab: np.ndarray, states: list[FieldState], geometry: BoardGe
     return out
 
 
-def darker_than_neighbours(lab: np.ndarray, states: list[FieldState],
-                           geometry: BoardGeometry, classes: ColourClasses,
-                           config: VisionConfig) -> list[FieldState]:
+def darker_than_neighbours(lab: np.ndarray, rectified: np.ndarray, matrix: np.ndarray,
+                           states: list[FieldState], geometry: BoardGeometry,
+                           classes: ColourClasses, config: VisionConfig,
+                           occluded: bool) -> list[FieldState]:
     """``states`` with the pieces read light (white) whose top face lies at least
     ``lightness_local_gap`` below the lightest piece read light within
     ``lightness_local_mm`` read dark (black), in a frame that holds a dark reading. A
     lamp's glare or the sheen on glossy tops lifts a black stone to grey, graded between
     the blacks and the whites so that no one cut for the frame parts them, while the
-    white stones beside it, lifted alike, stay at white. Only for a frame without a hand:
-    a hand's shadow greys white stones beside unshaded ones as much."""
+    white stones beside it, lifted alike, stay at white.
+
+    The board printed around a piece (raw ``rectified`` normalised by ``matrix``, against
+    its print) tells the light there. In an ``occluded`` frame a hand's shadow greys white
+    stones beside unshaded ones as much, and darkens that board: such a piece reads dark
+    only where the board keeps ``lightness_shade_ratio`` of its print. Where glare lifts
+    the board past ``lightness_glare_ratio`` of it, a white stone's neighbours lifted
+    alike and cut at the frame's ceiling, a piece ``lightness_glare_gap`` below them reads
+    dark too (a frame without a hand), if it stands out from that board as
+    :func:`washed_out_board` asks. Both with at most ``lightness_lit_confidence``."""
     out = list(states)
     for dark, light in classes.lightness_pairs:
         names = (classes.players[dark], classes.players[light])
@@ -1257,10 +1266,27 @@ def darker_than_neighbours(lab: np.ndarray, states: list[FieldState],
         centres = geometry.centres_mm[pieces]
         apart = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
         near = (apart <= config.lightness_local_mm) & (apart > 0)
-        lightest = np.where(near, faces[None, :], -np.inf).max(axis=1)
-        for k in np.flatnonzero(lightest - faces >= config.lightness_local_gap):
+        gaps = np.where(near, faces[None, :], -np.inf).max(axis=1) - faces
+        greyed = gaps >= config.lightness_local_gap
+        judged = greyed if occluded else (gaps >= config.lightness_glare_gap) & ~greyed
+        lit = np.zeros(len(pieces), bool)
+        # with too little board around (or none kept: stacking games), no light is seen
+        judged &= (geometry.surround_idx is not None
+                   and geometry.surround_area[pieces] >= config.washed_min_surround_px)
+        if judged.any():
+            ratio = (_surround_medians(rectified, matrix, geometry, pieces[judged]).sum(axis=1)
+                     / np.maximum(classes.board_bgr[geometry.printed[pieces[judged]]].sum(axis=1),
+                                  1.0))
+            lit[judged] = ratio >= (config.lightness_shade_ratio if occluded
+                                    else config.lightness_glare_ratio)
+            if not occluded and lit.any():  # the board washed by that glare is no stone
+                lit[lit] = _board_share(rectified, matrix, pieces[lit], np.full(lit.sum(), light),
+                                        geometry, classes) >= config.washed_board_share
+        for k in np.flatnonzero(lit | (greyed & (not occluded))):
             state = out[pieces[k]]
-            out[pieces[k]] = FieldState(state.name, names[0], state.height, state.confidence)
+            out[pieces[k]] = FieldState(state.name, names[0], state.height,
+                                        min(state.confidence, config.lightness_lit_confidence)
+                                        if lit[k] else state.confidence)
     return out
 
 
@@ -1284,25 +1310,46 @@ def washed_out_board(rectified: np.ndarray, matrix: np.ndarray, states: list[Fie
                       np.int64)
     if not len(fields):
         return states
-    flat = rectified.reshape(-1, 3)
-    ends = np.cumsum(geometry.surround_area)
-    starts = ends - geometry.surround_area
-    top_ends = np.cumsum(geometry.top_area)  # one layer: segment f is field f
-    faces, rings = (
-        np.stack([_segment_medians(flat[:, c], idx, begin[fields], end[fields])
-                  for c in range(3)], axis=1) * np.diag(matrix)[:3] + matrix[:, 3]
-        for idx, begin, end in ((geometry.top_idx, top_ends - geometry.top_area, top_ends),
-                                (geometry.surround_idx, starts, ends)))
     players = np.array([light[states[f].top_colour] for f in fields])
-    step = np.linalg.norm(classes.player_bgr[players]
-                          - classes.board_bgr[geometry.printed[fields]], axis=1)
-    share = np.linalg.norm(faces - rings, axis=1) / np.maximum(step, 1.0)
+    share = _board_share(rectified, matrix, fields, players, geometry, classes)
     out = list(states)
     for f, seen in zip(fields.tolist(), share.tolist(), strict=True):
         if seen < config.washed_board_share:
             out[f] = FieldState(states[f].name, None, 0,
                                 1.0 - seen / config.washed_board_share)
     return out
+
+
+def _board_share(rectified: np.ndarray, matrix: np.ndarray, fields: np.ndarray,
+                 players: np.ndarray, geometry: BoardGeometry, classes: ColourClasses
+                 ) -> np.ndarray:
+    """How far each of ``fields``' one-piece top face stands out from the board printed
+    around it, as a share of how far a piece of ``players`` would (0: the board itself)."""
+    top_ends = np.cumsum(geometry.top_area)  # one layer: segment f is field f
+    faces = _normalised_medians(rectified, matrix, geometry.top_idx,
+                                (top_ends - geometry.top_area)[fields], top_ends[fields])
+    rings = _surround_medians(rectified, matrix, geometry, fields)
+    step = np.linalg.norm(classes.player_bgr[players]
+                          - classes.board_bgr[geometry.printed[fields]], axis=1)
+    return np.linalg.norm(faces - rings, axis=1) / np.maximum(step, 1.0)
+
+
+def _normalised_medians(rectified: np.ndarray, matrix: np.ndarray, idx: np.ndarray,
+                        begin: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Per channel, the median of ``rectified[idx[b:e]]`` for each (b, e), normalised by
+    ``matrix`` (3x4) in floats: past the 8-bit cut of the image the colours come from."""
+    flat = rectified.reshape(-1, 3)
+    return (np.stack([_segment_medians(flat[:, c], idx, begin, end) for c in range(3)],
+                     axis=1) * np.diag(matrix)[:3] + matrix[:, 3])
+
+
+def _surround_medians(rectified: np.ndarray, matrix: np.ndarray, geometry: BoardGeometry,
+                      fields: np.ndarray) -> np.ndarray:
+    """:func:`_normalised_medians` of the board printed around each of ``fields``
+    (:attr:`BoardGeometry.surround_idx`)."""
+    ends = np.cumsum(geometry.surround_area)
+    return _normalised_medians(rectified, matrix, geometry.surround_idx,
+                               (ends - geometry.surround_area)[fields], ends[fields])
 
 
 def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState],

@@ -345,9 +345,9 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     occlusion = occlusion_of(normalised, lab, geometry, tracker, states, missing,
                              where.relocalised, frame, ceiling)
     # after occlusion, which keeps the readings it saw: a hand's shadow greys whites
-    # beside unshaded ones as glare greys a black, so only a frame without a hand
-    if not occlusion.occluded:
-        states = darker_than_neighbours(colour_lab, states, geometry, tracker.classes, config)
+    # beside unshaded ones as glare greys a black, and darkens the board around them
+    states = darker_than_neighbours(colour_lab, rectified, matrix, states, geometry,
+                                    tracker.classes, config, occlusion.occluded)
     states = washed_out_board(rectified, matrix, states, geometry, tracker.classes, config)
     # after washed_out_board: the board washed white by glare, read as white stones, has
     # a hue of its own (Spexxx's red cells: seed 1 frame 115)

@@ -380,6 +380,59 @@ def test_white_stones_in_a_hands_shadow_stay_white():
     assert [reading.fields[n].top_colour for n in shaded] == ["white", "white"]
 
 
+@pytest.mark.parametrize("index,greyed,shaded", [
+    (143, ["2x6+2x4"], ["1x5+1x2", "1x3+1x2"]),
+    (107, ["2x2+1x6", "2x4+2x1"], []),
+])
+def test_black_stones_greyed_beside_a_hand_read_black_where_the_board_is_lit(
+        index, greyed, shaded):
+    """Board bench seed 1, Spexxx frames with a hand: black stones greyed 65-107 levels
+    below the whites within 70 mm read white, surely (0.64-0.72); in 143 two whites in the
+    hand's shadow lie 78 and 91 below theirs. The board around the shaded whites keeps
+    0.39-0.40 of its printed brightness, around the blacks 0.62-0.65: the blacks read black,
+    unsure, the whites stay white."""
+    layout, calibration, rendered, _ = bench_frame(1, index)
+    truth = field_states(rendered.truth)
+    assert all(truth[n] == ("black", 1) for n in greyed)
+    assert all(truth[n] == ("white", 1) for n in shaded)
+    config = VisionConfig()
+    reading = read_board(rendered.frame, layout, calibration, config)
+    assert reading.occluded
+    read = read_states(reading)
+    assert [n for n in greyed if read[n] != ("black", 1)] == []
+    assert all(reading.fields[n].confidence < config.uncertain_below for n in greyed)
+    assert [n for n in shaded if read[n] != ("white", 1)] == []
+    unlit = replace(config, lightness_shade_ratio=float("inf"))
+    read = read_states(read_board(rendered.frame, layout, calibration, unlit))
+    assert [n for n in greyed if read[n] == ("white", 1)] == greyed
+
+
+def test_black_stones_in_glare_read_black_where_the_board_around_is_lifted():
+    """Board bench seed 1, Spexxx frame 431 (no hand): a lamp's glare lifts three black
+    stones to 28-44 levels below the whites beside them, which are cut at the frame's
+    ceiling (L 233), short of ``lightness_local_gap``, and they read white, surely
+    (0.81-0.90); whites elsewhere lie up to 37 below theirs. The board around the blacks is
+    lifted to 1.19-1.34 of its print, around those whites at most 0.88: the blacks read
+    black, unsure. Cells the glare washes white, around them as lifted, stay empty."""
+    layout, calibration, rendered, _ = bench_frame(1, 431)
+    greyed = ["2x2+2x5", "2x4+2x1", "2x4+2x3"]
+    washed = ["3x1+2x2", "3x1+2x3"]
+    truth = field_states(rendered.truth)
+    assert all(truth[n] == ("black", 1) for n in greyed)
+    assert all(truth[n] == (None, 0) for n in washed)
+    config = VisionConfig()
+    reading = read_board(rendered.frame, layout, calibration, config)
+    assert reading.ok and not reading.occluded
+    read = read_states(reading)
+    assert [n for n in greyed if read[n] != ("black", 1)] == []
+    assert all(reading.fields[n].confidence < config.uncertain_below for n in greyed)
+    assert [n for n in washed if read[n] != (None, 0)] == []
+    assert [n for n, t in truth.items() if t[0] == "white" and read[n][0] != "white"] == []
+    unlit = replace(config, lightness_glare_ratio=float("inf"))
+    read = read_states(read_board(rendered.frame, layout, calibration, unlit))
+    assert [n for n in greyed if read[n] == ("white", 1)] == greyed
+
+
 def test_reading_survives_exposure_and_white_balance():
     stacks = {"a1": ["white"], "d2": ["black"], "g7": ["white"], "c4": ["black"]}
     dim_warm = Lighting(exposure=0.6, white_balance=(0.8, 1.0, 1.2), vignetting=0.3)

@@ -350,15 +350,14 @@ class VisionConfig:
     silhouette_bias_mm: tuple[tuple[str, float], ...] = (("disc", 1.2), ("roof", 1.9))
     #: ... and longer still where its top's far edge is blurred: per mm that the edge's
     #: rise from a quarter to three quarters of the way from the board's colour to the
-    #: tower's (colours taken ``edge_width_plateau_mm`` either side; the median over the
-    #: profile lines, each line's own rise) is wider than ``edge_width_reference_mm``
-    #: (about the median on rendered frames, so the bias above keeps its meaning), the
-    #: length counts ``edge_width_bias_ratio`` mm shorter; a sharper edge, longer. Of the
-    #: per-tower features measured, the only one that read more heights right on bench
-    #: seeds 1 and 7 (docs/vision.md, seventh session).
+    #: tower's (colours taken ``edge_width_plateau_mm`` either side) is wider than
+    #: ``edge_width_reference_mm`` (about the median on rendered frames, so the bias above
+    #: keeps its meaning), the length counts ``edge_width_bias_ratio`` mm shorter; a
+    #: sharper edge, longer. Of the per-tower features measured, the only one that read
+    #: more heights right on bench seeds 1 and 7 (docs/vision.md, seventh session).
     edge_width_plateau_mm: float = 3.0
-    edge_width_reference_mm: float = 1.3
-    edge_width_bias_ratio: float = 0.75
+    edge_width_reference_mm: float = 1.45
+    edge_width_bias_ratio: float = 0.5
     #: How much a pixel matching no colour counts as part of a tower's silhouette.
     unknown_inside: float = 0.6
     #: Weight (in layers) of "the top face shows one colour" against the silhouette

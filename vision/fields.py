@@ -962,29 +962,13 @@ def far_edge_widths(colours: np.ndarray, t: np.ndarray, far: np.ndarray, config:
     return widths
 
 
-def line_edge_widths(line_colours: np.ndarray, t: np.ndarray, far: np.ndarray,
-                     config: VisionConfig) -> np.ndarray:
-    """Each silhouette's far-edge width (:func:`far_edge_widths`), the median over its
-    profile lines (``line_colours`` (n, lines, K, 3)), each line's own rise: in the lines'
-    average their edges, a chord and a sideways offset apart, blur the rise wider. NaN
-    where fewer than half the lines show the edge."""
-    n, lines = line_colours.shape[:2]
-    widths = np.sort(far_edge_widths(line_colours.reshape(n * lines, *line_colours.shape[2:]),
-                                     t, np.repeat(far, lines), config).reshape(n, lines), axis=1)
-    seen = np.isfinite(widths).sum(axis=1)  # NaNs sort last
-    rows = np.arange(n)
-    low = widths[rows, np.maximum(seen - 1, 0) // 2]
-    high = widths[rows, seen // 2]
-    return np.where(2 * seen > lines, (low + high) / 2, np.nan)
-
-
 def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeometry,
                     config: VisionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """How well each height explains the silhouette length of the sampled (occupied)
     fields (see :func:`silhouette_extents`). Returns, per field and height, the length
     mismatch in layers (0 = perfect; NaN when the field's centre shows no tower);
     per field how much (mm) the length was shortened for a blurred top edge
-    (:func:`line_edge_widths`); and per field and height whether that reading can be
+    (:func:`far_edge_widths`); and per field and height whether that reading can be
     trusted: the silhouette delimited, its near edge where a base piece can stand (a base
     the colour of the field under it, or in deep shade, is lost and the tower reads
     short), and its far edge where that height's top would be (a tower whose sides are
@@ -992,7 +976,7 @@ def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeomet
     disagrees with where its top is seen)."""
     fields = profiles.fields
     extents, delimited = silhouette_extents(profiles, players, geometry, config)
-    blur = line_edge_widths(profiles.line_colours, geometry.profile_t, extents[:, 1], config) \
+    blur = far_edge_widths(profiles.colours, geometry.profile_t, extents[:, 1], config) \
         - config.edge_width_reference_mm
     blurred = config.edge_width_bias_ratio * np.nan_to_num(blur)
     length = (extents[:, 1] - extents[:, 0] - geometry.silhouette_bias_mm - blurred)[:, None]
@@ -1075,7 +1059,6 @@ class TowerProfiles:
     rows: np.ndarray  # (n * lines,) their rows of the geometry's profile arrays
     labels: np.ndarray  # (n * lines, K) colour labels (see ColourClasses.label)
     colours: np.ndarray  # (n, K, 3) normalised BGR, mean over each field's lines
-    line_colours: np.ndarray  # (n, lines, K, 3) normalised BGR of each line
     outline: np.ndarray | None = None  # (n * J, L, 3) normalised BGR of the outline lines
 
 
@@ -1103,7 +1086,7 @@ def sample_profiles(frame: np.ndarray, geometry: BoardGeometry, classes: ColourC
                                 levels_matrix)
     return TowerProfiles(np.asarray(fields), rows,
                          classes.label(lab, geometry.profile_offsets[rows]),
-                         colours.mean(axis=1, dtype=np.float32), colours, outline)
+                         colours.mean(axis=1, dtype=np.float32), outline)
 
 
 def _crossing(t: np.ndarray, profile: np.ndarray, i: int, j: int) -> float:

@@ -220,6 +220,21 @@ class VisionConfig:
     #: black stones that haze or a lamp's sheen lifts past the face test at 0.40-0.59.
     look_alike_ring_ratio: float = 0.67
     look_alike_ring_confidence: float = 0.5
+    #: A lighter piece so found reads with at most ``look_alike_ring_confidence`` where
+    #: the corners' pixels lie a median of this far (8-bit Lab a/b) from the print's
+    #: hue: they are not the plain print (a neighbour's colour blurred in, a stone
+    #: leaning over them), and the face looks bright against them alone. On board bench
+    #: seed 1 the white stones found on silver lie at 16.7 or less, the empty cell read
+    #: white surely at 25.2 (frame 547: a blue cell and a magenta stone beside it).
+    look_alike_rim_chroma: float = 20.0
+    #: A lighter piece read on such a square (by colour or by the face test) reads with
+    #: at most ``look_alike_ring_confidence`` where this percentile of its one-piece
+    #: silhouette outside the top face lies at this ratio of the face's median or above:
+    #: a stone's shaded side and outline are darker, a cell a glare spot washes white is
+    #: even. On board bench seed 1 the white stones on silver lie at 0.84 or less, empty
+    #: cells read white at 0.77-0.98 (119, read sure by colour in a glare spot: 0.94).
+    look_alike_outline_percentile: float = 10.0
+    look_alike_outline_ratio: float = 0.9
     #: Two players whose colours differ by at least this much lightness (8-bit Lab L) and
     #: at most ``lightness_pair_chroma`` in a/b (black and white stones) are told apart
     #: within each frame (a black stone in glare or haze turns grey): their pieces split

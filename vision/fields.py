@@ -1154,13 +1154,16 @@ def look_alike_pieces(normalised: np.ndarray, states: list[FieldState],
     on silver) is also found, unsure (``look_alike_ring_confidence``), where the
     silhouette's ring outside the face lies ``look_alike_ring_ratio`` or more below the
     corners (medians): haze lifts a black stone's face and a lamp's sheen whitens it,
-    far from the nominal ratio, while its side stays darker than the print."""
+    far from the nominal ratio, while its side stays darker than the print. A lighter
+    piece is no surer than that where the corners lie ``look_alike_rim_chroma`` or more
+    off the print's hue: a neighbour blurred or leaning into them darkens them, and a
+    plain empty face looks bright against them."""
     if not geometry.look_alike:
         return states
+    flat = normalised.reshape(-1, normalised.shape[-1])
     empty = [entry for entry in geometry.look_alike if not states[entry[0]].height]
     if not empty:
-        return states
-    flat = normalised.reshape(-1, normalised.shape[-1])
+        return _flat_rings(flat, states, geometry, classes, config)
     face_pct, rim_pct = config.look_alike_face_percentile, config.look_alike_rim_percentile
     # doubt goes to the empty field: a lighter piece's face is taken at its dark end and
     # the corners at their light end, a darker piece's the other way round (a dark
@@ -1176,7 +1179,8 @@ def look_alike_pieces(normalised: np.ndarray, states: list[FieldState],
         np.array([len(ring) for ring in rings]), [50.0])[:, 0] if rings else ())
     ring_ratio = math.log(config.look_alike_ring_ratio)
     out = list(states)
-    for (f, board, _, _, ring), faces, rims in zip(empty, all_faces, all_rims, strict=True):
+    for (f, board, _, rims_idx, ring), faces, rims in zip(empty, all_faces, all_rims,
+                                                         strict=True):
         dark_side = len(ring) and math.log(max(float(next(ringed)), 1.0)
                                            / max(float(rims[2]), 1.0)) <= ring_ratio
         state = out[f]
@@ -1189,14 +1193,55 @@ def look_alike_pieces(normalised: np.ndarray, states: list[FieldState],
         margin = (share - config.look_alike_piece_share) / config.look_alike_sure_share
         darkest, darkest_ratio = min(classes.look_alikes[board], key=lambda pair: pair[1])
         if margin > 0:
-            out[f] = FieldState(state.name, classes.players[player], 1, float(min(1.0, margin)))
+            sure = float(min(1.0, margin))
+            if dict(classes.look_alikes[board])[player] > 0 and _rim_chroma(
+                    flat, rims_idx, classes.board_bgr[board]) >= config.look_alike_rim_chroma:
+                sure = min(sure, config.look_alike_ring_confidence)
+            out[f] = FieldState(state.name, classes.players[player], 1, sure)
         elif darkest_ratio < 0 and dark_side:
             out[f] = FieldState(state.name, classes.players[darkest], 1,
                                 config.look_alike_ring_confidence)
         else:
             out[f] = FieldState(state.name, None, 0,
                                 float(min(state.confidence, 1.0, -margin)))
+    return _flat_rings(flat, out, geometry, classes, config)
+
+
+def _flat_rings(flat: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
+                classes: ColourClasses, config: VisionConfig) -> list[FieldState]:
+    """``states`` with a lighter look-alike piece (a white stone on silver, read by
+    colour or by :func:`look_alike_pieces`) no surer than ``look_alike_ring_confidence``
+    where the darkest of its silhouette's ring outside the face
+    (``look_alike_outline_percentile``) lies at ``look_alike_outline_ratio`` of the face
+    or above: a stone's shaded side and outline are darker than its top, while a glare
+    spot washes an empty cell evenly white."""
+    lighter = {(board, classes.players[p]) for board, pairs in classes.look_alikes.items()
+               for p, ratio in pairs if ratio > 0}
+    judged = [entry for entry in geometry.look_alike
+              if len(entry[4]) and (entry[1], states[entry[0]].top_colour) in lighter
+              and states[entry[0]].confidence > config.look_alike_ring_confidence]
+    if not judged:
+        return states
+    faces, rings = (
+        _segment_percentiles(np.take(flat, np.concatenate(parts), axis=0).mean(axis=1),
+                             np.array([len(part) for part in parts]), [pct])[:, 0]
+        for parts, pct in (([entry[2] for entry in judged], 50.0),
+                           ([entry[4] for entry in judged], config.look_alike_outline_percentile)))
+    out = list(states)
+    for entry, face, ring in zip(judged, faces.tolist(), rings.tolist(), strict=True):
+        if ring >= config.look_alike_outline_ratio * face:
+            state = out[entry[0]]
+            out[entry[0]] = FieldState(state.name, state.top_colour, state.height,
+                                       config.look_alike_ring_confidence)
     return out
+
+
+def _rim_chroma(flat: np.ndarray, idx: np.ndarray, printed: np.ndarray) -> float:
+    """The median a/b distance (8-bit Lab) of the pixels ``idx`` of ``flat`` (normalised
+    BGR) from the hue of ``printed``: how far a square's corners are from plain print."""
+    pixels = np.clip(np.take(flat, idx, axis=0), 0, 255).astype(np.uint8).reshape(-1, 1, 3)
+    ab = cv2.cvtColor(pixels, cv2.COLOR_BGR2Lab).reshape(-1, 3)[:, 1:].astype(np.float64)
+    return float(np.median(np.linalg.norm(ab - bgr_to_lab(printed)[1:], axis=1)))
 
 
 def split_lightness(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometry,

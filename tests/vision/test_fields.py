@@ -339,6 +339,30 @@ def test_black_stones_on_silver_found_by_their_dark_side(index, dark):
     assert [n for n in dark if read[n] == (None, 0)] == dark
 
 
+@pytest.mark.parametrize("index,phantom,blind", [
+    (547, "4x1+1x1", {"look_alike_rim_chroma": math.inf}),
+    (119, "3x1+2x1", {"look_alike_outline_ratio": math.inf}),
+])
+def test_empty_silver_cells_read_white_are_unsure(index, phantom, blind):
+    """Board bench seed 1: an empty silver cell read white surely. In frame 547 the face
+    test compared its plain face with corners darkened by a blue cell and a magenta
+    stone beside them (read white, 1.00): the corners lie far off silver's hue. In 119 a
+    glare spot washes the cell evenly white and the colour tables read it white (0.64):
+    no darker side or outline rings its face. Both read unsure; every white stone on
+    silver keeps its reading."""
+    layout, calibration, rendered, _ = bench_frame(1, index)
+    truth = field_states(rendered.truth)
+    assert truth[phantom] == (None, 0)
+    config = VisionConfig()
+    reading = read_board(rendered.frame, layout, calibration, config)
+    assert reading.fields[phantom].confidence < config.uncertain_below
+    silver = [n for n, f in layout.fields.items() if f.printed == "silver"]
+    assert [n for n in silver if truth[n] == ("white", 1)
+            and read_states(reading)[n] != ("white", 1)] == []
+    reading = read_board(rendered.frame, layout, calibration, replace(config, **blind))
+    assert reading.fields[phantom].confidence >= config.uncertain_below
+
+
 @pytest.mark.parametrize("index,washed,unsure", [
     (373, {"A3": "blue", "B3": "blue", "A4": "red", "C4": "blue", "D4": "red", "C5": "red",
            "D5": "red"}, []),

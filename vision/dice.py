@@ -1094,13 +1094,16 @@ def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: list[n
     both = usable[:, quarter:] & usable[:, :quarter + 1]
     a = 2 * turns[quarter:]
     basis = np.stack([np.cos(a), np.sin(a)], axis=1)
-    amplitudes = {}
-    for k, d, ok, con in zip(which, diff, both, contrast, strict=True):
-        if ok.sum() < config.lean_square_pairs or con < config.lean_square_contrast:
-            continue
-        coef = np.linalg.lstsq(basis[ok], d[ok], rcond=None)[0]
-        amplitudes[k] = float(np.hypot(*coef))
-    return amplitudes
+    judge = (both.sum(axis=1) >= config.lean_square_pairs) & (
+        contrast >= config.lean_square_contrast)
+    if not judge.any():
+        return {}
+    # least squares of every judged face at once, over its pairs of judged rays
+    w = both[judge].astype(np.float64)
+    normal = np.einsum("fn,ni,nj->fij", w, basis, basis)
+    coef = np.linalg.solve(normal, np.einsum("fn,ni->fi", w * diff[judge], basis)[..., None])
+    return {k: float(np.hypot(*c[:, 0]))
+            for k, c in zip(np.asarray(which)[judge].tolist(), coef, strict=True)}
 
 
 def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: np.ndarray,

@@ -1085,7 +1085,7 @@ def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: list[n
         exits = along + np.sqrt(np.maximum(radius ** 2 - across ** 2, 0.0))
         starts[n] = np.maximum(starts[n], np.where(crossed, exits, 0.0).max(axis=1))
     ends, judged, contrast = _body_reach(frame, centres, tops, rays, outlines, which, view,
-                                         config, starts)
+                                         config, starts, config.lean_square_reach)
     reach = ends / tops[:, None]
     usable = (judged & (ends > starts + 1e-6 * tops[:, None])
               & (reach < config.lean_square_reach))
@@ -1109,14 +1109,15 @@ def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: list[n
 def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: np.ndarray,
                 outlines: list[np.ndarray], owners: list[int], view: _TopView,
                 config: DiceConfig, starts: np.ndarray | None = None,
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                stop: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """How far the die body reaches from each face's centre along each of its ``rays``
     ((faces, rays, 2) unit vectors; top-face edges ``tops``): mm (faces, rays), whether
     each ray is judged (not ending within ``lean_outline_near_body`` die edges of another
     read die's outline; ``owners``: each face's own outline) and each face's top colour's
     distance to the table's. Each ray follows the body from ``lean_outline_span``'s start
     (or from ``starts``, mm (faces, rays), each ray's samples before it taken as body)
-    until ``lean_outline_gap_px`` view pixels in a row are off it
+    until ``lean_outline_gap_px`` view pixels in a row are off it, or to past ``stop``
+    top-face edges (a ray not ending before it ends past it)
     (``lean_outline_body_share``: the table's and the top face's colours sampled in rings,
     `_RING_DIRS`). Only those points are sampled (bilinear, the frame's colours at their
     places in the top view), for all faces at once."""
@@ -1126,8 +1127,13 @@ def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: 
     edges = tops * (height - tops) / height  # `footprint`'s
     # samples along each ray, ~a view pixel apart for the largest face
     first, last_share = config.lean_outline_span
-    count = int(np.ceil((last_share - first) * tops.max() * s))
-    along = tops[:, None] * np.linspace(first, last_share, count)[None, :]  # (faces, count) mm
+    shares = np.linspace(first, last_share, int(np.ceil((last_share - first) * tops.max() * s)))
+    gap = max(1, int(round(config.lean_outline_gap_px / s / ((shares[1] - shares[0])
+                                                               * tops.min()))))
+    if stop is not None:  # past it, only the samples that tell a ray ending there
+        shares = shares[:int(np.searchsorted(shares, stop)) + gap]
+    count = len(shares)
+    along = tops[:, None] * shares[None, :]  # (faces, count) mm
     rings = [_RING_DIRS[None] * (lo + (hi - lo) * _RING_SHARES)[None] * size[:, None, None]
              for (lo, hi), size in ((config.lean_outline_table_ring, edges),
                                        (config.lean_outline_top_ring, tops))]
@@ -1150,7 +1156,6 @@ def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: 
     if starts is not None:
         off &= along[:, None, :] >= starts[..., None]
     # where each ray leaves the body: the first of lean_outline_gap_px view pixels off it
-    gap = max(1, int(round(config.lean_outline_gap_px / s / (along[:, 1:2] - along[:, :1]).min())))
     gone = off[..., :count - gap + 1].copy()
     for j in range(1, gap):
         gone &= off[..., j:count - gap + 1 + j]

@@ -240,6 +240,11 @@ class DiceConfig:
     lean_square_reach: float = 0.95  # rays reaching farther (a neighbour, a shadow) left out
     lean_square_pairs: int = 10  # least number of pairs of rays judged
     lean_square_contrast: float = 20.0  # least Lab distance (as weighted) top to table
+    # ... and read 2s and 3s (their face's centre is their lattice's) at lean_square_lattice
+    # top-face edges, each ray followed from lean_square_pip_clear pip diameters past the
+    # lattice point of any of its pips it crosses (a pip is off the body). 0: off
+    lean_square_lattice: float = 0.0
+    lean_square_pip_clear: float = 1.15
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -1045,47 +1050,74 @@ def _lopsided_ones(frame: np.ndarray, read: list[GridFace], outlines: list[np.nd
     A cos 2a + B sin 2a over ``lean_square_pairs`` or more pairs of judged rays, amplitude
     over ``lean_square`` top-face edges; rays reaching past ``lean_square_reach`` (a
     neighbour, a shadow) or stopped at once are left out, and so are dice whose top is
-    under ``lean_square_contrast`` from the table (no outline to follow)."""
-    ones = [k for k, g in enumerate(read) if g.value == 1]
-    if not ones:
-        return set()
-    centres = np.array([read[k].centre for k in ones])
-    tops = np.array([read[k].pitch / config.pip_pitch_share for k in ones])
+    under ``lean_square_contrast`` from the table (no outline to follow). With
+    ``lean_square_lattice``, read 2s and 3s too, round their lattice's centre."""
+    limits = {1: config.lean_square, 2: config.lean_square_lattice,
+              3: config.lean_square_lattice}
+    amplitudes = _square_amplitudes(frame, read, outlines, view, config,
+                                    [k for k, g in enumerate(read) if limits.get(g.value)])
+    return {id(read[k]) for k, amp in amplitudes.items() if amp > limits[read[k].value]}
+
+
+def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: list[np.ndarray],
+                       view: _TopView, config: DiceConfig, which: list[int]) -> dict[int, float]:
+    """`_lopsided_ones`' amplitude (top-face edges) of each face ``which`` indexes in
+    ``read`` that has enough judged pairs of rays and contrast. A ray crossing one of the
+    face's own pips (``lean_square_pip_clear``) is followed from past it."""
+    if not which:
+        return {}
+    centres = np.array([read[k].centre for k in which])
+    tops = np.array([read[k].pitch / config.pip_pitch_share for k in which])
     away = centres - view.lens[0]
     heading = np.arctan2(away[:, 1], away[:, 0])
     quarter = int(round(90.0 / config.lean_outline_step_deg))
     turns = np.radians(np.arange(-quarter, quarter + 1) * config.lean_outline_step_deg)
     angles = heading[:, None] + turns[None, :]
-    rays = np.stack([np.cos(angles), np.sin(angles)], axis=2)  # (ones, rays, 2)
-    ends, judged, contrast = _body_reach(frame, centres, tops, rays, outlines, ones, view,
-                                         config)
+    rays = np.stack([np.cos(angles), np.sin(angles)], axis=2)  # (faces, rays, 2)
+    first = config.lean_outline_span[0] * tops[:, None] * np.ones(rays.shape[:2])
+    starts = first.copy()
+    for n, k in enumerate(which):
+        spots = np.asarray(_pips_of(read[k])) - centres[n]  # (pips, 2) mm
+        radius = config.lean_square_pip_clear * config.pip_share * tops[n]
+        along = rays[n] @ spots.T  # (rays, pips)
+        across = np.abs(rays[n, :, :1] * spots[:, 1] - rays[n, :, 1:] * spots[:, 0])
+        crossed = (along > 0) & (across < radius)
+        exits = along + np.sqrt(np.maximum(radius ** 2 - across ** 2, 0.0))
+        starts[n] = np.maximum(starts[n], np.where(crossed, exits, 0.0).max(axis=1))
+    ends, judged, contrast = _body_reach(frame, centres, tops, rays, outlines, which, view,
+                                         config, starts, config.lean_square_reach)
     reach = ends / tops[:, None]
-    first = config.lean_outline_span[0]
-    usable = judged & (reach > first + 1e-6) & (reach < config.lean_square_reach)
+    usable = (judged & (ends > starts + 1e-6 * tops[:, None])
+              & (reach < config.lean_square_reach))
     # the ray at turn a (0-90 degrees) and the one 90 degrees before it
     diff = reach[:, quarter:] - reach[:, :quarter + 1]
     both = usable[:, quarter:] & usable[:, :quarter + 1]
     a = 2 * turns[quarter:]
     basis = np.stack([np.cos(a), np.sin(a)], axis=1)
-    flagged = set()
-    for k, d, ok, con in zip(ones, diff, both, contrast, strict=True):
-        if ok.sum() < config.lean_square_pairs or con < config.lean_square_contrast:
-            continue
-        coef = np.linalg.lstsq(basis[ok], d[ok], rcond=None)[0]
-        if np.hypot(*coef) > config.lean_square:
-            flagged.add(id(read[k]))
-    return flagged
+    judge = (both.sum(axis=1) >= config.lean_square_pairs) & (
+        contrast >= config.lean_square_contrast)
+    if not judge.any():
+        return {}
+    # least squares of every judged face at once, over its pairs of judged rays
+    w = both[judge].astype(np.float64)
+    normal = np.einsum("fn,ni,nj->fij", w, basis, basis)
+    coef = np.linalg.solve(normal, np.einsum("fn,ni->fi", w * diff[judge], basis)[..., None])
+    return {k: float(np.hypot(*c[:, 0]))
+            for k, c in zip(np.asarray(which)[judge].tolist(), coef, strict=True)}
 
 
 def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: np.ndarray,
                 outlines: list[np.ndarray], owners: list[int], view: _TopView,
-                config: DiceConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                config: DiceConfig, starts: np.ndarray | None = None,
+                stop: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """How far the die body reaches from each face's centre along each of its ``rays``
     ((faces, rays, 2) unit vectors; top-face edges ``tops``): mm (faces, rays), whether
     each ray is judged (not ending within ``lean_outline_near_body`` die edges of another
     read die's outline; ``owners``: each face's own outline) and each face's top colour's
     distance to the table's. Each ray follows the body from ``lean_outline_span``'s start
-    until ``lean_outline_gap_px`` view pixels in a row are off it
+    (or from ``starts``, mm (faces, rays), each ray's samples before it taken as body)
+    until ``lean_outline_gap_px`` view pixels in a row are off it, or to past ``stop``
+    top-face edges (a ray not ending before it ends past it)
     (``lean_outline_body_share``: the table's and the top face's colours sampled in rings,
     `_RING_DIRS`). Only those points are sampled (bilinear, the frame's colours at their
     places in the top view), for all faces at once."""
@@ -1095,8 +1127,13 @@ def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: 
     edges = tops * (height - tops) / height  # `footprint`'s
     # samples along each ray, ~a view pixel apart for the largest face
     first, last_share = config.lean_outline_span
-    count = int(np.ceil((last_share - first) * tops.max() * s))
-    along = tops[:, None] * np.linspace(first, last_share, count)[None, :]  # (faces, count) mm
+    shares = np.linspace(first, last_share, int(np.ceil((last_share - first) * tops.max() * s)))
+    gap = max(1, int(round(config.lean_outline_gap_px / s / ((shares[1] - shares[0])
+                                                               * tops.min()))))
+    if stop is not None:  # past it, only the samples that tell a ray ending there
+        shares = shares[:int(np.searchsorted(shares, stop)) + gap]
+    count = len(shares)
+    along = tops[:, None] * shares[None, :]  # (faces, count) mm
     rings = [_RING_DIRS[None] * (lo + (hi - lo) * _RING_SHARES)[None] * size[:, None, None]
              for (lo, hi), size in ((config.lean_outline_table_ring, edges),
                                        (config.lean_outline_top_ring, tops))]
@@ -1116,8 +1153,9 @@ def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: 
     samples = lab[:, :n]
     off = (((samples - body[:, None]) ** 2).sum(axis=2) >= config.lean_outline_body_share ** 2
            * ((samples - table[:, None]) ** 2).sum(axis=2)).reshape(*rays.shape[:2], count)
+    if starts is not None:
+        off &= along[:, None, :] >= starts[..., None]
     # where each ray leaves the body: the first of lean_outline_gap_px view pixels off it
-    gap = max(1, int(round(config.lean_outline_gap_px / s / (along[:, 1:2] - along[:, :1]).min())))
     gone = off[..., :count - gap + 1].copy()
     for j in range(1, gap):
         gone &= off[..., j:count - gap + 1 + j]

@@ -104,6 +104,35 @@ def detect_markers(
     return _refine(gray, found, config)
 
 
+def make_rescue_detector(layout: Layout, config: VisionConfig) -> cv2.aruco.ArucoDetector:
+    """The detector of the second, full-size search: as :func:`make_detector`, but reading
+    bits with error correction (config ``marker_rescue_error_correction``)."""
+    detector = make_detector(layout, config)
+    params = detector.getDetectorParameters()
+    params.errorCorrectionRate = config.marker_rescue_error_correction
+    detector.setDetectorParameters(params)
+    return detector
+
+
+def rescue_markers(
+    gray: np.ndarray,
+    layout: Layout,
+    config: VisionConfig,
+    found: dict[int, np.ndarray],
+    detector: cv2.aruco.ArucoDetector | None = None,
+) -> dict[int, np.ndarray]:
+    """Markers the first search missed, looked for again at full size on the grey frame
+    and on a locally equalised copy (glare or dim light leaves a marker too little
+    contrast for ArUco's thresholds), with a corrected bit allowed (blur). Returns only
+    markers not in ``found``, refined; the caller checks they fit the others."""
+    detector = detector or make_rescue_detector(layout, config)
+    tiles = config.marker_rescue_clahe_tiles
+    equalised = cv2.createCLAHE(config.marker_rescue_clahe_clip, (tiles, tiles)).apply(gray)
+    extra = _detect(gray, detector, layout, 1.0, (0, 0))
+    extra = _detect(equalised, detector, layout, 1.0, (0, 0)) | extra
+    return _refine(gray, {i: c for i, c in extra.items() if i not in found}, config)
+
+
 def detect_markers_near(
     gray: np.ndarray,
     layout: Layout,
@@ -411,6 +440,7 @@ class Localiser:
         self.detector = make_detector(layout, self.config)
         self.near_detector = make_detector(layout, self.config,
                                            self.config.search_min_perimeter_rate)
+        self.rescue_detector = make_rescue_detector(layout, self.config)
         self.homography: np.ndarray | None = None
         self._full: np.ndarray | None = None  # the last homography from 3-4 markers
         self.fixed = corners_px is not None
@@ -452,6 +482,7 @@ class Localiser:
         if len(found) < 3 and disagreement > cfg.bump_threshold_px:
             found = self._remember(image, detect_markers(image.whole(), self.layout, cfg,
                                                          self.detector)) | found
+            found = self._rescue(image, found)
             if previous is not None and found:
                 disagreement = self._disagreement(previous, found)
         if previous is not None and found:
@@ -509,6 +540,23 @@ class Localiser:
         found = detect_markers_near(image.whole(), self.layout, cfg, search,
                                     self.near_detector) if search else {}
         return kept | self._remember(image, found)
+
+    def _rescue(self, image: GreyFrame, found: dict[int, np.ndarray]
+                ) -> dict[int, np.ndarray]:
+        """``found`` and the markers a second search finds (:func:`rescue_markers`), when
+        fewer than ``marker_rescue_below`` were found, kept only where they make three or
+        more markers that fit one homography (a corrected bit may be a misread id)."""
+        cfg = self.config
+        if len(found) >= cfg.marker_rescue_below:
+            return found
+        extra = rescue_markers(image.whole(), self.layout, cfg, found, self.rescue_detector)
+        both = found | extra
+        if not extra or len(both) < 3:
+            return found
+        _, error = fit_homography(both, self.layout, self.camera)
+        if error > cfg.max_fit_error_px:
+            return found
+        return found | self._remember(image, extra)
 
     def _remember(self, image: GreyFrame, found: dict[int, np.ndarray]
                   ) -> dict[int, np.ndarray]:

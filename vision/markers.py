@@ -482,7 +482,6 @@ class Localiser:
         if len(found) < 3 and disagreement > cfg.bump_threshold_px:
             found = self._remember(image, detect_markers(image.whole(), self.layout, cfg,
                                                          self.detector)) | found
-            found = self._rescue(image, found)
             if previous is not None and found:
                 disagreement = self._disagreement(previous, found)
         if previous is not None and found:
@@ -504,17 +503,22 @@ class Localiser:
             if previous is not None and not bumped:
                 return Localisation(previous, found, False, "previous")
             self.homography = None
-            if not found:
-                raise NoBoard("no board in view: none of the four corner markers was found")
             located = self._from_two(image.whole(), found) if len(found) == 2 else None
             if located is not None:
                 homography, source = located
                 self.bumps += bumped
                 self.homography = homography
                 return Localisation(homography, found, bumped, source)
-            what = "moved and " if bumped else ""
-            raise NoBoard(f"the board {what}cannot be located: only {len(found)} of 4 corner "
-                          "markers visible, need at least 3")
+            # Only now: two markers the camera model or the print pin put the board closer
+            # than three with a blurred one found again (bench seed 1: 0.4-0.6 px against
+            # 1.6-2.2 px at the median field).
+            found = self._rescue(image, found)
+            if not found:
+                raise NoBoard("no board in view: none of the four corner markers was found")
+            if len(found) < 3:
+                what = "moved and " if bumped else ""
+                raise NoBoard(f"the board {what}cannot be located: only {len(found)} of 4 "
+                              "corner markers visible, need at least 3")
         homography, error = fit_homography(found, self.layout, self.camera)
         if error > cfg.max_fit_error_px:
             raise NoBoard(f"the board markers do not fit together (error {error:.1f} px); "
@@ -545,7 +549,8 @@ class Localiser:
                 ) -> dict[int, np.ndarray]:
         """``found`` and the markers a second search finds (:func:`rescue_markers`), when
         fewer than ``marker_rescue_below`` were found, kept only where they make three or
-        more markers that fit one homography (a corrected bit may be a misread id)."""
+        more markers that fit one homography (a corrected bit may be a misread id). Used
+        only where the board cannot be located otherwise."""
         cfg = self.config
         if len(found) >= cfg.marker_rescue_below:
             return found

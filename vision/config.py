@@ -65,7 +65,7 @@ class VisionConfig:
     #: one bit wrong. A marker found so is kept only where it fits one homography with at
     #: least two others (``max_fit_error_px``), so a misread turn cannot move the board.
     #: Not before: a blurred marker found so puts the board further off than two markers
-    #: and the print (board-bench seed 1 frames 107, 480). Seeds 1 and 5: 7 and 8 more
+    #: and the print (board-bench seed 1 frames 107, 480). Seeds 1 and 5: 5 and 8 more
     #: photos located, no marker found over 3.6 px off; 0 turns it off.
     marker_rescue_below: int = 3
     marker_rescue_error_correction: float = 1.0

@@ -56,6 +56,21 @@ class VisionConfig:
     #: seed 5's frames), and two missed markers leave a photo unreadable.
     marker_pixels_per_cell: int = 8
     marker_cell_margin: float = 0.3
+    #: A photo (or a tracker re-locating) with fewer than ``marker_rescue_below`` markers
+    #: found, where two markers do not locate the board (docs/vision.md, *Two markers*),
+    #: searches the whole frame once more at full size, on its grey and on a locally
+    #: equalised copy (CLAHE: clip limit, tiles per side), reading bits with ArUco's error
+    #: correction at ``marker_rescue_error_correction`` (1.0 corrects one bit of
+    #: DICT_4X4_50, OpenCV's 0.6 none): a motion-blurred, glared or dim marker often has
+    #: one bit wrong. A marker found so is kept only where it fits one homography with at
+    #: least two others (``max_fit_error_px``), so a misread turn cannot move the board.
+    #: Not before: a blurred marker found so puts the board further off than two markers
+    #: and the print (board-bench seed 1 frames 107, 480). Seeds 1 and 5: 5 and 8 more
+    #: photos located, no marker found over 3.6 px off; 0 turns it off.
+    marker_rescue_below: int = 3
+    marker_rescue_error_correction: float = 1.0
+    marker_rescue_clahe_clip: float = 2.0
+    marker_rescue_clahe_tiles: int = 8
     #: Mean corner disagreement (px) between detected markers and the previous
     #: homography above which the camera or board is taken to have been bumped.
     bump_threshold_px: float = 4.0

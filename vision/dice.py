@@ -1246,13 +1246,14 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
         return (q - lo) * s
 
     # no pip within this of a strong face's centre is on a faint face kept (its lattice
-    # reaches sqrt(2) pitches from its centre): not searched
+    # reaches sqrt(2) pitches from its centre): not searched (these discs are cleared from
+    # each pip colour's thresholded image, not from a copy of the whole search mask)
     shape = layers[0][3].shape
-    search = np.full(shape, 255, np.uint8) if located is None else located.search.copy()
+    discs = []
     for (c, e), (f, _) in zip(strong, blocking, strict=True):
         r = config.side_overlap * e - math.sqrt(2) * f.pitch
         if r > 0:
-            cv2.circle(search, tuple(int(v) for v in np.rint(to_px(c))), int(r * s), 0, -1)
+            discs.append((tuple(int(v) for v in np.rint(to_px(c))), int(r * s)))
     # `_blobs` looks at the located boxes only: thresholded there alone (``dst``), not over
     # the whole view
     boxes = [(0, 0, shape[1], shape[0])] if located is None else located.boxes
@@ -1263,7 +1264,10 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
             part = np.s_[y0:y1, x0:x1]
             cv2.threshold(hat[part], config.faint_contrast, 255, cv2.THRESH_BINARY,
                           dst=binary[part])
-            cv2.bitwise_and(binary[part], search[part], dst=binary[part])
+            if located is not None:
+                cv2.bitwise_and(binary[part], located.search[part], dst=binary[part])
+        for centre, radius in discs:
+            cv2.circle(binary, centre, radius, 0, -1)
         pips = _blobs(binary, hat, faint_config, windows=located and located.boxes)
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         new = _new_pips(pips, found_pips)

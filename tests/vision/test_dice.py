@@ -841,20 +841,6 @@ def test_numpy_sums_a_last_axis_of_three_one_after_another():
     assert np.array_equal((diff ** 2).sum(axis=2), (planes[0] + planes[1]) + planes[2])
 
 
-def test_floor_div_is_numpys_floor_division():
-    """`_locate` floors its marks' view pixels into mm cells by `_floor_div`: numpy's
-    ``//`` for every value, those a last bit off a whole quotient included."""
-    from vision.dice import _floor_div
-
-    rng = np.random.default_rng(3)
-    for divisor in (3.0, 2.5, 1.7, 4.0):
-        whole = np.arange(-40, 4000) * divisor
-        values = np.concatenate([rng.random(20000) * 4000 - 40, whole,
-                                 np.nextafter(whole, -np.inf), np.nextafter(whole, np.inf)])
-        assert np.array_equal(_floor_div(values.reshape(-1, 2), divisor),
-                              values.reshape(-1, 2) // divisor)
-
-
 def test_a_blob_longer_than_a_die_is_not_split():
     """A pip run into a board line is no die's (a die is not that long): the line's blob,
     longer than ``split_max_diagonals`` die diagonals, is not split into it; a pip as dark

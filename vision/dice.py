@@ -1000,14 +1000,15 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     if not read:
         return set()
     nadir, height = view.lens
-    outlines = []
+    hulls = []
     for g in read:
         spot, edge = footprint(g, view.lens, config)
         foot = (_square(spot, edge, g.angle) if g.value != 1 else
                 spot + config.lean_outline_one_reach * edge
                 * np.stack([np.cos(_ROUND), np.sin(_ROUND)], axis=1))
         raised = nadir + (foot - nadir) * height / (height - edge)
-        outlines.append(cv2.convexHull(np.vstack([foot, raised]).astype(np.float32)))
+        hulls.append(cv2.convexHull(np.vstack([foot, raised]).astype(np.float32)))
+    outlines = _stacked_hulls(hulls)
     flagged = set()
     if config.lean_square:
         flagged |= _lopsided_ones(frame, read, outlines, view, config)
@@ -1040,7 +1041,7 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     return flagged
 
 
-def _lopsided_ones(frame: np.ndarray, read: list[GridFace], outlines: list[np.ndarray],
+def _lopsided_ones(frame: np.ndarray, read: list[GridFace], outlines: np.ndarray,
                    view: _TopView, config: DiceConfig) -> set[int]:
     """The ids of read 1s whose top face is no square round the pip: a flat 1's top face
     seen from above is one (the table-plane view of a level square), so on the half away
@@ -1059,7 +1060,7 @@ def _lopsided_ones(frame: np.ndarray, read: list[GridFace], outlines: list[np.nd
     return {id(read[k]) for k, amp in amplitudes.items() if amp > limits[read[k].value]}
 
 
-def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: list[np.ndarray],
+def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: np.ndarray,
                        view: _TopView, config: DiceConfig, which: list[int]) -> dict[int, float]:
     """`_lopsided_ones`' amplitude (top-face edges) of each face ``which`` indexes in
     ``read`` that has enough judged pairs of rays and contrast. A ray crossing one of the
@@ -1107,13 +1108,14 @@ def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: list[n
 
 
 def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: np.ndarray,
-                outlines: list[np.ndarray], owners: list[int], view: _TopView,
+                outlines: np.ndarray, owners: list[int], view: _TopView,
                 config: DiceConfig, starts: np.ndarray | None = None,
                 stop: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """How far the die body reaches from each face's centre along each of its ``rays``
     ((faces, rays, 2) unit vectors; top-face edges ``tops``): mm (faces, rays), whether
     each ray is judged (not ending within ``lean_outline_near_body`` die edges of another
-    read die's outline; ``owners``: each face's own outline) and each face's top colour's
+    read die's outline, ``outlines`` (`_stacked_hulls`); ``owners``: each face's own
+    outline) and each face's top colour's
     distance to the table's. Each ray follows the body from ``lean_outline_span``'s start
     (or from ``starts``, mm (faces, rays), each ray's samples before it taken as body)
     until ``lean_outline_gap_px`` view pixels in a row are off it, or to past ``stop``
@@ -1143,16 +1145,24 @@ def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: 
                                   view.rect_to_frame).astype(np.float32)
     colours = cv2.remap(frame, at[..., 0], at[..., 1], cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REPLICATE)
-    weight = np.array([config.lean_outline_lightness, 1.0, 1.0], np.float32)
-    lab = (cv2.cvtColor(colours.astype(np.float32) / 255, cv2.COLOR_BGR2Lab)[0]
-           * weight).reshape(faces, -1, 3)
+    # L*, a* and b* apart (each (faces, samples)), L* weighted: numpy's work on a last axis
+    # of 3 costs several times as much
+    lab = [c.reshape(faces, -1) for c in cv2.split(
+        cv2.cvtColor(colours.astype(np.float32) / 255, cv2.COLOR_BGR2Lab))]
+    lab[0] *= np.float32(config.lean_outline_lightness)
     n, ring = rays.shape[1] * count, len(_RING_DIRS)
     # each ring's median colour (an odd count of samples: the middle one, per channel)
-    table = np.sort(lab[:, n:n + ring], axis=1)[:, ring // 2]
-    body = np.sort(lab[:, n + ring:], axis=1)[:, ring // 2]
-    samples = lab[:, :n]
-    off = (((samples - body[:, None]) ** 2).sum(axis=2) >= config.lean_outline_body_share ** 2
-           * ((samples - table[:, None]) ** 2).sum(axis=2)).reshape(*rays.shape[:2], count)
+    table = np.stack([np.sort(c[:, n:n + ring], axis=1)[:, ring // 2] for c in lab], axis=1)
+    body = np.stack([np.sort(c[:, n + ring:], axis=1)[:, ring // 2] for c in lab], axis=1)
+    # squared distances summed channel after channel, as numpy's sum adds a last axis of 3
+    to_body = [np.square(c[:, :n] - body[:, k:k + 1]) for k, c in enumerate(lab)]
+    to_table = [np.square(c[:, :n] - table[:, k:k + 1]) for k, c in enumerate(lab)]
+    near_body = to_body[0] + to_body[1]
+    near_body += to_body[2]
+    near_table = to_table[0] + to_table[1]
+    near_table += to_table[2]
+    near_table *= np.float32(config.lean_outline_body_share ** 2)
+    off = (near_body >= near_table).reshape(*rays.shape[:2], count)
     if starts is not None:
         off &= along[:, None, :] >= starts[..., None]
     # where each ray leaves the body: the first of lean_outline_gap_px view pixels off it
@@ -1164,19 +1174,31 @@ def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: 
         along, np.argmax(gone, axis=2), axis=1), last)  # (faces, rays) mm
     reach = ends + config.lean_outline_near_body * edges[:, None]
     tips = centres[:, None, :] + rays * reach[..., None]
-    inside = np.array([_inside_convex(o, tips.reshape(-1, 2)) for o in outlines]).reshape(
+    inside = _inside_hulls(outlines, tips.reshape(-1, 2)).reshape(
         len(outlines), faces, -1)  # [outline, face, ray]
     inside[owners, np.arange(faces)] = False
     return ends, ~inside.any(axis=0), np.linalg.norm(table - body, axis=1)
 
 
-def _inside_convex(hull: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """Which of ``pts`` (n, 2) lie in the convex polygon ``hull`` (cv2.convexHull's), its
-    edge included: on one side of every edge."""
-    v = hull.reshape(-1, 2).astype(np.float64)
-    e = np.concatenate([v[1:], v[:1]]) - v
-    cross = (e[:, 0] * (pts[:, None, 1] - v[:, 1]) - e[:, 1] * (pts[:, None, 0] - v[:, 0]))
-    return (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
+def _stacked_hulls(hulls: list[np.ndarray]) -> np.ndarray:
+    """cv2.convexHull's polygons as one (hulls, vertices, 2) float64 array for
+    `_inside_hulls`, each padded with copies of its last vertex (edges of length 0)."""
+    most = max(len(h) for h in hulls)
+    out = np.empty((len(hulls), most, 2))
+    for k, h in enumerate(hulls):
+        out[k, :len(h)] = h.reshape(-1, 2)
+        out[k, len(h):] = out[k, len(h) - 1]
+    return out
+
+
+def _inside_hulls(hulls: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Which of ``pts`` (n, 2) lie in each convex polygon of ``hulls`` (`_stacked_hulls`),
+    its edge included: on one side of every edge; (hulls, n). An edge of length 0 is on
+    both sides of every point (its cross product is 0)."""
+    e = np.concatenate([hulls[:, 1:], hulls[:, :1]], axis=1) - hulls  # (hulls, edges, 2)
+    cross = (e[:, None, :, 0] * (pts[None, :, None, 1] - hulls[:, None, :, 1])
+             - e[:, None, :, 1] * (pts[None, :, None, 0] - hulls[:, None, :, 0]))
+    return (cross >= 0).all(axis=2) | (cross <= 0).all(axis=2)
 
 
 def _strengths(faces: list[tuple[GridFace, list[Pip]]]) -> dict[GridFace, float]:
@@ -1224,13 +1246,14 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
         return (q - lo) * s
 
     # no pip within this of a strong face's centre is on a faint face kept (its lattice
-    # reaches sqrt(2) pitches from its centre): not searched
+    # reaches sqrt(2) pitches from its centre): not searched (these discs are cleared from
+    # each pip colour's thresholded image, not from a copy of the whole search mask)
     shape = layers[0][3].shape
-    search = np.full(shape, 255, np.uint8) if located is None else located.search.copy()
+    discs = []
     for (c, e), (f, _) in zip(strong, blocking, strict=True):
         r = config.side_overlap * e - math.sqrt(2) * f.pitch
         if r > 0:
-            cv2.circle(search, tuple(int(v) for v in np.rint(to_px(c))), int(r * s), 0, -1)
+            discs.append((tuple(int(v) for v in np.rint(to_px(c))), int(r * s)))
     # `_blobs` looks at the located boxes only: thresholded there alone (``dst``), not over
     # the whole view
     boxes = [(0, 0, shape[1], shape[0])] if located is None else located.boxes
@@ -1241,7 +1264,10 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
             part = np.s_[y0:y1, x0:x1]
             cv2.threshold(hat[part], config.faint_contrast, 255, cv2.THRESH_BINARY,
                           dst=binary[part])
-            cv2.bitwise_and(binary[part], search[part], dst=binary[part])
+            if located is not None:
+                cv2.bitwise_and(binary[part], located.search[part], dst=binary[part])
+        for centre, radius in discs:
+            cv2.circle(binary, centre, radius, 0, -1)
         pips = _blobs(binary, hat, faint_config, windows=located and located.boxes)
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         new = _new_pips(pips, found_pips)

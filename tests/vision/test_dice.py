@@ -806,6 +806,41 @@ def test_farthest_pair_is_numpys_first_farthest():
                 int(i) for i in np.unravel_index(np.argmax(gaps), gaps.shape))
 
 
+def test_inside_hulls_is_each_hull_on_its_own():
+    """`_body_reach` tests every ray's tip against every read die's outline at once
+    (`_inside_hulls` on `_stacked_hulls`, shorter hulls padded with their last vertex):
+    the same answer as each hull's own edges, points on an edge or a vertex included."""
+    from vision.dice import _inside_hulls, _stacked_hulls
+
+    def inside(hull: np.ndarray, pts: np.ndarray) -> np.ndarray:
+        v = hull.reshape(-1, 2).astype(np.float64)
+        e = np.concatenate([v[1:], v[:1]]) - v
+        cross = (e[:, 0] * (pts[:, None, 1] - v[:, 1]) - e[:, 1] * (pts[:, None, 0] - v[:, 0]))
+        return (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
+
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        hulls = [cv2.convexHull((rng.random((int(rng.integers(3, 17)), 2)) * 40
+                                 + rng.random(2) * 60).astype(np.float32))
+                 for _ in range(int(rng.integers(1, 7)))]
+        corners = np.vstack([h.reshape(-1, 2) for h in hulls]).astype(np.float64)
+        pts = np.vstack([rng.random((80, 2)) * 110, corners,
+                         (corners + np.roll(corners, 1, axis=0)) / 2])
+        assert np.array_equal(_inside_hulls(_stacked_hulls(hulls), pts),
+                              np.array([inside(h, pts) for h in hulls]))
+
+
+def test_numpy_sums_a_last_axis_of_three_one_after_another():
+    """`_body_reach` sums squared Lab distances channel by channel on planes: the same
+    float32 values as numpy's sum over a last axis of 3."""
+    rng = np.random.default_rng(9)
+    lab = (rng.random((6, 4000, 3)) * [100, 200, 200] - [0, 100, 100]).astype(np.float32)
+    centre = lab[:, :1] * np.float32(0.9)
+    diff = lab - centre
+    planes = [np.square(lab[..., k] - centre[..., k]) for k in range(3)]
+    assert np.array_equal((diff ** 2).sum(axis=2), (planes[0] + planes[1]) + planes[2])
+
+
 def test_a_blob_longer_than_a_die_is_not_split():
     """A pip run into a board line is no die's (a die is not that long): the line's blob,
     longer than ``split_max_diagonals`` die diagonals, is not split into it; a pip as dark

@@ -118,14 +118,6 @@ class VisionConfig:
     print_match_swing_sigmas: float = 1.0
     print_match_sigma_mm: float = 4.0
     print_match_flat_variance: float = 4.0
-    #: Three markers' homography is refined the same way and the refinement used where
-    #: the print matches better and no field moves more than this (mm; bench seed 1:
-    #: the three-marker board's worst field up to 8.5 mm off).
-    print_align_three_max_shift_mm: float = 12.0
-    #: ... and no corner of the three markers found more than this (mm): ECC drawn off
-    #: by a blurred hand at the covered corner moved them 5-7 mm (seed 1 frame 283, its
-    #: board's corners then 8 mm off), where right it moves them 0.5-2.5 mm.
-    print_align_three_marker_shift_mm: float = 4.0
 
     #: The board/camera geometry is rebuilt only when the board corners move by more
     #: than this (px); marker jitter below it would otherwise cost a rebuild per frame.
@@ -557,14 +549,6 @@ class VisionConfig:
     #: (board bench seed 1 frames 0-599: two cards and fingertips hiding no field, 18 mm,
     #: no longer flagged; no hand lost). 0: off.
     faint_hand_reach_mm: float = 20.0
-    #: ... within ``faint_hand_reach_near_mm`` of the broken stretch of edge it meets: an
-    #: arm goes on into the board where it crosses the edge. A board placed a little off
-    #: its print from three markers shows its printed border as a band off the print all
-    #: round, which a card across one corner's edge joins to every deep patch of the board
-    #: (2026-11-28, eighth session: board bench seeds 1, 5, 6, 7, 5 of 35 false flags on a
-    #: photo gone, every hand frame the same at 70; 30 and 45 left two more fields of a
-    #: Spexxx hand reported). 0: anywhere.
-    faint_hand_reach_near_mm: float = 70.0
     #: ... or holds ``faint_hand_wide_mm2`` in one piece (no farther than
     #: ``hand_board_distance``) whose mismatch with the print, capped at
     #: ``faint_hand_core_distance`` and averaged over ``faint_hand_wide_mm`` of plain board,

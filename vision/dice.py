@@ -202,12 +202,6 @@ class DiceConfig:
     # over min_contrast fit no face), if every such pip on the faint face's die (within
     # half an edge of its centre) sits on one of its lattice points (lattice_tolerance)
     faint_over_unread: bool = False
-    # ... and, with a read 1 where such a face's die shows a side towards the lens
-    # (side_match), with pips down to this share of the throw's (not pip_agreement): a top
-    # face lit bright leaves its light pips faint and small, its dark side's pip a strong
-    # 1 (e2e Cuatro seed 2, move 50: a green 2 read as 1, pips 0.69-0.72 of the throw's).
-    # The 1 is then dropped as its side. 0: off
-    faint_side_pip_agreement: float = 0.0
     # Leaning dice (top view, colour frames): a die leaning on an edge shows its lifted side
     # beside its top face from above. Across the view (at right angles to the way to the
     # point under the lens) a flat die's outline is its top face's, as far from its centre
@@ -935,7 +929,7 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     if throw is not None:
         faces = fit(throw)
     if config.faint_contrast:
-        faces = _with_faint_faces(faces, layers, located, throw, tops, lo, lens, config)
+        faces = _with_faint_faces(faces, layers, located, throw, tops, lo, lens[0], config)
     shown = drop_side_faces([f for f, _ in faces], lens, config, _strengths(faces))
     if config.one_beside_pips:
         shown = _ones_beside_pips(faces, shown, layers, lens, config)
@@ -1227,7 +1221,7 @@ def _not_sides(faces: list[tuple[GridFace, list[Pip]]], lens: tuple[np.ndarray, 
 
 def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
                       located: _Located | None, throw: tuple[float, float] | None,
-                      tops: DiceConfig, lo: np.ndarray, lens: tuple[np.ndarray, float],
+                      tops: DiceConfig, lo: np.ndarray, nadir: np.ndarray,
                       config: DiceConfig) -> list[tuple[GridFace, list[Pip]]]:
     """``faces`` and the faces of faint pips (``faint_contrast``, black-hat under
     ``min_contrast``: blur and dim light take a small pip's contrast far under it): a face
@@ -1240,15 +1234,8 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
     pattern explains) does not hold the search off: a dim die's pips are often partly found
     over ``min_contrast``; a faint face is kept there only if it explains those of them on
     its die (`_explains`: a leaning die's tilted lattice leaves pips off it), and the
-    unread face is then dropped as the read die's side (``unread_beside``). With
-    ``faint_side_pip_agreement``, the pips left are fitted again with pips that small, a
-    face kept only where a read 1 is its die's side (`_over_a_one`)."""
-    nadir = lens[0]
+    unread face is then dropped as the read die's side (``unread_beside``)."""
     faint_config, faint_tops = _faint_configs(config, tops)
-    ones = np.array([f.centre for f, m in faces if f.value == 1]).reshape(-1, 2)
-    small_tops = (replace(faint_tops, pip_agreement=config.faint_side_pip_agreement)
-                  if config.faint_side_pip_agreement and throw is not None and len(ones)
-                  else None)
     s = config.rectified_px_per_mm
     blocking = [(f, m) for f, m in faces if f.value or not config.faint_over_unread]
     unread = [np.array([(p.x, p.y) for p in m]) / s + lo
@@ -1257,16 +1244,6 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
 
     def to_px(q: np.ndarray) -> np.ndarray:
         return (q - lo) * s
-
-    def keeps(f: GridFace, pips: list[Pip], new: list[bool]) -> bool:
-        edge = f.pitch / config.pip_pitch_share
-        members = [pips[i] for i in f.members]
-        return bool(f.value and len(members) >= 2 and any(new[i] for i in f.members)
-                    and sum(p.roundness for p in members) / len(members)
-                    >= config.faint_roundness
-                    and all(np.linalg.norm(np.asarray(f.centre) - c) >= config.side_overlap
-                            * max(edge, e) for c, e in strong)
-                    and all(_explains(f, q, edge, config) for q in unread))
 
     # no pip within this of a strong face's centre is on a faint face kept (its lattice
     # reaches sqrt(2) pitches from its centre): not searched (these discs are cleared from
@@ -1303,30 +1280,18 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
         if not any(new):
             continue
         judge = _Judge(pips, pts, closed, hat, faint_tops, to_px, to_px(nadir))
-        fits = [f for f in fit_faces(pips, pts, judge, faint_tops,
-                                     lattice_candidates(pts, tops), throw, nadir)
-                if keeps(f, pips, new)]
-        found.extend((f, [pips[i] for i in f.members]) for f in fits)
-        used = {i for f in fits for i in f.members}
-        rest = [i for i in range(len(pips)) if i not in used]
-        if small_tops is None or len(rest) < 2:
-            continue
-        pips, pts, new = [pips[i] for i in rest], pts[rest], [new[i] for i in rest]
-        judge = _Judge(pips, pts, closed, hat, small_tops, to_px, to_px(nadir))
-        found.extend((f, [pips[i] for i in f.members])
-                     for f in fit_faces(pips, pts, judge, small_tops,
-                                        lattice_candidates(pts, tops), throw, nadir)
-                     if keeps(f, pips, new) and _over_a_one(f, ones, lens, config))
+        for f in fit_faces(pips, pts, judge, faint_tops, lattice_candidates(pts, tops), throw,
+                           nadir):
+            edge = f.pitch / config.pip_pitch_share
+            members = [pips[i] for i in f.members]
+            if (f.value and len(members) >= 2 and any(new[i] for i in f.members)
+                    and sum(p.roundness for p in members) / len(members)
+                    >= config.faint_roundness
+                    and all(np.linalg.norm(np.asarray(f.centre) - c) >= config.side_overlap
+                            * max(edge, e) for c, e in strong)
+                    and all(_explains(f, q, edge, config) for q in unread)):
+                found.append((f, members))
     return faces + found
-
-
-def _over_a_one(face: GridFace, ones: np.ndarray, lens: tuple[np.ndarray, float],
-                config: DiceConfig) -> bool:
-    """Whether one of ``ones`` (read 1s' centres, mm) lies within ``side_match`` die edges of
-    where ``face``'s die shows a side towards the lens: that 1 is its side."""
-    spot, edge = footprint(face, lens, config)
-    return any(np.hypot(*(ones - q).T).min() < config.side_match * edge
-               for q in _lens_sides(spot, edge, face.angle, lens))
 
 
 def _new_pips(pips: list[Pip], known: list[Pip]) -> list[bool]:
@@ -1669,11 +1634,16 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     nadir, height = lens
     strength = strength or {}
 
+    def sides(spot: np.ndarray, edge: float, angle: float) -> list[np.ndarray]:
+        """Centres of the die's sides that face the lens, half a die up, in the top view."""
+        centres = spot + _sides_towards(nadir, spot, angle) * edge / 2
+        return list(nadir + (centres - nadir) * height / (height - edge / 2))
+
     def lone(face: GridFace) -> bool:
         return len(face.members) == 1 and face in strength
 
     feet = [footprint(f, lens, config) for f in faces]
-    read = [(f, spot, edge, _lens_sides(spot, edge, f.angle, lens))
+    read = [(f, spot, edge, sides(spot, edge, f.angle))
             for f, (spot, edge) in zip(faces, feet, strict=True) if f.value]
     side_pips = {face for face in faces if face.value and lone(face) and config.side_pip_reach
                  and any(f is not face and strength[face] < config.side_pip_share
@@ -1708,15 +1678,6 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
                        for f, _, e, _ in read)
         kept.append(None if side else face)
     return [replace(f, value=None) if f in unsure else f for f in kept]
-
-
-def _lens_sides(spot: np.ndarray, edge: float, angle: float,
-                lens: tuple[np.ndarray, float]) -> list[np.ndarray]:
-    """Centres of the sides that face the lens of a die standing at ``spot``, half a die up,
-    in the top view."""
-    nadir, height = lens
-    centres = spot + _sides_towards(nadir, spot, angle) * edge / 2
-    return list(nadir + (centres - nadir) * height / (height - edge / 2))
 
 
 def _on_sides(face: GridFace, dice: list[tuple[GridFace, np.ndarray, float]],

@@ -560,3 +560,32 @@ def test_lines_washed_out_by_a_lamp_are_no_hand_on_a_photo():
     assert not read_board(rendered.frame, layout, calibration).occluded
     glare = replace(VisionConfig(), lines_lost_glare_share=1.0)
     assert read_board(rendered.frame, layout, calibration, glare).occluded
+
+
+@pytest.mark.parametrize(("seed", "index"), [(6, 29), (6, 253)])
+def test_a_pale_hand_on_cuatros_cream_board_is_a_hand_on_a_photo(seed, index):
+    """A pale hand on Cuatro's cream board lies as near the print as the board's own
+    scatter (board bench seed 6 frames 29, 253: not flagged, 11 and 15 covered fields
+    reported), but its chroma is its arm's where that crosses the board's broken edge.
+    The same table without the hand is not flagged."""
+    layout, calibration, rendered, before = bench_frame(seed, index)
+    truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.occluded and truly_hidden <= reading.hidden_fields
+    assert len(reading.hidden_fields - truly_hidden) <= 3
+    off = replace(VisionConfig(), entry_skin_ratio=0.0)
+    assert not read_board(rendered.frame, layout, calibration, off).occluded
+    assert not read_board(before.frame, layout, calibration).occluded
+
+
+@pytest.mark.parametrize(("seed", "index"), [(5, 3), (7, 221)])
+def test_a_board_tinted_like_an_arm_is_no_hand_on_a_photo(seed, index):
+    """The board tinted by a cast (board bench seed 5 frame 3, Spexxx, an arm in view
+    beside the fields) or washed by a lamp across its edge (seed 7 frame 221, Cuatro, no
+    hand) is chosen like the arm's chroma in scattered patches: their hull is not solid
+    skin, as a hand's is."""
+    layout, calibration, rendered, _ = bench_frame(seed, index)
+    assert not any(t.occluded for t in rendered.truth.fields.values())
+    assert not read_board(rendered.frame, layout, calibration).occluded
+    loose = replace(VisionConfig(), entry_skin_fill=0.2)
+    assert read_board(rendered.frame, layout, calibration, loose).occluded

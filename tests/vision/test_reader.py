@@ -143,8 +143,10 @@ def test_a_pale_arm_a_little_off_the_print_all_over_is_a_hand():
     assert reading.occluded and len(truly_hidden) == 10
     assert truly_hidden <= reading.hidden_fields
     assert len(reading.hidden_fields - truly_hidden) <= 3
-    # the arm hides the printed lines too (_lines_hidden): that cue off as well
-    off = replace(VisionConfig(), faint_hand_wide_mm=0.0, lines_lost_window_mm=0.0)
+    # the arm hides the printed lines too (_lines_hidden), and its chroma is the one
+    # crossing the edge (_skin_from_entry): those cues off as well
+    off = replace(VisionConfig(), faint_hand_wide_mm=0.0, lines_lost_window_mm=0.0,
+                  entry_skin_ratio=0.0)
     assert not read_board(rendered.frame, MUEHLE, config=off).occluded
     assert not read_board(frame("muehle", stacks)[1].frame, MUEHLE).occluded
 

@@ -178,8 +178,9 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
                                               classes, config, ceiling)
         faint_hull = _union(faint_hull, _lines_hidden(lab, towers, bgr, entry, geometry,
                                                       classes, config, ceiling))
-        faint_hull = _union(faint_hull, _skin_from_entry(lab, usable, entry, bgr, geometry,
-                                                         classes, config, ceiling))
+        if not big and faint_hull is None:
+            faint_hull = _skin_from_entry(lab, usable, entry, bgr, geometry, classes, config,
+                                          ceiling)
     strict_area = _grown(strict_hull, geometry, config)
     faint_area = _grown(faint_hull, geometry, config)
     strict = _fields_over(strict_area, geometry, config)

@@ -178,6 +178,8 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
                                               classes, config, ceiling)
         faint_hull = _union(faint_hull, _lines_hidden(lab, towers, bgr, entry, geometry,
                                                       classes, config, ceiling))
+        # a hand the other cues missed: joined to a hand found, it mostly hid visible
+        # fields round Mühle arms and Spexxx hands (tuning seeds: 67 more for 6 covered)
         if not big and faint_hull is None:
             faint_hull = _skin_from_entry(lab, usable, entry, bgr, geometry, classes, config,
                                           ceiling)

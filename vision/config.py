@@ -588,10 +588,9 @@ class VisionConfig:
     #: print's and within ``entry_skin_ratio`` times that of the arm's, grouped as the
     #: strict cue's blobs, is the hand where it holds ``hand_min_area_mm2``, meets that
     #: edge, reaches in as the faint cue wants and fills ``entry_skin_fill`` of the plain
-    #: board in its hull; only where no other cue found a hand (tuning seeds 1, 5, 6, 7,
-    #: photos: covered fields reported 273 -> 200 of 9851, 9 more visible ones hidden; the
-    #: board tinted by a cast or lamp fills 0.21-0.43 of its hull, hands 0.35-0.94).
-    #: ``entry_skin_ratio`` 0: off.
+    #: board in its hull (tuning seeds 1, 5, 6, 7, photos: covered fields reported
+    #: 273 -> 194 of 9851, 76 more visible ones hidden; the board tinted by a cast or lamp
+    #: fills 0.21-0.43 of its hull, hands 0.35-0.94). ``entry_skin_ratio`` 0: off.
     entry_skin_print_distance: float = 6.0
     entry_skin_ratio: float = 0.5
     entry_skin_fill: float = 0.5

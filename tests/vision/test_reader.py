@@ -308,7 +308,8 @@ def test_a_hand_read_as_pieces_in_small_cells_is_hidden_whole():
     assert reading.occluded and len(truly_hidden) == 63
     assert truly_hidden <= reading.hidden_fields
     assert len(reading.hidden_fields - truly_hidden) <= 30
-    off = replace(VisionConfig(), hand_piece_misfit=float("inf"))
+    # the arm's chroma where it crosses the edge joins much of it too: off
+    off = replace(VisionConfig(), hand_piece_misfit=float("inf"), entry_skin_ratio=0.0)
     assert len(truly_hidden - read_board(rendered.frame, layout, calibration,
                                          off).hidden_fields) >= 15
 
@@ -475,8 +476,9 @@ def test_fingers_beyond_a_hand_found_are_hidden_on_a_photo(index):
     layout, calibration, rendered, _ = bench_frame(1, index)
     truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
     reading = read_board(rendered.frame, layout, calibration)
+    # the arm's chroma where it crosses the edge reaches them too: off
     off = read_board(rendered.frame, layout, calibration,
-                     replace(VisionConfig(), finger_reach_mm=0.0))
+                     replace(VisionConfig(), finger_reach_mm=0.0, entry_skin_ratio=0.0))
     assert off.occluded and not truly_hidden <= off.hidden_fields
     assert reading.occluded and truly_hidden <= reading.hidden_fields
     assert len(reading.hidden_fields - truly_hidden) <= len(off.hidden_fields - truly_hidden) + 1
@@ -535,14 +537,16 @@ def test_towers_a_cast_moved_off_their_colour_are_no_hand_on_a_photo(index, kept
 
 
 @pytest.mark.parametrize(("index", "missed", "spare"),
-                         [(102, 0, 1), (122, 1, 1), (286, 0, 2), (378, 0, 2)])
+                         [(102, 0, 4), (122, 1, 1), (286, 0, 3), (378, 0, 2)])
 def test_a_pale_arm_hiding_the_printed_lines_is_a_hand_on_a_photo(index, missed, spare):
     """A tan or pale arm on the pale Mühle board is too close to its colour for either
     colour cue (board bench seed 1 frames 102, 286, 378 not flagged; 122 flagged by the
     sleeve, 9 of the 11 points under the hand beyond it reported), but the printed lines
     are gone where it lies. The same table without the arm is not flagged. Its fingers
     beyond the lines' hull join it by their colour (378's last point; one visible point
-    more hidden beside 286's and 378's hands)."""
+    more hidden beside 286's and 378's hands). The arm's chroma where it crosses the edge
+    (eighth session) takes in three visible points more beside 102's hand, one beside
+    286's."""
     layout, calibration, rendered, before = bench_frame(1, index)
     truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
     reading = read_board(rendered.frame, layout, calibration)

@@ -487,7 +487,7 @@ def _skin_from_entry(lab: np.ndarray, usable: np.ndarray, entry: np.ndarray,
         off = chroma - printed[geometry.expected.ravel()[px]]
         return chroma, off[:, 0] * off[:, 0] + off[:, 1] * off[:, 1]
 
-    chroma, off = off_print(entry)
+    _, off = off_print(entry)
     # not the board washed by a lamp across its edge (board bench seed 7 frame 221)
     crossing = np.zeros(usable.shape, bool)
     crossing.ravel()[entry[off > far]] = True

@@ -580,6 +580,20 @@ class VisionConfig:
     lines_lost_group_mm: float = 45.0
     lines_lost_entry_mm: float = 15.0
     lines_lost_glare_share: float = 0.5
+    #: On a photo, a pale hand on a pale board (Cuatro's cream) lies as near the print
+    #: as the board's own scatter, but its chroma (a, b) is the arm's where it crosses
+    #: the board's broken edge (``rim_entry``): that arm's chroma (its entry pixels over
+    #: ``entry_skin_print_distance`` from the print's, as many as ``faint_hand_entry_mm``
+    #: gives) is sampled, and plain board over ``entry_skin_print_distance`` from the
+    #: print's and within ``entry_skin_ratio`` times that of the arm's, grouped as the
+    #: strict cue's blobs, is the hand where it holds ``hand_min_area_mm2``, meets that
+    #: edge, reaches in as the faint cue wants and fills ``entry_skin_fill`` of the plain
+    #: board in its hull (tuning seeds 1, 5, 6, 7, photos: covered fields reported
+    #: 273 -> 194 of 9851, 76 more visible ones hidden; the board tinted by a cast or lamp
+    #: fills 0.21-0.43 of its hull, hands 0.35-0.94). ``entry_skin_ratio`` 0: off.
+    entry_skin_print_distance: float = 6.0
+    entry_skin_ratio: float = 0.5
+    entry_skin_fill: float = 0.5
 
     # --- occlusion seen as change (a tracker that has seen the board clear) -------------
     #: Smoothed Lab distance from the clear view above which a board pixel has changed:

@@ -42,10 +42,12 @@ def test_a_hand_seen_by_a_tracker_hides_every_field_under_it():
     assert not set(reading.fields) & reading.hidden_fields
     assert {"A1", "B1", "F6"} <= set(reading.fields)  # well away from the hand
     # no clear view: of the colour cues only the faint one's wide stretch
-    # (``faint_hand_wide_mm``, 2026-11-28) finds this hand on a photo
+    # (``faint_hand_wide_mm``, 2026-11-28) and the arm's chroma where it crosses the
+    # edge (``entry_skin_ratio``, eighth session) find this hand on a photo
     alone = read_board(hand.frame, LAYOUT)
     assert under <= alone.hidden_fields
-    strict = read_board(hand.frame, LAYOUT, config=replace(VisionConfig(), faint_hand_wide_mm=0.0))
+    strict = read_board(hand.frame, LAYOUT, config=replace(
+        VisionConfig(), faint_hand_wide_mm=0.0, entry_skin_ratio=0.0))
     assert len(under & strict.hidden_fields) < len(under) / 2
 
 

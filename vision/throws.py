@@ -76,6 +76,13 @@ class ThrowConfig:
     # right sure reports over 300 mm^2 2 of 119 (clearance 20 mm: 12, 16 mm: 26)
     unseen_area_mm2: float = 300.0
     unseen_clearance_mm: float = 25.0
+    # ... not counting shade: darker now, to no less than unseen_shade_ratio of its lightness
+    # then, its colour the same darkened within unseen_shade_chroma (Lab). A die's shadow under
+    # a low lamp reaches past the clearance (the referee's table, lamp 40 deg up: patches of
+    # 250-970 mm^2 30-35 mm from the read centres, lightness 0.57-0.67 of the table's, colour
+    # within 1-5); a die is lighter, coloured, or darker than that (black: ~0.2)
+    unseen_shade_ratio: float = 0.5
+    unseen_shade_chroma: float = 6.0
 
     @classmethod
     def from_json(cls, path: str | Path) -> ThrowConfig:
@@ -207,6 +214,7 @@ class HandWatch:
         changed = np.einsum("ijk,ijk->ij", diff, diff) > c.hand_change ** 2
         if appeared:
             changed &= _off_table(now[0], k) > _off_table(before[0], k)
+            changed &= ~_shade(now[0], before[0], c)
         changed = changed.astype(np.uint8)
         for p in now[1] + before[1]:
             x, y = np.round((p - lo) * s).astype(int)
@@ -225,6 +233,15 @@ class HandWatch:
         c = self.config
         return self._patch(now, before, lo, c.unseen_clearance_mm, reaching=False,
                            appeared=True) > c.unseen_area_mm2
+
+
+def _shade(now: np.ndarray, before: np.ndarray, config: ThrowConfig) -> np.ndarray:
+    """Where a view is the one before darkened, its colour kept (a shadow fallen there), no
+    darker than ``unseen_shade_ratio``."""
+    ratio = now[..., 0] / np.maximum(before[..., 0], 1.0)
+    off = now[..., 1:] - before[..., 1:] * ratio[..., None]
+    return ((ratio < 1.0) & (ratio >= config.unseen_shade_ratio)
+            & (np.einsum("ijk,ijk->ij", off, off) <= config.unseen_shade_chroma ** 2))
 
 
 def _off_table(view: np.ndarray, k: int) -> np.ndarray:

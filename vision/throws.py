@@ -76,6 +76,16 @@ class ThrowConfig:
     # right sure reports over 300 mm^2 2 of 119 (clearance 20 mm: 12, 16 mm: 26)
     unseen_area_mm2: float = 300.0
     unseen_clearance_mm: float = 25.0
+    # ... not counting shade, where the throw is read with all the game's dice (a throw read
+    # short is unsure anyway; with no count known, an unseen die's own shadow is part of its
+    # patch, bench seed 9004: two 5s unseen fell under 300 mm^2 without it): darker now, to no
+    # less than unseen_shade_ratio of its lightness then, its colour the same darkened within
+    # unseen_shade_chroma (Lab). A die's shadow under
+    # a low lamp reaches past the clearance (the referee's table, lamp 40 deg up: patches of
+    # 250-970 mm^2 30-35 mm from the read centres, lightness 0.57-0.67 of the table's, colour
+    # within 1-5); a die is lighter, coloured, or darker than that (black: ~0.2)
+    unseen_shade_ratio: float = 0.5
+    unseen_shade_chroma: float = 6.0
 
     @classmethod
     def from_json(cls, path: str | Path) -> ThrowConfig:
@@ -189,11 +199,12 @@ class HandWatch:
     def _patch(self, now: tuple[np.ndarray, list[np.ndarray]],
                before: tuple[np.ndarray, list[np.ndarray]], lo: np.ndarray,
                clearance_mm: float | None = None, reaching: bool = True,
-               appeared: bool = False) -> float:
+               appeared: bool = False, shade: bool = True) -> float:
         """The largest patch (mm^2) changed between two views, away from the dice in both
         (``clearance_mm``, by default ``dice_clearance_mm``), reaching the edge of the view
         unless ``reaching`` is False; with ``appeared`` only where ``now`` lies farther from
-        the view's usual colour (the table's) than ``before`` did: something come, not gone.
+        the view's usual colour (the table's) than ``before`` did: something come, not gone;
+        unless ``shade``, not where ``now`` is ``before`` in shadow (:func:`_shade`).
         A change of the light over the whole area is no patch.
         That change is the median over pixels ``hand_smoothing_mm`` apart: the views are
         blurred over as much, so the median of every pixel says no more and took 40 % of the
@@ -207,6 +218,8 @@ class HandWatch:
         changed = np.einsum("ijk,ijk->ij", diff, diff) > c.hand_change ** 2
         if appeared:
             changed &= _off_table(now[0], k) > _off_table(before[0], k)
+            if not shade:
+                changed &= ~_shade(now[0], before[0], c)
         changed = changed.astype(np.uint8)
         for p in now[1] + before[1]:
             x, y = np.round((p - lo) * s).astype(int)
@@ -219,12 +232,23 @@ class HandWatch:
         return float(area[edge | (not reaching)].max(initial=0)) / s ** 2
 
     def unseen(self, now: tuple[np.ndarray, list[np.ndarray]],
-               before: tuple[np.ndarray, list[np.ndarray]], lo: np.ndarray) -> bool:
+               before: tuple[np.ndarray, list[np.ndarray]], lo: np.ndarray,
+               shade: bool = True) -> bool:
         """Two clear views (each with where dice were seen in it) changed somewhere no die
-        was seen in either, in a patch the size of a die."""
+        was seen in either, in a patch the size of a die; ``shade`` False: shadows fallen
+        there do not count (``ThrowConfig.unseen_shade_ratio``)."""
         c = self.config
         return self._patch(now, before, lo, c.unseen_clearance_mm, reaching=False,
-                           appeared=True) > c.unseen_area_mm2
+                           appeared=True, shade=shade) > c.unseen_area_mm2
+
+
+def _shade(now: np.ndarray, before: np.ndarray, config: ThrowConfig) -> np.ndarray:
+    """Where a view is the one before darkened, its colour kept (a shadow fallen there), no
+    darker than ``unseen_shade_ratio``."""
+    ratio = now[..., 0] / np.maximum(before[..., 0], 1.0)
+    off = now[..., 1:] - before[..., 1:] * ratio[..., None]
+    return ((ratio < 1.0) & (ratio >= config.unseen_shade_ratio)
+            & (np.einsum("ijk,ijk->ij", off, off) <= config.unseen_shade_chroma ** 2))
 
 
 def _off_table(view: np.ndarray, k: int) -> np.ndarray:
@@ -514,17 +538,18 @@ class ThrowTracker:
                 return True
         return False
 
-    def _unseen(self) -> bool:
+    def _unseen(self, whole: bool) -> bool:
         """This clear view and the last rest's differ, die-sized, where no die was seen in
         either: a die never found lies there now (or lay there then), and the throw read may
         be short of it (bench seed 8065: a 5 beside a 6 never read in a clear frame, 1 1 4 6
-        was reported, and reported sure)."""
+        was reported, and reported sure). ``whole``: the throw is read with all the game's
+        dice, and shadows past them are no die."""
         if self._view is None or self._rest_view is None or (
                 self._view[0].shape != self._rest_view[0].shape):
             return False
         view, lo, seen = self._view
         before, _, seen_before = self._rest_view
-        return self._hands.unseen((view, seen), (before, seen_before), lo)
+        return self._hands.unseen((view, seen), (before, seen_before), lo, shade=not whole)
 
     def _sure(self, values: tuple[int | None, ...]) -> bool:
         """Every die of the agreed reading read, as many as the game throws if it says, and
@@ -559,7 +584,8 @@ class ThrowTracker:
               reading: tuple | None = None, sure: bool = True) -> ThrowSettled | None:
         if not values:
             return None  # no dice: wait, count nothing
-        sure = sure and not (self._changed and self._unseen())
+        whole = bool(self.config.dice_count) and len(values) == self.config.dice_count
+        sure = sure and not (self._changed and self._unseen(whole))
         if self._view is not None:
             self._rest_view = self._view
         # the frames of this rest: read as it is agreed on (not a die flying past early on)

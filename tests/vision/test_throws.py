@@ -789,6 +789,28 @@ def test_a_die_come_where_none_is_seen_is_an_unseen_die_and_one_gone_is_not() ->
     assert not watch.unseen((landed, read), (table, seen), lo)
 
 
+def test_a_shadow_past_a_seen_die_is_no_unseen_die_but_a_dark_die_is() -> None:
+    """The referee's table (lamp 40 deg up): a die's shadow reaches 30-35 mm from its read
+    centre, the table there darkened to ~0.7 of its lightness, its colour kept; for a throw
+    read with all its dice that is no die unseen, a black die (much darker) or a coloured one
+    lying there is. Without a count, the shadow still counts (an unseen die's own)."""
+    config = ThrowConfig()
+    watch = HandWatch(config)
+    lo = np.zeros(2)
+    table = np.full((200, 300, 3), (70.0, 8.0, 24.0), np.float32)  # Lab, 1 px per mm
+    seen = [np.array([50.0, 50.0])]
+    landed = table.copy()
+    landed[40:60, 40:60] = (95.0, 0.0, 0.0)  # the die read, its shadow reaching past it
+    landed[60:100, 55:80] = (50.0, 8.0 * 50 / 70, 24.0 * 50 / 70)
+    assert landed[60:100, 55:80].size / 3 > config.unseen_area_mm2
+    assert not watch.unseen((landed, seen), (table, seen), lo, shade=False)
+    assert watch.unseen((landed, seen), (table, seen), lo)  # no count: it may be a die's own
+    for die in ((14.0, 0.0, 0.0), (45.0, 60.0, 40.0)):  # black, red
+        there = landed.copy()
+        there[75:95, 57:77] = die
+        assert watch.unseen((there, seen), (table, seen), lo, shade=False)
+
+
 def test_a_throw_short_of_a_die_never_found_is_reported_unsure() -> None:
     """Bench seed 8065: at the last rest a 5 beside a 6 is never found in a clear frame, and
     1 1 4 6 went out as read surely; the area's view shows something die-sized come where no

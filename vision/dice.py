@@ -1075,8 +1075,7 @@ def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: np.nda
     turns = np.radians(np.arange(-quarter, quarter + 1) * config.lean_outline_step_deg)
     angles = heading[:, None] + turns[None, :]
     rays = np.stack([np.cos(angles), np.sin(angles)], axis=2)  # (faces, rays, 2)
-    first = config.lean_outline_span[0] * tops[:, None] * np.ones(rays.shape[:2])
-    starts = first.copy()
+    starts = config.lean_outline_span[0] * tops[:, None] * np.ones(rays.shape[:2])
     for n, k in enumerate(which):
         spots = np.asarray(_pips_of(read[k])) - centres[n]  # (pips, 2) mm
         radius = config.lean_square_pip_clear * config.pip_share * tops[n]

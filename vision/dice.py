@@ -437,7 +437,8 @@ def find_pips(image: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
     binary = _work_image("binary", image.shape)
     for x0, y0, x1, y1 in windows:
         part = np.s_[y0:y1, x0:x1]
-        filled = cv2.morphologyEx(image[part], cv2.MORPH_CLOSE, kernel)
+        filled = binary[part]  # the closing passes through it before its threshold
+        cv2.morphologyEx(image[part], cv2.MORPH_CLOSE, kernel, dst=filled)
         cv2.subtract(filled, image[part], dst=hat[part])
         closed[part] = filled
         cv2.threshold(hat[part], config.min_contrast, 255, cv2.THRESH_BINARY, dst=binary[part])
@@ -1422,13 +1423,17 @@ def _locate(grey: np.ndarray, view: _TopView, config: DiceConfig) -> _Located:
     x0, y0, x1, y1 = view.frame_box
     crop = grey[y0:y1, x0:x1]
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (view.locate_kernel,) * 2)
-    marks = np.zeros(crop.shape, np.uint8)
+    # made in the corners of frame-sized work images: the box's size changes with the view
+    marks = _work_image("marks", grey.shape)[:y1 - y0, :x1 - x0]
+    marks.fill(0)
+    hat = _work_image("frame hat", grey.shape)[:y1 - y0, :x1 - x0]
     for polarity in config.polarities if crop.size else ():  # none: area outside the frame
-        hat = cv2.morphologyEx(crop, cv2.MORPH_BLACKHAT if polarity == "dark"
-                               else cv2.MORPH_TOPHAT, kernel)
-        marks = cv2.max(marks, cv2.threshold(hat, config.locate_contrast - 1, 255,
-                                             cv2.THRESH_BINARY)[1])
-    found = cv2.findNonZero(cv2.bitwise_and(marks, view.frame_mask)) if crop.size else None
+        cv2.morphologyEx(crop, cv2.MORPH_BLACKHAT if polarity == "dark" else cv2.MORPH_TOPHAT,
+                         kernel, dst=hat)
+        cv2.threshold(hat, config.locate_contrast - 1, 255, cv2.THRESH_BINARY, dst=hat)
+        cv2.max(marks, hat, dst=marks)
+    found = (cv2.findNonZero(cv2.bitwise_and(marks, view.frame_mask, dst=marks))
+             if crop.size else None)
     s = config.rectified_px_per_mm
     w, h = view.size
     cols, rows = math.ceil(w / s), math.ceil(h / s)

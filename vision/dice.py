@@ -1367,7 +1367,7 @@ def _grey_box(frame: np.ndarray, box: Box) -> np.ndarray:
 
 
 _WORK = threading.local()
-_WORK_KEPT = 16  # work images a thread keeps (about 8 a view size)
+_WORK_KEPT = 16  # work images a thread keeps (a read uses 9: 6 of the view, 3 of the frame)
 
 
 def _work_image(name: str, shape: tuple[int, ...]) -> np.ndarray:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields, replace
 from functools import lru_cache
@@ -407,14 +408,15 @@ def _region_mask(shape: tuple[int, int], region) -> np.ndarray | None:
 
 
 def find_pips(image: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
-              windows: list[Box] | None = None, in_place: bool = False,
+              windows: list[Box] | None = None, in_place: bool = False, hat_name: str = "",
               ) -> tuple[list[Pip], np.ndarray, np.ndarray]:
     """Small round blobs darker than the body around them (in ``image``; invert for light
     pips). Also returns the closing (pips filled by the body colour) and the black-hat
     (how much darker than the body each pixel is). With ``windows`` (x0, y0, x1, y1, not
     overlapping) only those are searched: elsewhere the closing is the image itself, so no
     pip is found; with ``in_place`` as well the closing is written over ``image`` (the
-    caller needs it no more), saving a copy of the whole view."""
+    caller needs it no more), saving a copy of the whole view, and with ``hat_name`` the
+    black-hat is made in that work image (`_work_image`), kept for the thread's next read."""
     k = config.hat_kernel_px
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     if windows is None:
@@ -427,10 +429,16 @@ def find_pips(image: np.ndarray, mask: np.ndarray | None, config: DiceConfig,
     # windows only (`_contours`, `_blobs`), so it is not zeroed elsewhere (~0.2 ms). Each
     # window's results are written into the views' windows (``dst``), not copied there.
     closed = image if in_place else image.copy()
-    hat, binary = np.zeros(image.shape, np.uint8), np.empty(image.shape, np.uint8)
+    if hat_name:
+        hat = _work_image(hat_name, image.shape)
+        hat.fill(0)
+    else:
+        hat = np.zeros(image.shape, np.uint8)
+    binary = _work_image("binary", image.shape)
     for x0, y0, x1, y1 in windows:
         part = np.s_[y0:y1, x0:x1]
-        filled = cv2.morphologyEx(image[part], cv2.MORPH_CLOSE, kernel)
+        filled = binary[part]  # the closing passes through it before its threshold
+        cv2.morphologyEx(image[part], cv2.MORPH_CLOSE, kernel, dst=filled)
         cv2.subtract(filled, image[part], dst=hat[part])
         closed[part] = filled
         cv2.threshold(hat[part], config.min_contrast, 255, cv2.THRESH_BINARY, dst=binary[part])
@@ -904,11 +912,14 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     pip_config = _rectified_pip_config(config)
     layers = []  # per pip colour: pips, their table mm, closing, black-hat, lattice fits
     # each pip colour's image made before either is closed in place (`find_pips`)
-    images = [top if polarity == "dark" else 255 - top for polarity in config.polarities]
-    for polarity, image in zip(config.polarities, images, strict=True):
+    images = [top if polarity == "dark" else
+              cv2.bitwise_not(top, dst=_work_image(f"inverted {k}", top.shape))
+              for k, polarity in enumerate(config.polarities)]
+    for k, (polarity, image) in enumerate(zip(config.polarities, images, strict=True)):
         pips, closed, hat = (find_pips(image, None, pip_config) if located is None else
                              find_pips(image, located.search, pip_config, located.boxes,
-                                       in_place=config.polarities.count(polarity) == 1))
+                                       in_place=config.polarities.count(polarity) == 1,
+                                       hat_name=f"hat {k}"))
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         layers.append((pips, pts, closed, hat, lattice_candidates(pts, tops)))
 
@@ -1256,7 +1267,7 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
     # `_blobs` looks at the located boxes only: thresholded there alone (``dst``), not over
     # the whole view
     boxes = [(0, 0, shape[1], shape[0])] if located is None else located.boxes
-    binary = np.empty(shape, np.uint8)
+    binary = _work_image("binary", shape)
     found: list[tuple[GridFace, list[Pip]]] = []
     for found_pips, _, closed, hat, _ in layers:
         for x0, y0, x1, y1 in boxes:
@@ -1348,10 +1359,31 @@ def _grey_box(frame: np.ndarray, box: Box) -> np.ndarray:
     """The frame in grey where the top view samples it (``box``, `_TopView.frame_box`), 0
     elsewhere: the rest of the frame is never looked at."""
     x0, y0, x1, y1 = box
-    grey = np.zeros(frame.shape[:2], np.uint8)
+    grey = _work_image("grey", frame.shape[:2])
+    grey.fill(0)
     if x1 > x0 and y1 > y0:  # else the area is wholly outside the frame
         cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY, dst=grey[y0:y1, x0:x1])
     return grey
+
+
+_WORK = threading.local()
+_WORK_KEPT = 16  # work images a thread keeps (a read uses 9: 6 of the view, 3 of the frame)
+
+
+def _work_image(name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """An 8-bit image of a read's work, kept between this thread's reads and handed out
+    again with what the last read left in it: the allocator gives a fresh whole-view array's
+    pages back when a read ends, and the system faults and zeroes them in again on the next
+    (~500 pages, ~5-10 % of a read)."""
+    kept = getattr(_WORK, "images", None)
+    if kept is None:
+        kept = _WORK.images = {}
+    image = kept.get((name, shape))
+    if image is None:
+        if len(kept) >= _WORK_KEPT:
+            kept.clear()
+        image = kept[(name, shape)] = np.empty(shape, np.uint8)
+    return image
 
 
 def _warp(grey: np.ndarray, view: _TopView, strips: list[Box] | None) -> np.ndarray:
@@ -1361,7 +1393,8 @@ def _warp(grey: np.ndarray, view: _TopView, strips: list[Box] | None) -> np.ndar
     if strips is None:
         return cv2.warpPerspective(grey, view.rect_to_frame, view.size, flags=flags,
                                    borderMode=cv2.BORDER_REPLICATE)
-    top = np.zeros(view.size[::-1], np.uint8)
+    top = _work_image("top", view.size[::-1])
+    top.fill(0)
     for x0, y0, x1, y1 in strips:  # each strip warped straight into its place (``dst``)
         shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
         cv2.warpPerspective(grey, view.rect_to_frame @ shift, (x1 - x0, y1 - y0),
@@ -1390,13 +1423,17 @@ def _locate(grey: np.ndarray, view: _TopView, config: DiceConfig) -> _Located:
     x0, y0, x1, y1 = view.frame_box
     crop = grey[y0:y1, x0:x1]
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (view.locate_kernel,) * 2)
-    marks = np.zeros(crop.shape, np.uint8)
+    # made in the corners of frame-sized work images: the box's size changes with the view
+    marks = _work_image("marks", grey.shape)[:y1 - y0, :x1 - x0]
+    marks.fill(0)
+    hat = _work_image("frame hat", grey.shape)[:y1 - y0, :x1 - x0]
     for polarity in config.polarities if crop.size else ():  # none: area outside the frame
-        hat = cv2.morphologyEx(crop, cv2.MORPH_BLACKHAT if polarity == "dark"
-                               else cv2.MORPH_TOPHAT, kernel)
-        marks = cv2.max(marks, cv2.threshold(hat, config.locate_contrast - 1, 255,
-                                             cv2.THRESH_BINARY)[1])
-    found = cv2.findNonZero(cv2.bitwise_and(marks, view.frame_mask)) if crop.size else None
+        cv2.morphologyEx(crop, cv2.MORPH_BLACKHAT if polarity == "dark" else cv2.MORPH_TOPHAT,
+                         kernel, dst=hat)
+        cv2.threshold(hat, config.locate_contrast - 1, 255, cv2.THRESH_BINARY, dst=hat)
+        cv2.max(marks, hat, dst=marks)
+    found = (cv2.findNonZero(cv2.bitwise_and(marks, view.frame_mask, dst=marks))
+             if crop.size else None)
     s = config.rectified_px_per_mm
     w, h = view.size
     cols, rows = math.ceil(w / s), math.ceil(h / s)
@@ -1429,7 +1466,8 @@ def _locate(grey: np.ndarray, view: _TopView, config: DiceConfig) -> _Located:
     # view's pixels that cells only approximately cover
     closing_mm = 2 * (_rectified_pip_config(config).hat_kernel_px // 2) / s
     searched = near(max(math.ceil(config.locate_margin_mm - closing_mm) - 1, 0)) * 255
-    search = np.zeros((h, w), np.uint8)  # outside the boxes no pip is found anyway
+    search = _work_image("search", (h, w))
+    search.fill(0)  # outside the boxes no pip is found anyway
     boxes = []
     for cx0, cy0, cx1, cy1 in cell_boxes:
         x0, y0, x1, y1 = round(cx0 * s), round(cy0 * s), min(round(cx1 * s), w), \

@@ -401,6 +401,37 @@ def test_still_frames_keep_the_last_reading_until_the_dice_change() -> None:
     assert after == read(frame(nudged, 6), None)
 
 
+def test_work_images_kept_between_reads_leave_no_trace() -> None:
+    """A thread's reads of the top view reuse its work images (`_work_image`), whatever the
+    last read left in them: a frame is read the same with them filled with noise, after
+    another frame of the same view size, and in a thread of its own (bench tuning scenes:
+    cuatro 1000 and 1002 share a view size)."""
+    import threading
+
+    from vision import dice
+
+    scenes = [_bench_scene(seed, hard=True) for seed in (1000, 1002)]
+
+    def read(k: int) -> list:
+        out, area_px, area_mm = scenes[k]
+        return read_dice(out.frame, area_px, TABLE, region_mm=area_mm)
+
+    first = [read(0), read(1)]
+    assert first[0] and first[1]
+    rng = np.random.default_rng(0)
+    for image in dice._WORK.images.values():
+        image[...] = rng.integers(0, 256, image.shape)
+    assert read(0) == first[0] and read(1) == first[1]
+    elsewhere: list = []
+    thread = threading.Thread(
+        target=lambda: elsewhere.append((read(1), dice._work_image("top", (2, 2)))))
+    thread.start()
+    thread.join()
+    assert elsewhere[0][0] == first[1]
+    assert dice._work_image("top", (2, 2)) is dice._work_image("top", (2, 2))
+    assert dice._work_image("top", (2, 2)) is not elsewhere[0][1]
+
+
 def _bench_values(seed: int, hard: bool = False) -> tuple[list[int | None], list[int | None]]:
     """(read, true) values of `bench/dice_accuracy.py`'s rendered frame ``seed`` (tuning
     seeds 1000+: cuatro on even seeds, spexxx on odd); a leaning die's true value is None."""

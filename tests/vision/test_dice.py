@@ -590,12 +590,14 @@ def test_leaning_die_read_as_a_one_beside_its_own_pips_is_unreadable(seed: int,
     """A leaning 2 and a leaning 5 (tuning seeds tame 1006, hard 1066, alone on their
     cloth): no fit takes their tilted lattice, and one pip was read as a 1 (0.93-0.99 sure)
     beside the others, as strong and round, on no read face and on no side towards the
-    lens of any read die. A flat 1's die shows no such pip (``one_beside_pips``)."""
+    lens of any read die. A flat 1's die shows no such pip (``one_beside_pips``). (Since
+    ``edge_drop_unsure`` the leaning 2's pips are also fitted as a 2 on an uneven body, and
+    left unreadable as leaning: the check is shown with that off.)"""
     out, area_px, area_mm = _bench_dice_alone(seed, hard=hard, noise=0)
     true = _values([dataclasses.replace(d, value=None) if d.leaning else d
                     for d in out.truth.dice])
     assert _values(read_dice(out.frame, area_px, TABLE, area_mm)) == true
-    before = dataclasses.replace(TABLE, one_beside_pips=False)
+    before = dataclasses.replace(TABLE, one_beside_pips=False, edge_drop_unsure=0.0)
     assert _values(read_dice(out.frame, area_px, before, area_mm)).count(1) == \
         true.count(1) + 1
 

@@ -2113,7 +2113,7 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
         dip = _body_dip(face, pips, closed, to_px, config)
         return dip <= config.edge_drop or (
             dip <= config.edge_drop_unsure and sum(pips[i].roundness for i in face.members)
-            >= config.uneven_body_roundness * len(face.members))
+            >= config.uneven_body_roundness * len(face.members) and _alike_pips(face, pips, config))
     if face.value != 1:
         return True
     pip = pips[face.members[0]]
@@ -2127,6 +2127,13 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     ys = _pixels(pip.y + r * np.sin(angles), 0, h - 1)
     ring = closed[ys, xs].astype(np.float32)
     return bool(ring.max() - ring.min() <= config.single_ring_spread)
+
+
+def _alike_pips(face: GridFace, pips: list[Pip], config: DiceConfig) -> bool:
+    """Whether the face's weakest pip (diameter x contrast) is at least ``side_pip_share`` of
+    its strongest: a side face's pip, foreshortened and shaded, is weaker than a top pip."""
+    strength = [pips[i].diameter * pips[i].contrast for i in face.members]
+    return min(strength) >= config.side_pip_share * max(strength)
 
 
 def _pixels(coords: np.ndarray, lo: int, hi: int | tuple[int, int]) -> np.ndarray:

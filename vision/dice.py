@@ -2089,8 +2089,8 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
                     config: DiceConfig, to_px, nadir_px: np.ndarray) -> bool:
     """No pip hides at an empty lattice point (a missed pip would change the value), the
     pips are alike, a 2's or 3's pips are joined by even die body (a top pip fitted with a
-    side face's; less even, up to ``edge_drop_unsure``, if they are round) and a lone pip
-    sits on an even patch of die body. A 4-6 is not held to the
+    side face's; less even, up to ``edge_drop_unsure``, if they are round and alike) and a
+    lone pip sits on an even patch of die body. A 4-6 is not held to the
     even body: beside a darker side face the closing is uneven round a row of pips near the
     die's edge, and that dropped blurred 6s."""
     sizes = [pips[i].diameter for i in face.members]
@@ -2111,9 +2111,12 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
         return False
     if face.value in (2, 3):
         dip = _body_dip(face, pips, closed, to_px, config)
-        return dip <= config.edge_drop or (
-            dip <= config.edge_drop_unsure and sum(pips[i].roundness for i in face.members)
-            >= config.uneven_body_roundness * len(face.members) and _alike_pips(face, pips, config))
+        if dip <= config.edge_drop:
+            return True
+        return (dip <= config.edge_drop_unsure
+                and sum(pips[i].roundness for i in face.members)
+                >= config.uneven_body_roundness * len(face.members)
+                and _alike_pips(face, pips, config))
     if face.value != 1:
         return True
     pip = pips[face.members[0]]

@@ -202,6 +202,19 @@ def test_lone_one_beside_its_side_faces_at_the_usual_tilt() -> None:
     assert _read_at_the_usual_tilt(dice) == [1, 2, 4, 5, 6]
 
 
+def test_one_with_a_round_side_pip_on_an_uneven_body_is_no_two() -> None:
+    """Red dice at the referee's tilt: a 1's pip (10.5 px, contrast 97 in the top view) and
+    a round pip of its side face (8.1 px, 68) fit a 2 whose body dips 26 grey levels, under
+    ``edge_drop_unsure``; the side pip is 0.54 as strong, under ``side_pip_share``, so the
+    pips are not alike and no uneven-body 2 is read (SimTable cuatro seed 1, frames
+    246-266 read 1 2 3 5 5)."""
+    red = {"body": "#c0392b", "pips": "#f5f5f5", "size_mm": 14.26}
+    dice = [Die(425.2, 137.4, 5, 5.3, **red), Die(429.0, 84.3, 5, 273.4, **red),
+            Die(430.2, 106.4, 1, 52.7, **red), Die(392.8, 146.5, 3, 158.6, **red),
+            Die(396.9, 167.6, 1, 6.6, **red)]
+    assert _read_at_the_usual_tilt(dice) == [1, 1, 3, 5, 5]
+
+
 def test_one_with_a_faint_side_pip_among_dice_alike() -> None:
     """Black dice only: the 1's pip and a fainter, smaller pip of its side face (towards the
     lens) fitted a 2 whose pips pass ``pip_agreement`` (0.84 of the throw's pip size; SimTable

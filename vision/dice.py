@@ -50,7 +50,8 @@ class DiceConfig:
     # radii short of each pip's centre: a blurred pip's core is not filled by the closing
     body_pip_clearance: float = 0.0
     # ... a 2 or 3 whose body dips more than edge_drop but at most this many grey levels is
-    # read, at most at uneven_body_confidence: a large blurred pip's skirt, wider than the
+    # read, at most at uneven_body_confidence, if its pips are round and alike (weakest at
+    # least side_pip_share of the strongest): a large blurred pip's skirt, wider than the
     # closing, dips an even body as a die's edge does (a top pip fitted with a side pip).
     # 0: off
     edge_drop_unsure: float = 0.0

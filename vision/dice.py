@@ -49,14 +49,6 @@ class DiceConfig:
     # top view, 2s and 3s: the even body is followed from the face's centre to this many pip
     # radii short of each pip's centre: a blurred pip's core is not filled by the closing
     body_pip_clearance: float = 0.0
-    # ... a 2 or 3 whose body dips more than edge_drop but at most this many grey levels is
-    # read, at most at uneven_body_confidence, if its pips are round and alike (weakest at
-    # least side_pip_share of the strongest): a large blurred pip's skirt, wider than the
-    # closing, dips an even body as a die's edge does (a top pip fitted with a side pip).
-    # 0: off
-    edge_drop_unsure: float = 0.0
-    uneven_body_confidence: float = 0.4
-    uneven_body_roundness: float = 0.8  # ... if its pips are this round (side pips: squashed)
     link_on_closing: bool = False  # follow lines on the pip-filled image (for tiny dice)
     pip_clearance: float = 0.8  # pip diameters round a pip left out when following a line
     pip_size_ratio: float = 1.6  # largest / smallest pip diameter within one face
@@ -880,7 +872,6 @@ class GridFace:
     members: tuple[int, ...]  # indices of its pips
     error: float  # mean distance of the pips from their lattice points, in pitches
     cells: int = 0  # occupied lattice points, bit 3 * (row + 1) + column + 1
-    uneven: bool = False  # a 2 or 3 whose body dips over edge_drop (``edge_drop_unsure``)
 
 
 def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig,
@@ -1794,8 +1785,7 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfi
     explains are reported as one unreadable face per cluster of three or more
     (``min_unreadable_pips``) that fits on one die; fewer, or a longer chain (a dotted line),
     are dropped as not a die. With ``nadir`` (the table point under the lens, mm), a 2 or 3
-    that is a 1 with its die's side pips (`_one_with_side_pips`) is left to that 1. A 2 or 3
-    taken though its body dips over ``edge_drop`` is marked ``uneven``."""
+    that is a 1 with its die's side pips (`_one_with_side_pips`) is left to that 1."""
     if throw is not None:  # the dice of one throw are one size: a fit of another size mixes
         pitch, pip = throw  # faces; a side face's pips are foreshortened, smaller than the tops'
         candidates = [f for f in candidates
@@ -1806,9 +1796,6 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfi
     if nadir is not None:
         candidates = [f for f in candidates if not judge.one_with_side_pips(f, nadir)]
     faces = _select(candidates, judge.plausible)
-    if config.edge_drop_unsure > config.edge_drop:
-        faces = [replace(f, uneven=True) if f.value in (2, 3)
-                 and judge.body_dip(f) > config.edge_drop else f for f in faces]
     if throw is not None and config.one_at_throw_pitch:
         faces = [replace(f, pitch=throw[0]) if len(f.members) == 1 else f for f in faces]
     faces = [replace(f, value=None) if len(f.members) >= 4
@@ -2045,7 +2032,6 @@ class _Judge:
         self._plausible: dict[GridFace, bool] = {}
         self._squareness: dict[GridFace, float] = {}
         self._side_ones: dict[GridFace, bool] = {}
-        self._dips: dict[GridFace, float] = {}
         self._near: list[list[bool]] | None = None
 
     def plausible(self, face: GridFace) -> bool:
@@ -2055,13 +2041,6 @@ class _Judge:
             judged = self._plausible[face] = _face_plausible(
                 face, self.pips, self.closed, self.hat, self.config, self.to_px, self.nadir_px)
         return judged
-
-    def body_dip(self, face: GridFace) -> float:
-        """`_body_dip`."""
-        if face not in self._dips:
-            self._dips[face] = _body_dip(face, self.pips, self.closed, self.to_px,
-                                         self.config)
-        return self._dips[face]
 
     def squareness(self, face: GridFace) -> float:
         """`_squareness`."""
@@ -2090,8 +2069,7 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
                     config: DiceConfig, to_px, nadir_px: np.ndarray) -> bool:
     """No pip hides at an empty lattice point (a missed pip would change the value), the
     pips are alike, a 2's or 3's pips are joined by even die body (a top pip fitted with a
-    side face's; less even, up to ``edge_drop_unsure``, if they are round and alike) and a
-    lone pip sits on an even patch of die body. A 4-6 is not held to the
+    side face's) and a lone pip sits on an even patch of die body. A 4-6 is not held to the
     even body: beside a darker side face the closing is uneven round a row of pips near the
     die's edge, and that dropped blurred 6s."""
     sizes = [pips[i].diameter for i in face.members]
@@ -2111,13 +2089,7 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     if face.value in (2, 3) and _dotted_line(face, pips, config):
         return False
     if face.value in (2, 3):
-        dip = _body_dip(face, pips, closed, to_px, config)
-        if dip <= config.edge_drop:
-            return True
-        return (dip <= config.edge_drop_unsure
-                and sum(pips[i].roundness for i in face.members)
-                >= config.uneven_body_roundness * len(face.members)
-                and _alike_pips(face, pips, config))
+        return _on_one_body(face, pips, closed, config, to_px)
     if face.value != 1:
         return True
     pip = pips[face.members[0]]
@@ -2131,13 +2103,6 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     ys = _pixels(pip.y + r * np.sin(angles), 0, h - 1)
     ring = closed[ys, xs].astype(np.float32)
     return bool(ring.max() - ring.min() <= config.single_ring_spread)
-
-
-def _alike_pips(face: GridFace, pips: list[Pip], config: DiceConfig) -> bool:
-    """Whether the face's weakest pip (diameter x contrast) is at least ``side_pip_share`` of
-    its strongest: a side face's pip, foreshortened and shaded, is weaker than a top pip."""
-    strength = [pips[i].diameter * pips[i].contrast for i in face.members]
-    return min(strength) >= config.side_pip_share * max(strength)
 
 
 def _pixels(coords: np.ndarray, lo: int, hi: int | tuple[int, int]) -> np.ndarray:
@@ -2199,12 +2164,11 @@ def _farthest_pair(pts: list[list[float]]) -> tuple[int, int]:
     return pair
 
 
-def _body_dip(face: GridFace, pips: list[Pip], closed: np.ndarray, to_px,
-              config: DiceConfig) -> float:
-    """How far (grey levels) the die body (pips filled in) strays from its median on the
-    lines joining the face's centre to its pips: a top pip fitted together with a side
-    face's pips is parted by the die's edge (``edge_drop``). Each line stops
-    ``body_pip_clearance`` pip radii short of its pip's centre."""
+def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, config: DiceConfig,
+                 to_px) -> bool:
+    """Every pip is joined to the face's centre by even die body (pips filled in): a top
+    pip fitted together with a side face's pips is parted by the die's edge. Each line
+    stops ``body_pip_clearance`` pip radii short of its pip's centre."""
     centre = to_px(np.asarray(face.centre))
     t = np.linspace(0.0, 1.0, 9)[:, None]
     ends = np.array([(pips[i].x, pips[i].y) for i in face.members])
@@ -2216,7 +2180,7 @@ def _body_dip(face: GridFace, pips: list[Pip], closed: np.ndarray, to_px,
     h, w = closed.shape
     xs, ys = _pixels(line, 0, (w - 1, h - 1)).T
     values = closed[ys, xs].astype(np.float32)
-    return float(np.abs(values - _median_level(values)).max())
+    return bool(np.abs(values - _median_level(values)).max() <= config.edge_drop)
 
 
 def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo: np.ndarray,
@@ -2224,8 +2188,7 @@ def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo
                   leaning: bool = False) -> DieReading:
     """The face in frame pixels; a face whose die is not wholly inside the frame is
     unreadable (value None); one that may be a leaning die's (`_leaning_outlines`) is read
-    at most at ``lean_outline_confidence``, a 2 or 3 on an uneven body (``edge_drop_unsure``)
-    at most at ``uneven_body_confidence``."""
+    at most at ``lean_outline_confidence``."""
     s = config.rectified_px_per_mm
     c, sn = math.cos(face.angle), math.sin(face.angle)
     rot = np.array([[c, -sn], [sn, c]])
@@ -2257,8 +2220,6 @@ def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo
     confidence = round(float(np.clip((0.5 * fit + 0.5 * roundness) * alike, 0.0, 1.0)), 3)
     if leaning:
         confidence = min(confidence, config.lean_outline_confidence)
-    if face.uneven:
-        confidence = min(confidence, config.uneven_body_confidence)
     return DieReading(face.value, confidence, box, (float(mid[0]), float(mid[1])))
 
 

@@ -83,7 +83,8 @@ class ThrowConfig:
     # unseen_shade_chroma (Lab). A die's shadow under
     # a low lamp reaches past the clearance (the referee's table, lamp 40 deg up: patches of
     # 250-970 mm^2 30-35 mm from the read centres, lightness 0.57-0.67 of the table's, colour
-    # within 1-5); a die is lighter, coloured, or darker than that (black: ~0.2)
+    # within 1-5); a die is lighter, coloured, or darker than that (black: ~0.2); nor, there,
+    # patches reaching the view's edge (fingers come in from beside the area: HandWatch.unseen)
     unseen_shade_ratio: float = 0.5
     unseen_shade_chroma: float = 6.0
 
@@ -198,13 +199,14 @@ class HandWatch:
 
     def _patch(self, now: tuple[np.ndarray, list[np.ndarray]],
                before: tuple[np.ndarray, list[np.ndarray]], lo: np.ndarray,
-               clearance_mm: float | None = None, reaching: bool = True,
+               clearance_mm: float | None = None, reaching: bool | None = True,
                appeared: bool = False, shade: bool = True) -> float:
         """The largest patch (mm^2) changed between two views, away from the dice in both
         (``clearance_mm``, by default ``dice_clearance_mm``), reaching the edge of the view
-        unless ``reaching`` is False; with ``appeared`` only where ``now`` lies farther from
-        the view's usual colour (the table's) than ``before`` did: something come, not gone;
-        unless ``shade``, not where ``now`` is ``before`` in shadow (:func:`_shade`).
+        (``reaching`` True), not reaching it (False) or either (None); with ``appeared`` only
+        where ``now`` lies farther from the view's usual colour (the table's) than ``before``
+        did: something come, not gone; unless ``shade``, not where ``now`` is ``before`` in
+        shadow (:func:`_shade`).
         A change of the light over the whole area is no patch.
         That change is the median over pixels ``hand_smoothing_mm`` apart: the views are
         blurred over as much, so the median of every pixel says no more and took 40 % of the
@@ -229,17 +231,25 @@ class HandWatch:
         x, y, w, h, area = stats[1:].T
         height, width = changed.shape
         edge = (x == 0) | (y == 0) | (x + w == width) | (y + h == height)
-        return float(area[edge | (not reaching)].max(initial=0)) / s ** 2
+        if reaching is not None:
+            area = area[edge == reaching]
+        return float(area.max(initial=0)) / s ** 2
 
     def unseen(self, now: tuple[np.ndarray, list[np.ndarray]],
                before: tuple[np.ndarray, list[np.ndarray]], lo: np.ndarray,
-               shade: bool = True) -> bool:
+               whole: bool = False) -> bool:
         """Two clear views (each with where dice were seen in it) changed somewhere no die
-        was seen in either, in a patch the size of a die; ``shade`` False: shadows fallen
-        there do not count (``ThrowConfig.unseen_shade_ratio``)."""
+        was seen in either, in a patch the size of a die. ``whole``, a throw read with all the
+        game's dice: shadows fallen there do not count (``ThrowConfig.unseen_shade_ratio``),
+        nor a patch reaching the view's edge - fingers or a stone come in from beside the dice
+        area; a die lying in it lies ``view_margin_mm`` inside, and its shadow, which may reach
+        out, is left out (the referee's table, Cuatro seeds 1 and 3: a passing hand's
+        fingertips at the edge, 370-410 mm^2, 50-110 mm from every die, made right throws
+        unsure). Without a count a die's shadow is part of its patch, so such patches count."""
         c = self.config
-        return self._patch(now, before, lo, c.unseen_clearance_mm, reaching=False,
-                           appeared=True, shade=shade) > c.unseen_area_mm2
+        return self._patch(now, before, lo, c.unseen_clearance_mm,
+                           reaching=False if whole else None, appeared=True,
+                           shade=not whole) > c.unseen_area_mm2
 
 
 def _shade(now: np.ndarray, before: np.ndarray, config: ThrowConfig) -> np.ndarray:
@@ -543,13 +553,13 @@ class ThrowTracker:
         either: a die never found lies there now (or lay there then), and the throw read may
         be short of it (bench seed 8065: a 5 beside a 6 never read in a clear frame, 1 1 4 6
         was reported, and reported sure). ``whole``: the throw is read with all the game's
-        dice, and shadows past them are no die."""
+        dice, and shadows past them, or things at the view's edge, are no die."""
         if self._view is None or self._rest_view is None or (
                 self._view[0].shape != self._rest_view[0].shape):
             return False
         view, lo, seen = self._view
         before, _, seen_before = self._rest_view
-        return self._hands.unseen((view, seen), (before, seen_before), lo, shade=not whole)
+        return self._hands.unseen((view, seen), (before, seen_before), lo, whole=whole)
 
     def _sure(self, values: tuple[int | None, ...]) -> bool:
         """Every die of the agreed reading read, as many as the game throws if it says, and

@@ -803,12 +803,32 @@ def test_a_shadow_past_a_seen_die_is_no_unseen_die_but_a_dark_die_is() -> None:
     landed[40:60, 40:60] = (95.0, 0.0, 0.0)  # the die read, its shadow reaching past it
     landed[60:100, 55:80] = (50.0, 8.0 * 50 / 70, 24.0 * 50 / 70)
     assert landed[60:100, 55:80].size / 3 > config.unseen_area_mm2
-    assert not watch.unseen((landed, seen), (table, seen), lo, shade=False)
+    assert not watch.unseen((landed, seen), (table, seen), lo, whole=True)
     assert watch.unseen((landed, seen), (table, seen), lo)  # no count: it may be a die's own
     for die in ((14.0, 0.0, 0.0), (45.0, 60.0, 40.0)):  # black, red
         there = landed.copy()
         there[75:95, 57:77] = die
-        assert watch.unseen((there, seen), (table, seen), lo, shade=False)
+        assert watch.unseen((there, seen), (table, seen), lo, whole=True)
+
+
+def test_fingers_at_the_view_edge_are_no_unseen_die_for_a_throw_read_whole() -> None:
+    """The referee's table (Cuatro seeds 1 and 3): a passing hand's fingertips just inside
+    the watched view's edge, too small to be a hand, far from every die, made right throws
+    read with all their dice unsure. A patch reaching the edge is no die lying in the area
+    for such a throw; one inside still is, and without a count the edge patch counts."""
+    config = ThrowConfig()
+    watch = HandWatch(config)
+    lo = np.zeros(2)
+    table = np.full((200, 300, 3), (70.0, 8.0, 24.0), np.float32)  # Lab, 1 px per mm
+    seen = [np.array([150.0, 100.0])]
+    fingers = table.copy()
+    fingers[90:120, 0:15] = (55.0, 20.0, 25.0)
+    assert fingers[90:120, 0:15].size / 3 > config.unseen_area_mm2
+    assert not watch.unseen((fingers, seen), (table, seen), lo, whole=True)
+    assert watch.unseen((fingers, seen), (table, seen), lo)
+    die = fingers.copy()
+    die[150:170, 40:60] = (45.0, 60.0, 40.0)  # a red die never found, inside the view
+    assert watch.unseen((die, seen), (table, seen), lo, whole=True)
 
 
 def test_a_throw_short_of_a_die_never_found_is_reported_unsure() -> None:

@@ -167,6 +167,21 @@ def test_a_throw_with_a_weakly_read_or_unread_die_is_reported_unsure() -> None:
     assert [(e.values, e.sure) for e in clock.events] == [((2, 2, 3, 6), False)]
 
 
+def test_a_throw_with_a_6_read_at_0_56_is_sure_a_2_so_read_or_a_leaning_6_is_not() -> None:
+    """The referee's table, Cuatro seeds 1 and 9: right 6s read at 0.56-0.58 (a pip in
+    shade measured small) made their throws unsure; a misread adds or drops a side face's pip
+    on few pips, so a 2 as weak stays unsure, and a die capped as leaning (0.4) too."""
+    rng = np.random.default_rng(26)
+    for index, confidence, sure in ((4, 0.56, True), (0, 0.56, False), (4, 0.4, False)):
+        clock = Clock(ThrowTracker(ThrowConfig(dice_count=5)))
+        clock.hold(lying([1, 1, 4, 5, 6]), 1.0)
+        clock.tumble(rng, 5, 8)
+        rest = lying([2, 2, 3, 3, 6])
+        rest[index] = replace(rest[index], confidence=confidence)
+        clock.hold(rest, 1.0)
+        assert [(e.values, e.sure) for e in clock.events] == [((2, 2, 3, 3, 6), sure)]
+
+
 def test_new_turn_restarts_the_count() -> None:
     tracker = ThrowTracker()
     clock = Clock(tracker)

@@ -52,6 +52,16 @@ class ThrowConfig:
     # with a wrong value lay under 0.7, 17 of the 166 right ones (a 1 read as a 2 with a side
     # face's pip reads 0.6-0.75; dice read right mostly 0.85 or more)
     sure_confidence: float = 0.7
+    # ... but a die read as sure_many_pips or more from sure_confidence_many: a misread
+    # gains or loses a side face's pip on few pips (a 1 read as 2, a 2 as 3, a leaning die's
+    # side as a 1), while 4-6 fill a lattice and lose confidence mostly for one pip measured
+    # small (the referee's table, Cuatro seeds 1 and 9: right 6s at 0.56-0.58 with a pip in
+    # shade). Rendered tuning scenes 1000-1099 and 1100-1199 (tame and hard, table preset):
+    # reads of 4-6 at 0.5-0.7 68 right, none wrong, under 0.5 38 right, none wrong; of 1-3 at
+    # 0.5-0.7 23 right, 1 wrong. Dice capped as leaning (lean_outline_confidence 0.4) stay
+    # unsure
+    sure_many_pips: int = 4
+    sure_confidence_many: float = 0.5
     dice_count: int = 0  # a rest shows this many dice (0: any number)
     # ... or this many fewer, dice the reader cannot find or read in the whole rest, or this
     # many more, dice's side faces read as dice: such a rest is reported with the values
@@ -83,7 +93,8 @@ class ThrowConfig:
     # unseen_shade_chroma (Lab). A die's shadow under
     # a low lamp reaches past the clearance (the referee's table, lamp 40 deg up: patches of
     # 250-970 mm^2 30-35 mm from the read centres, lightness 0.57-0.67 of the table's, colour
-    # within 1-5); a die is lighter, coloured, or darker than that (black: ~0.2)
+    # within 1-5); a die is lighter, coloured, or darker than that (black: ~0.2); nor, there,
+    # patches reaching the view's edge (fingers come in from beside the area: HandWatch.unseen)
     unseen_shade_ratio: float = 0.5
     unseen_shade_chroma: float = 6.0
 
@@ -198,13 +209,14 @@ class HandWatch:
 
     def _patch(self, now: tuple[np.ndarray, list[np.ndarray]],
                before: tuple[np.ndarray, list[np.ndarray]], lo: np.ndarray,
-               clearance_mm: float | None = None, reaching: bool = True,
+               clearance_mm: float | None = None, reaching: bool | None = True,
                appeared: bool = False, shade: bool = True) -> float:
         """The largest patch (mm^2) changed between two views, away from the dice in both
         (``clearance_mm``, by default ``dice_clearance_mm``), reaching the edge of the view
-        unless ``reaching`` is False; with ``appeared`` only where ``now`` lies farther from
-        the view's usual colour (the table's) than ``before`` did: something come, not gone;
-        unless ``shade``, not where ``now`` is ``before`` in shadow (:func:`_shade`).
+        (``reaching`` True), not reaching it (False) or either (None); with ``appeared`` only
+        where ``now`` lies farther from the view's usual colour (the table's) than ``before``
+        did: something come, not gone; unless ``shade``, not where ``now`` is ``before`` in
+        shadow (:func:`_shade`).
         A change of the light over the whole area is no patch.
         That change is the median over pixels ``hand_smoothing_mm`` apart: the views are
         blurred over as much, so the median of every pixel says no more and took 40 % of the
@@ -229,17 +241,25 @@ class HandWatch:
         x, y, w, h, area = stats[1:].T
         height, width = changed.shape
         edge = (x == 0) | (y == 0) | (x + w == width) | (y + h == height)
-        return float(area[edge | (not reaching)].max(initial=0)) / s ** 2
+        if reaching is not None:
+            area = area[edge == reaching]
+        return float(area.max(initial=0)) / s ** 2
 
     def unseen(self, now: tuple[np.ndarray, list[np.ndarray]],
                before: tuple[np.ndarray, list[np.ndarray]], lo: np.ndarray,
-               shade: bool = True) -> bool:
+               whole: bool = False) -> bool:
         """Two clear views (each with where dice were seen in it) changed somewhere no die
-        was seen in either, in a patch the size of a die; ``shade`` False: shadows fallen
-        there do not count (``ThrowConfig.unseen_shade_ratio``)."""
+        was seen in either, in a patch the size of a die. ``whole``, a throw read with all the
+        game's dice: shadows fallen there do not count (``ThrowConfig.unseen_shade_ratio``),
+        nor a patch reaching the view's edge - fingers or a stone come in from beside the dice
+        area; a die lying in it lies ``view_margin_mm`` inside, and its shadow, which may reach
+        out, is left out (the referee's table, Cuatro seeds 1 and 3: a passing hand's
+        fingertips at the edge, 370-410 mm^2, 50-110 mm from every die, made right throws
+        unsure). Without a count a die's shadow is part of its patch, so such patches count."""
         c = self.config
-        return self._patch(now, before, lo, c.unseen_clearance_mm, reaching=False,
-                           appeared=True, shade=shade) > c.unseen_area_mm2
+        return self._patch(now, before, lo, c.unseen_clearance_mm,
+                           reaching=False if whole else None, appeared=True,
+                           shade=not whole) > c.unseen_area_mm2
 
 
 def _shade(now: np.ndarray, before: np.ndarray, config: ThrowConfig) -> np.ndarray:
@@ -297,10 +317,10 @@ class ThrowTracker:
         self._fresh: list[tuple[np.ndarray, float]] = []  # new places in the last frame
         self._unread: list[tuple[np.ndarray, float]] = []  # dice seen unread in the last frame
         self._previous_time = 0.0
-        # (time, values or None under a hand, dice read as (place, reach, value), the value
-        # read with the least confidence) since still
+        # (time, values or None under a hand, dice read as (place, reach, value), the dice
+        # read) since still
         self._still: list[tuple[float, tuple[int | None, ...] | None, list,
-                                DieReading | None]] = []
+                                list[DieReading]]] = []
         self._still_since: float | None = None
         self._last_time: float | None = None
         self._changed = False
@@ -348,18 +368,17 @@ class ThrowTracker:
             # agrees); the dice's places are kept until they are seen again
             self._hidden += timestamp - (self._last_time or timestamp)
             self._fresh, self._unread, self._after_hand = [], [], True
-            values, dice, weakest = None, [], None
+            values, dice, read = None, [], []
         else:
             if self._rest_view is None:  # no rest yet: the dice as watching began
                 self._rest_view = self._view
             values, dice = self._watch_motion(timestamp, readings)
             read = [r for r in readings if r.value is not None]
-            weakest = min(read, key=lambda r: r.confidence) if read else None
         self._last_time = timestamp
         if self._still_since is None:
             return None
         self._still = [s for s in self._still if s[0] >= timestamp - self.config.settle_seconds]
-        self._still.append((timestamp, values, dice, weakest))
+        self._still.append((timestamp, values, dice, read))
         if timestamp - self._still_since < self.config.settle_seconds:
             return None
         agreed = self._agreed()
@@ -543,22 +562,26 @@ class ThrowTracker:
         either: a die never found lies there now (or lay there then), and the throw read may
         be short of it (bench seed 8065: a 5 beside a 6 never read in a clear frame, 1 1 4 6
         was reported, and reported sure). ``whole``: the throw is read with all the game's
-        dice, and shadows past them are no die."""
+        dice, and shadows past them, or things at the view's edge, are no die."""
         if self._view is None or self._rest_view is None or (
                 self._view[0].shape != self._rest_view[0].shape):
             return False
         view, lo, seen = self._view
         before, _, seen_before = self._rest_view
-        return self._hands.unseen((view, seen), (before, seen_before), lo, shade=not whole)
+        return self._hands.unseen((view, seen), (before, seen_before), lo, whole=whole)
 
     def _sure(self, values: tuple[int | None, ...]) -> bool:
         """Every die of the agreed reading read, as many as the game throws if it says, and
-        the least sure of them, in the frames reading so, at ``sure_confidence`` or more."""
-        count = self.config.dice_count
+        the least sure of them, in the frames reading so (median), at ``sure_confidence`` or
+        more (``sure_confidence_many`` for a die of ``sure_many_pips`` or more)."""
+        c = self.config
+        count = c.dice_count
         if None in values or (count and len(values) != count):
             return False
-        least = [w.confidence for _, v, _, w in self._still if v == values and w is not None]
-        return bool(least) and float(np.median(least)) >= self.config.sure_confidence
+        least = [min(r.confidence - (c.sure_confidence_many if r.value >= c.sure_many_pips
+                                     else c.sure_confidence) for r in read)
+                 for _, v, _, read in self._still if v == values and read]
+        return bool(least) and float(np.median(least)) >= 0.0
 
     def _without_weakest(self, values: tuple[int | None, ...]) -> tuple[int, ...] | None:
         """All the dice read one too many: without the value most frames read with the least
@@ -566,7 +589,8 @@ class ThrowTracker:
         the dice at 0.83 or more, was 1 2 3 4 6 - not the lowest die dropped)."""
         if None in values or len(values) != self.config.dice_count + 1:
             return None
-        weakest = Counter(w.value for _, v, _, w in self._still if v == values)
+        weakest = Counter(min(read, key=lambda r: r.confidence).value
+                          for _, v, _, read in self._still if v == values and read)
         rest = list(values)
         rest.remove(weakest.most_common(1)[0][0])
         return tuple(rest)

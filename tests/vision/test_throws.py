@@ -167,6 +167,21 @@ def test_a_throw_with_a_weakly_read_or_unread_die_is_reported_unsure() -> None:
     assert [(e.values, e.sure) for e in clock.events] == [((2, 2, 3, 6), False)]
 
 
+def test_a_throw_with_a_6_read_at_0_56_is_sure_a_2_so_read_or_a_leaning_6_is_not() -> None:
+    """The referee's table, Cuatro seeds 1 and 9: right 6s read at 0.56-0.58 (a pip in
+    shade measured small) made their throws unsure; a misread adds or drops a side face's pip
+    on few pips, so a 2 as weak stays unsure, and a die capped as leaning (0.4) too."""
+    rng = np.random.default_rng(26)
+    for index, confidence, sure in ((4, 0.56, True), (0, 0.56, False), (4, 0.4, False)):
+        clock = Clock(ThrowTracker(ThrowConfig(dice_count=5)))
+        clock.hold(lying([1, 1, 4, 5, 6]), 1.0)
+        clock.tumble(rng, 5, 8)
+        rest = lying([2, 2, 3, 3, 6])
+        rest[index] = replace(rest[index], confidence=confidence)
+        clock.hold(rest, 1.0)
+        assert [(e.values, e.sure) for e in clock.events] == [((2, 2, 3, 3, 6), sure)]
+
+
 def test_new_turn_restarts_the_count() -> None:
     tracker = ThrowTracker()
     clock = Clock(tracker)
@@ -803,12 +818,32 @@ def test_a_shadow_past_a_seen_die_is_no_unseen_die_but_a_dark_die_is() -> None:
     landed[40:60, 40:60] = (95.0, 0.0, 0.0)  # the die read, its shadow reaching past it
     landed[60:100, 55:80] = (50.0, 8.0 * 50 / 70, 24.0 * 50 / 70)
     assert landed[60:100, 55:80].size / 3 > config.unseen_area_mm2
-    assert not watch.unseen((landed, seen), (table, seen), lo, shade=False)
+    assert not watch.unseen((landed, seen), (table, seen), lo, whole=True)
     assert watch.unseen((landed, seen), (table, seen), lo)  # no count: it may be a die's own
     for die in ((14.0, 0.0, 0.0), (45.0, 60.0, 40.0)):  # black, red
         there = landed.copy()
         there[75:95, 57:77] = die
-        assert watch.unseen((there, seen), (table, seen), lo, shade=False)
+        assert watch.unseen((there, seen), (table, seen), lo, whole=True)
+
+
+def test_fingers_at_the_view_edge_are_no_unseen_die_for_a_throw_read_whole() -> None:
+    """The referee's table (Cuatro seeds 1 and 3): a passing hand's fingertips just inside
+    the watched view's edge, too small to be a hand, far from every die, made right throws
+    read with all their dice unsure. A patch reaching the edge is no die lying in the area
+    for such a throw; one inside still is, and without a count the edge patch counts."""
+    config = ThrowConfig()
+    watch = HandWatch(config)
+    lo = np.zeros(2)
+    table = np.full((200, 300, 3), (70.0, 8.0, 24.0), np.float32)  # Lab, 1 px per mm
+    seen = [np.array([150.0, 100.0])]
+    fingers = table.copy()
+    fingers[90:120, 0:15] = (55.0, 20.0, 25.0)
+    assert fingers[90:120, 0:15].size / 3 > config.unseen_area_mm2
+    assert not watch.unseen((fingers, seen), (table, seen), lo, whole=True)
+    assert watch.unseen((fingers, seen), (table, seen), lo)
+    die = fingers.copy()
+    die[150:170, 40:60] = (45.0, 60.0, 40.0)  # a red die never found, inside the view
+    assert watch.unseen((die, seen), (table, seen), lo, whole=True)
 
 
 def test_a_throw_short_of_a_die_never_found_is_reported_unsure() -> None:

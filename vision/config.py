@@ -118,6 +118,14 @@ class VisionConfig:
     print_match_swing_sigmas: float = 1.0
     print_match_sigma_mm: float = 4.0
     print_match_flat_variance: float = 4.0
+    #: Three markers' homography is refined the same way and the refinement used where
+    #: the print matches better and no field moves more than this (mm; bench seed 1:
+    #: the three-marker board's worst field up to 8.5 mm off).
+    print_align_three_max_shift_mm: float = 12.0
+    #: ... and no corner of the three markers found more than this (mm): ECC drawn off
+    #: by a blurred hand at the covered corner moved them 5-7 mm (seed 1 frame 283, its
+    #: board's corners then 8 mm off), where right it moves them 0.5-2.5 mm.
+    print_align_three_marker_shift_mm: float = 4.0
 
     #: The board/camera geometry is rebuilt only when the board corners move by more
     #: than this (px); marker jitter below it would otherwise cost a rebuild per frame.

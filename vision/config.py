@@ -557,6 +557,14 @@ class VisionConfig:
     #: (board bench seed 1 frames 0-599: two cards and fingertips hiding no field, 18 mm,
     #: no longer flagged; no hand lost). 0: off.
     faint_hand_reach_mm: float = 20.0
+    #: ... within ``faint_hand_reach_near_mm`` of the broken stretch of edge it meets: an
+    #: arm goes on into the board where it crosses the edge. A board placed a little off
+    #: its print from three markers shows its printed border as a band off the print all
+    #: round, which a card across one corner's edge joins to every deep patch of the board
+    #: (2026-11-28, eighth session: board bench seeds 1, 5, 6, 7, 5 of 35 false flags on a
+    #: photo gone, every hand frame the same at 70; 30 and 45 left two more fields of a
+    #: Spexxx hand reported). 0: anywhere.
+    faint_hand_reach_near_mm: float = 70.0
     #: ... or holds ``faint_hand_wide_mm2`` in one piece (no farther than
     #: ``hand_board_distance``) whose mismatch with the print, capped at
     #: ``faint_hand_core_distance`` and averaged over ``faint_hand_wide_mm`` of plain board,

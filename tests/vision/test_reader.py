@@ -505,6 +505,38 @@ def test_a_card_across_a_corner_is_no_hand_on_a_photo(index):
     assert read_board(rendered.frame, layout, calibration, shallow).occluded
 
 
+@pytest.mark.parametrize(("seed", "index"), [(5, 150), (6, 390)])
+def test_a_card_across_a_corner_joined_to_a_band_round_the_board_is_no_hand(seed, index):
+    """A card over a Mühle marker breaks the board's edge; the board, placed from the
+    other three markers, lies a little off its print, and its printed border shows as a
+    band off the print all round that joins the card's corner to deep patches far away
+    (board bench seeds 5 and 6, tuning: all 24 points hidden). Beside the broken edge the
+    band stays shallow: no arm goes on in there (``faint_hand_reach_near_mm``)."""
+    layout, calibration, rendered, _ = bench_frame(seed, index)
+    assert not any(t.occluded for t in rendered.truth.fields.values())
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.ok and reading.markers_seen == 3
+    assert not reading.occluded and not reading.hidden_fields
+    anywhere = replace(VisionConfig(), faint_hand_reach_near_mm=0.0,
+                       print_align_three_max_shift_mm=0.0)
+    assert read_board(rendered.frame, layout, calibration, anywhere).occluded
+
+
+def test_a_hand_at_a_covered_corner_of_a_board_put_on_its_print_is_no_hand_over_it():
+    """Board bench seed 1 frame 379: a blurred hand over one Spexxx marker, the board
+    refined against the print from the other three. The hand breaks the edge at the
+    covered corner only; the blurred border band joins it to the far side, where the
+    band reaches in, and hid all 252 cells: beside the broken edge nothing reaches in
+    (``faint_hand_reach_near_mm``), and the cells are read."""
+    layout, calibration, rendered, _ = bench_frame(1, 379)
+    assert not any(t.occluded for t in rendered.truth.fields.values())
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.ok and reading.markers_seen == 3
+    assert not reading.occluded and not reading.hidden_fields
+    anywhere = replace(VisionConfig(), faint_hand_reach_near_mm=0.0)
+    assert read_board(rendered.frame, layout, calibration, anywhere).occluded
+
+
 @pytest.mark.parametrize("index", [467, 503])
 def test_a_pale_hand_read_as_pieces_all_over_is_a_hand_on_a_photo(index):
     """A pale hand over Spexxx's small cells read as pieces in nearly all of them shows

@@ -126,6 +126,18 @@ class VisionConfig:
     #: by a blurred hand at the covered corner moved them 5-7 mm (seed 1 frame 283, its
     #: board's corners then 8 mm off), where right it moves them 0.5-2.5 mm.
     print_align_three_marker_shift_mm: float = 4.0
+    #: The three markers' refinement runs coarse to fine: this many ECC iterations at
+    #: ``print_align_three_coarse_px_per_mm``, then ``print_align_three_iterations`` at
+    #: ``print_align_px_per_mm``, with a disc of ``print_align_three_covered_mm`` round
+    #: the covered marker left out (a card or hand over it drew ECC off: board bench seed
+    #: 1 frame 254). 0 mm: nothing left out. (2026-11-28, ninth session: over the 573
+    #: three-marker tuning frames of seeds 1, 5, 6, 7 ECC alone placed the worst field at
+    #: a median 1.45 mm, the markers 2.38, as 40 iterations at 1 px/mm did, in 43 instead
+    #: of 112 ms with 8 fine iterations; 4 placed a third of them as 8 did, 32 ms.)
+    print_align_three_coarse_px_per_mm: float = 0.5
+    print_align_three_coarse_iterations: int = 20
+    print_align_three_iterations: int = 4
+    print_align_three_covered_mm: float = 40.0
 
     #: The board/camera geometry is rebuilt only when the board corners move by more
     #: than this (px); marker jitter below it would otherwise cost a rebuild per frame.

@@ -349,11 +349,32 @@ def test_three_markers_and_a_blurred_hand_are_refined_against_the_print():
 
 
 def test_three_markers_refined_against_the_print_stay_on_their_own_corners():
-    # board bench seed 1 frame 283: a blurred hand at the covered marker's corner drew
-    # ECC off, moving the three markers found 5-7 mm and the board's corners 8 mm: the
-    # markers' own homography is kept
-    layout, _, rendered, _ = bench_frame(1, 283)
-    where = Localiser(layout).locate(rendered.frame)
+    # board bench seed 6 frame 511 (tuning): a hand at the covered marker's corner draws
+    # ECC off, the print matching a little better there, but the three markers found
+    # move 15 mm: the markers' own homography is kept (a worst field 2.5 px off, not 9)
+    layout, _, rendered, _ = bench_frame(6, 511)
+    localiser = Localiser(layout)
+    where = localiser.locate(rendered.frame)
     assert where.markers_seen == 3 and where.source == "markers"
     loose = replace(VisionConfig(), print_align_three_marker_shift_mm=100.0)
-    assert Localiser(layout, config=loose).locate(rendered.frame).source == "print"
+    drawn = Localiser(layout, config=loose).locate(rendered.frame)
+    assert drawn.source == "print"
+    camera = localiser.camera
+    assert (field_errors(layout, rendered, camera, drawn.homography).max()
+            > 2 * field_errors(layout, rendered, camera, where.homography).max())
+
+
+def test_three_markers_refined_against_the_print_leave_out_the_covered_corner():
+    # board bench seed 1 frame 254 (tuning): a card across the covered marker's corner
+    # drew ECC off when it looked there (the worst field 5.9 mm off, the markers' 5.3);
+    # with a disc round the covered marker left out the print puts it within a mm
+    layout, _, rendered, _ = bench_frame(1, 254)
+    localiser = Localiser(layout)
+    where = localiser.locate(rendered.frame)
+    assert where.markers_seen == 3 and where.source == "print"
+    seeing = replace(VisionConfig(), print_align_three_covered_mm=0.0)
+    drawn = Localiser(layout, config=seeing).locate(rendered.frame)
+    camera = localiser.camera
+    placed = field_errors(layout, rendered, camera, where.homography).max()
+    assert 2 * placed < field_errors(layout, rendered, camera, where.markers_homography).max()
+    assert 2 * placed < field_errors(layout, rendered, camera, drawn.homography).max()

@@ -503,13 +503,13 @@ class Localiser:
                         if kept is not None:
                             return Localisation(kept, found, False, "print", homography)
                         return Localisation(homography, found, False, "markers")
-                return Localisation(previous, found, False, "previous")
+                return self._previous(previous, found)
             bumped = True
         else:
             bumped = previous is not None
         if len(found) < 3:
             if previous is not None and not bumped:
-                return Localisation(previous, found, False, "previous")
+                return self._previous(previous, found)
             self.homography = self._on_print = None
             located = self._from_two(image.whole(), found) if len(found) == 2 else None
             if located is not None:
@@ -663,19 +663,33 @@ class Localiser:
         after = print_match(gray, self.layout, self.camera, aligned, cfg)
         return aligned if after > before else None
 
+    def _previous(self, previous: np.ndarray, found: dict[int, np.ndarray]) -> Localisation:
+        """Too few markers seen: the board where it was, on the print where the last
+        three markers' homography was refined (else a live frame is read a few mm off its
+        clear view, and the change cue hides the board: bench seed 1 frame 171)."""
+        aligned = self._on_print_for(previous)
+        if aligned is not None:
+            return Localisation(aligned, found, False, "previous", previous)
+        return Localisation(previous, found, False, "previous")
+
     def _kept_on_print(self, homography: np.ndarray, found: dict[int, np.ndarray]
                        ) -> np.ndarray | None:
-        """The print-refined homography kept while the same three markers stay put (no
-        board corner moved over ``geometry_reuse_px``): aligning takes 20-117 ms, too
-        long for every warm frame."""
-        if self._on_print is None or len(found) != 3:
+        """The print-refined homography kept while the same three markers stay put:
+        aligning takes 30-50 ms, too long for every warm frame."""
+        aligned = self._on_print_for(homography) if len(found) == 3 else None
+        if aligned is None:
             self._on_print = None
+        return aligned
+
+    def _on_print_for(self, homography: np.ndarray) -> np.ndarray | None:
+        """The print-refined homography made for one that puts no board corner more than
+        ``geometry_reuse_px`` from where ``homography`` does, or None."""
+        if self._on_print is None:
             return None
         start, aligned = self._on_print
         corners = board_corners_mm(self.layout)
         moved = project(homography, corners) - project(start, corners)
         if float(np.sqrt((moved**2).sum(axis=1)).max()) > self.config.geometry_reuse_px:
-            self._on_print = None
             return None
         return aligned
 

@@ -626,9 +626,10 @@ def test_a_board_tinted_like_an_arm_is_no_hand_on_a_photo(seed, index):
     """The board tinted by a cast (board bench seed 5 frame 3, Spexxx, an arm in view
     beside the fields) or washed by a lamp across its edge (seed 7 frame 221, Cuatro, no
     hand) is chosen like the arm's chroma in scattered patches: their hull is not solid
-    skin, as a hand's is."""
+    skin, as a hand's is. Judged with the board placed from the markers alone: 221's
+    three put a field 10.7 mm off, and on its print (1.5 mm) no patch shows at all."""
     layout, calibration, rendered, _ = bench_frame(seed, index)
     assert not any(t.occluded for t in rendered.truth.fields.values())
     assert not read_board(rendered.frame, layout, calibration).occluded
-    loose = replace(VisionConfig(), entry_skin_fill=0.2)
+    loose = replace(VisionConfig(), entry_skin_fill=0.2, print_align_three_max_shift_mm=0.0)
     assert read_board(rendered.frame, layout, calibration, loose).occluded

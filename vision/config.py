@@ -130,9 +130,9 @@ class VisionConfig:
     #: ``print_align_three_coarse_px_per_mm``, then ``print_align_three_iterations`` at
     #: ``print_align_px_per_mm``, with a disc of ``print_align_three_covered_mm`` round
     #: the covered marker left out (a card or hand over it drew ECC off: board bench seed
-    #: 1 frame 254). 0 mm: nothing left out. (2026-11-28, ninth session: over the 573
+    #: 1 frame 254). 0 mm: nothing left out. (2026-11-28, ninth session: over the 598
     #: three-marker tuning frames of seeds 1, 5, 6, 7 ECC alone placed the worst field at
-    #: a median 1.45 mm, the markers 2.38, as 40 iterations at 1 px/mm did, in 43 instead
+    #: a median 1.45 mm, the markers 2.37, as 40 iterations at 1 px/mm did, in 43 instead
     #: of 112 ms with 8 fine iterations; 4 placed a third of them as 8 did, 32 ms.)
     print_align_three_coarse_px_per_mm: float = 0.5
     print_align_three_coarse_iterations: int = 20

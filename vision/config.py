@@ -118,6 +118,26 @@ class VisionConfig:
     print_match_swing_sigmas: float = 1.0
     print_match_sigma_mm: float = 4.0
     print_match_flat_variance: float = 4.0
+    #: Three markers' homography is refined the same way and the refinement used where
+    #: the print matches better and no field moves more than this (mm; bench seed 1:
+    #: the three-marker board's worst field up to 8.5 mm off).
+    print_align_three_max_shift_mm: float = 12.0
+    #: ... and no corner of the three markers found more than this (mm): ECC drawn off
+    #: by a blurred hand at the covered corner moved them 5-7 mm (seed 1 frame 283, its
+    #: board's corners then 8 mm off), where right it moves them 0.5-2.5 mm.
+    print_align_three_marker_shift_mm: float = 4.0
+    #: The three markers' refinement runs coarse to fine: this many ECC iterations at
+    #: ``print_align_three_coarse_px_per_mm``, then ``print_align_three_iterations`` at
+    #: ``print_align_px_per_mm``, with a disc of ``print_align_three_covered_mm`` round
+    #: the covered marker left out (a card or hand over it drew ECC off: board bench seed
+    #: 1 frame 254). 0 mm: nothing left out. (2026-11-28, ninth session: over the 598
+    #: three-marker tuning frames of seeds 1, 5, 6, 7 ECC alone placed the worst field at
+    #: a median 1.45 mm, the markers 2.37, as 40 iterations at 1 px/mm did, in 43 instead
+    #: of 112 ms with 8 fine iterations; 4 placed a third of them as 8 did, 32 ms.)
+    print_align_three_coarse_px_per_mm: float = 0.5
+    print_align_three_coarse_iterations: int = 20
+    print_align_three_iterations: int = 4
+    print_align_three_covered_mm: float = 40.0
 
     #: The board/camera geometry is rebuilt only when the board corners move by more
     #: than this (px); marker jitter below it would otherwise cost a rebuild per frame.
@@ -549,6 +569,14 @@ class VisionConfig:
     #: (board bench seed 1 frames 0-599: two cards and fingertips hiding no field, 18 mm,
     #: no longer flagged; no hand lost). 0: off.
     faint_hand_reach_mm: float = 20.0
+    #: ... within ``faint_hand_reach_near_mm`` of the broken stretch of edge it meets: an
+    #: arm goes on into the board where it crosses the edge. A board placed a little off
+    #: its print from three markers shows its printed border as a band off the print all
+    #: round, which a card across one corner's edge joins to every deep patch of the board
+    #: (2026-11-28, eighth session: board bench seeds 1, 5, 6, 7, 5 of 35 false flags on a
+    #: photo gone, every hand frame the same at 70; 30 and 45 left two more fields of a
+    #: Spexxx hand reported). 0: anywhere.
+    faint_hand_reach_near_mm: float = 70.0
     #: ... or holds ``faint_hand_wide_mm2`` in one piece (no farther than
     #: ``hand_board_distance``) whose mismatch with the print, capped at
     #: ``faint_hand_core_distance`` and averaged over ``faint_hand_wide_mm`` of plain board,

@@ -110,11 +110,15 @@ def _with_table(template: np.ndarray, board: np.ndarray, seen: np.ndarray) -> np
 
 
 def align_to_print(gray: np.ndarray, layout: Layout, camera: Camera, homography: np.ndarray,
-                   config: VisionConfig) -> np.ndarray | None:
+                   config: VisionConfig, px_per_mm: float | None = None,
+                   iterations: int | None = None,
+                   left_out: tuple[np.ndarray, float] | None = None) -> np.ndarray | None:
     """The board-mm -> undistorted-px homography that lines the print up with the grey
-    frame, started from ``homography``; None when ECC does not converge."""
-    template, board, to_mm = print_template(layout, config.print_align_px_per_mm,
-                                            config.print_align_margin_mm,
+    frame, started from ``homography``; None when ECC does not converge. ``px_per_mm``
+    and ``iterations`` default to the config's; ``left_out`` (a point in board mm and a
+    radius, mm) is a disc ECC does not look at (what covers a marker lies there)."""
+    px_per_mm = px_per_mm or config.print_align_px_per_mm
+    template, board, to_mm = print_template(layout, px_per_mm, config.print_align_margin_mm,
                                             config.default_board_hex)
     seen = _rectify(gray, camera, homography, to_mm, template.shape)
     template = _with_table(template, board, seen)
@@ -125,8 +129,13 @@ def align_to_print(gray: np.ndarray, layout: Layout, camera: Camera, homography:
     level = max(config.print_align_outlier_mads * 1.4826 * float(np.median(residual)),
                 config.print_align_outlier_min)
     mask = (residual < level).astype(np.uint8)
+    if left_out is not None:
+        centre_mm, radius_mm = left_out
+        x, y, _ = np.linalg.inv(to_mm) @ [*centre_mm, 1.0]
+        cv2.circle(mask, (int(round(x)), int(round(y))), int(round(radius_mm * px_per_mm)), 0,
+                   -1)
     criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT,
-                config.print_align_iterations, config.print_align_eps)
+                iterations or config.print_align_iterations, config.print_align_eps)
     try:
         _, warp = cv2.findTransformECC(template, seen, np.eye(3, dtype=np.float32),
                                        cv2.MOTION_HOMOGRAPHY, criteria, mask,

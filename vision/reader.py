@@ -375,7 +375,8 @@ def _levels(frame: np.ndarray, where: Localisation, tracker: BoardTracker,
     seen = sorted(where.marker_corners) or None
     if seen is None and where.source == "corners":  # no markers to take black and white from
         return image_levels(frame, config.image_black_level, config.image_white_pct)
-    levels, unglared = frame_levels(frame, where.homography, tracker.localiser.camera,
+    on_markers = where.homography if where.markers_homography is None else where.markers_homography
+    levels, unglared = frame_levels(frame, on_markers, tracker.localiser.camera,
                                     tracker.layout, seen,
                                     (config.marker_glare_black, config.marker_glare_white_drop))
     if unglared is not None and (board_misfit(rectified, unglared.matrix(), geometry)

@@ -341,6 +341,15 @@ class VisionConfig:
     #: 81 or more apart; a colour learned off an empty field lies within a few).
     roof_min_step: float = 40.0
     roof_tower_margin_mm: float = 3.0
+    #: In a game without stacks, a field read empty whose board printed around it
+    #: (``washed_surround_mm``) lies at this much of its print or more (summed B, G, R:
+    #: a lamp's glare) is judged as a roof is, its top face's median against that board,
+    #: towards the colourful players only, with ``roof_min_cosine``, ``roof_piece_share``,
+    #: ``roof_min_step`` and ``roof_piece_confidence`` (:func:`fields.washed_out_stones`;
+    #: board bench tuning seeds 1, 5, 6, 7, Spexxx: such stones read empty in glare at
+    #: 1.34-2.33, the empty cells pointing as far towards them at most 1.12:
+    #: docs/vision.md, 2026-11-28, ninth session).
+    glare_stone_lift: float = 1.3
     #: A field read empty in a game without stacks whose top face lies, in a/b (8-bit
     #: Lab), within ``frame_colour_piece_distance`` of this frame's own pieces of a
     #: colourful player (calibrated chroma over ``frame_colour_chroma``: magenta, cyan)

@@ -294,6 +294,8 @@ class BoardGeometry:
     square_area: np.ndarray | None = None
     #: Per field, the board colour class its own square is printed in.
     printed: np.ndarray | None = None
+    #: Per field, whether a piece may lie there (not Spexxx's unplayable cells).
+    playable: np.ndarray | None = None
     #: (F, 2) each field's centre on the board, mm.
     centres_mm: np.ndarray | None = None
     #: The flat rectified pixels :func:`read_fields` reads (in some field's sliver or top
@@ -442,6 +444,8 @@ def build_geometry(layout: Layout, homography: np.ndarray, pose: Pose, camera: C
     geometry.printed = np.array([classes.board_index(c) if (c := layout.fields[name].printed)
                                  in classes.board else classes.board_index("board")
                                  for name in geometry.names])
+    geometry.playable = np.array([layout.fields[name].attrs.get("playable", True)
+                                  for name in geometry.names], bool)
     geometry.sliver_shared = _sliver_shared(geometry, classes)
     geometry.top_idx = np.concatenate(top_idx)
     geometry.top_seg = np.concatenate(top_seg)
@@ -1395,6 +1399,53 @@ def _surround_medians(rectified: np.ndarray, matrix: np.ndarray, geometry: Board
     ends = np.cumsum(geometry.surround_area)
     return _normalised_medians(rectified, matrix, geometry.surround_idx,
                                (ends - geometry.surround_area)[fields], ends[fields])
+
+
+def washed_out_stones(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState],
+                      geometry: BoardGeometry, classes: ColourClasses,
+                      config: VisionConfig) -> list[FieldState]:
+    """``states`` with the fields read empty in a lamp's glare (the board printed around
+    them, :attr:`BoardGeometry.surround_idx`, lifted to ``glare_stone_lift`` of its print
+    or more) whose top face stands out from that board towards a colourful player
+    (magenta, cyan) as :func:`washed_out_pieces` asks (``roof_min_cosine``,
+    ``roof_piece_share``) read as that player, unsure (``roof_piece_confidence``). Glare
+    washes such a stone nearly white, past every colour table, but adds as much to the
+    board beside it: the difference keeps the stone's hue, shrunk by the glare. Outside
+    glare, a neighbour's stone blurred or leaning into an empty cell points as far
+    towards its colour (board bench tuning seeds: up to 0.76 of the step), so the lift
+    is asked. Games without stacks, cells a piece may lie on; the raw ``rectified`` frame
+    normalised by ``matrix`` (3x4) in floats, as :func:`washed_out_board`."""
+    if geometry.surround_idx is None or not classes.colourful:
+        return states
+    fields = np.array([f for f, s in enumerate(states) if not s.height and geometry.playable[f]
+                       and geometry.surround_area[f] >= config.washed_min_surround_px],
+                      np.int64)
+    if not len(fields):
+        return states
+    printed = classes.board_bgr[geometry.printed[fields]]
+    rings = _surround_medians(rectified, matrix, geometry, fields)
+    lit = rings.sum(axis=1) >= config.glare_stone_lift * printed.sum(axis=1)
+    if not lit.any():
+        return states
+    fields, printed, rings = fields[lit], printed[lit], rings[lit]
+    top_ends = np.cumsum(geometry.top_area)  # one layer: segment f is field f
+    faces = _normalised_medians(rectified, matrix, geometry.top_idx,
+                                (top_ends - geometry.top_area)[fields], top_ends[fields])
+    players = np.array(classes.colourful)
+    step = classes.player_bgr[players][None, :, :] - printed[:, None, :]
+    off = faces - rings
+    along_step = (step * off[:, None, :]).sum(axis=2)
+    size = np.linalg.norm(step, axis=2)
+    cosine = along_step / np.maximum(size * np.linalg.norm(off, axis=1)[:, None], 1e-6)
+    cosine[size < config.roof_min_step] = -1.0
+    best = cosine.argmax(axis=1)
+    rows = np.arange(len(fields))
+    share = along_step[rows, best] / np.maximum(size[rows, best] ** 2, 1.0)
+    found = (cosine[rows, best] >= config.roof_min_cosine) & (share >= config.roof_piece_share)
+    out = list(states)
+    for f, p in zip(fields[found].tolist(), players[best[found]].tolist(), strict=True):
+        out[f] = FieldState(states[f].name, classes.players[p], 1, config.roof_piece_confidence)
+    return out
 
 
 def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState],

@@ -47,6 +47,7 @@ from vision.fields import (
     tower_mask,
     washed_out_board,
     washed_out_pieces,
+    washed_out_stones,
 )
 from vision.markers import Localisation, Localiser, NoBoard, project
 from vision.occlusion import (
@@ -349,6 +350,8 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     states = darker_than_neighbours(colour_lab, rectified, matrix, states, geometry,
                                     tracker.classes, config, occlusion.occluded)
     states = washed_out_board(rectified, matrix, states, geometry, tracker.classes, config)
+    # after washed_out_board, which empties magenta and cyan stones glare washed white
+    states = washed_out_stones(rectified, matrix, states, geometry, tracker.classes, config)
     # after washed_out_board: the board washed white by glare, read as white stones, has
     # a hue of its own (Spexxx's red cells: seed 1 frame 115)
     if not occlusion.occluded:

@@ -392,6 +392,30 @@ def test_roofs_washed_out_by_glare_are_not_read_surely_empty(index, washed, unsu
     assert [n for n in unsure if reading.fields[n].confidence >= config.uncertain_below] == unsure
 
 
+def test_magenta_and_cyan_stones_washed_out_by_glare_read_as_their_colour():
+    """Board bench seed 6 frame 83: a lamp's glare (0.4-0.6 over them) washes Spexxx's
+    magenta and cyan stones on the blue, purple and silver cells nearly white, past every
+    colour table: they read empty, the cyan one on silver surely (1.00). The board around
+    them lies 1.3x its print or more, and their faces still differ from it towards their
+    colour: they read as it, unsure; no empty cell reads as a piece."""
+    layout, calibration, rendered, _ = bench_frame(6, 83)
+    washed = {"3x1+1x4": "magenta", "3x1+1x6": "magenta", "3x2+1x5": "magenta",
+              "3x4+1x2": "magenta", "3x4+1x6": "magenta", "3x5+1x4": "magenta",
+              "4x1+1x1": "cyan", "3x5+2x2": "cyan"}
+    truth = field_states(rendered.truth)
+    assert {n: truth[n] for n in washed} == {n: (colour, 1) for n, colour in washed.items()}
+    reading = read_board(rendered.frame, layout, calibration)
+    read = read_states(reading)
+    assert {n: read[n] for n in washed} == {n: (colour, 1) for n, colour in washed.items()}
+    config = VisionConfig()
+    assert [n for n in washed if reading.fields[n].confidence >= config.uncertain_below] == []
+    assert [n for n, t in truth.items() if t == (None, 0) and n in reading.fields
+            and read[n] != (None, 0)] == []
+    blind = replace(config, glare_stone_lift=np.inf)
+    read = read_states(read_board(rendered.frame, layout, calibration, blind))
+    assert [n for n in washed if read[n] == (None, 0)] == list(washed)
+
+
 def test_white_stones_in_a_hands_shadow_stay_white():
     """Board bench seed 1 frame 539: a hand's shadow greys white stones beside unshaded
     ones (L 145 and 164, whites at 240-255 within 70 mm) as glare greys a black: the

@@ -1432,16 +1432,9 @@ def washed_out_stones(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
     faces = _normalised_medians(rectified, matrix, geometry.top_idx,
                                 (top_ends - geometry.top_area)[fields], top_ends[fields])
     players = np.array(classes.colourful)
-    step = classes.player_bgr[players][None, :, :] - printed[:, None, :]
-    off = faces - rings
-    along_step = (step * off[:, None, :]).sum(axis=2)
-    size = np.linalg.norm(step, axis=2)
-    cosine = along_step / np.maximum(size * np.linalg.norm(off, axis=1)[:, None], 1e-6)
-    cosine[size < config.roof_min_step] = -1.0
-    best = cosine.argmax(axis=1)
-    rows = np.arange(len(fields))
-    share = along_step[rows, best] / np.maximum(size[rows, best] ** 2, 1.0)
-    found = (cosine[rows, best] >= config.roof_min_cosine) & (share >= config.roof_piece_share)
+    best, cosine, share = _towards_players(faces, rings, printed, classes.player_bgr[players],
+                                           config)
+    found = (cosine >= config.roof_min_cosine) & (share >= config.roof_piece_share)
     out = list(states)
     for f, p in zip(fields[found].tolist(), players[best[found]].tolist(), strict=True):
         out[f] = FieldState(states[f].name, classes.players[p], 1, config.roof_piece_confidence)
@@ -1497,20 +1490,10 @@ def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
         np.stack([_medians_of_runs(flat[px, c], of, np.bincount(of, minlength=len(empty)))
                   for c in range(3)], axis=1) * scale + lift
         for px, of in ((lightest, lightest_of), (square, square_of)))
-    step = classes.player_bgr[None, :, :] - printed[:, None, :]  # (fields, players, 3)
-    off = faces - around
-    along_step = (step * off[:, None, :]).sum(axis=2)
-    size = np.linalg.norm(step, axis=2)
-    cosine = along_step / np.maximum(size * np.linalg.norm(off, axis=1)[:, None], 1e-6)
-    # a player's colour close to the print (a piece learned off an empty field) cannot be
-    # told from the print washed or seen through noise
-    cosine[size < config.roof_min_step] = -1.0
-    player = cosine.argmax(axis=1)
-    rows = np.arange(len(empty))
-    share = along_step[rows, player] / np.maximum((step[rows, player] ** 2).sum(axis=1), 1.0)
+    player, cosine, share = _towards_players(faces, around, printed, classes.player_bgr, config)
     out = list(states)
     for f, p, seen, fit in zip(empty.tolist(), player.tolist(), share.tolist(),
-                               cosine[rows, player].tolist(), strict=True):
+                               cosine.tolist(), strict=True):
         if fit < config.roof_min_cosine or seen < config.roof_unsure_share:
             continue
         state = states[f]
@@ -1520,6 +1503,26 @@ def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
             out[f] = FieldState(state.name, None, 0, min(state.confidence,
                                                          1.0 - seen / config.roof_piece_share))
     return out
+
+
+def _towards_players(faces: np.ndarray, around: np.ndarray, printed: np.ndarray,
+                     player_bgr: np.ndarray, config: VisionConfig
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each field, the player (index into ``player_bgr``) its face stands out towards
+    from the board ``around`` it, the cosine between that difference and the step from the
+    ``printed`` colour to the player's, and the share of the step it goes. A player's
+    colour within ``roof_min_step`` of the print (a piece learned off an empty field) is
+    never picked: it cannot be told from the print washed or seen through noise."""
+    step = player_bgr[None, :, :] - printed[:, None, :]  # (fields, players, 3)
+    off = faces - around
+    along_step = (step * off[:, None, :]).sum(axis=2)
+    size = np.linalg.norm(step, axis=2)
+    cosine = along_step / np.maximum(size * np.linalg.norm(off, axis=1)[:, None], 1e-6)
+    cosine[size < config.roof_min_step] = -1.0
+    best = cosine.argmax(axis=1)
+    rows = np.arange(len(faces))
+    share = along_step[rows, best] / np.maximum((step[rows, best] ** 2).sum(axis=1), 1.0)
+    return best, cosine[rows, best], share
 
 
 def _runs(idx: np.ndarray, begin: np.ndarray, end: np.ndarray, covered: np.ndarray

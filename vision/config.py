@@ -317,6 +317,15 @@ class VisionConfig:
     washed_surround_mm: float = 6.0
     washed_margin_mm: float = 1.0
     washed_min_surround_px: int = 12
+    #: Such a white stone's face that stands out from the board around it but less than
+    #: ``white_face_min_share`` of the step from the print to white along that step (a
+    #: black stone greyed by glare or shade, the board at a glare spot's edge: darker
+    #: than the board or beside white's direction) is read with at most
+    #: ``white_face_confidence`` (under ``uncertain_below``). Board bench tuning seeds 1,
+    #: 5, 6, 7, Mühle: such sure readings up to 0.36, white stones from 0.39
+    #: (docs/vision.md, 2026-11-28, ninth session).
+    white_face_min_share: float = 0.4
+    white_face_confidence: float = 0.5
     #: In a game with stacks, a field read empty whose top face (one piece high, outside
     #: every tower's silhouette grown by ``roof_tower_margin_mm``; its
     #: ``roof_face_top_pct`` lightest pixels along the printed colour, so that a printed
@@ -350,6 +359,16 @@ class VisionConfig:
     #: 1.34-2.33, the empty cells pointing as far towards them at most 1.12:
     #: docs/vision.md, 2026-11-28, ninth session).
     glare_stone_lift: float = 1.3
+    #: In a game without stacks, a piece read surely as a colourful player (magenta,
+    #: cyan) whose top face's median holds less than ``colour_face_min_chroma`` of that
+    #: player's chroma along its hue (8-bit Lab a/b) is read with
+    #: ``colour_face_confidence`` (under ``uncertain_below``): a grey face (a black stone
+    #: in a bright frame or in glare) whose pixels the tables took for deep-shaded cyan
+    #: (:func:`fields.colourless_faces`; board bench tuning seeds 1, 5, 6, 7: such
+    #: readings up to 0.32, cyan and magenta stones from 0.47: docs/vision.md,
+    #: 2026-11-28, ninth session).
+    colour_face_min_chroma: float = 0.4
+    colour_face_confidence: float = 0.5
     #: A field read empty in a game without stacks whose top face lies, in a/b (8-bit
     #: Lab), within ``frame_colour_piece_distance`` of this frame's own pieces of a
     #: colourful player (calibrated chroma over ``frame_colour_chroma``: magenta, cyan)

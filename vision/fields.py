@@ -1329,8 +1329,9 @@ def darker_than_neighbours(lab: np.ndarray, rectified: np.ndarray, matrix: np.nd
             lit[judged] = ratio >= (config.lightness_shade_ratio if occluded
                                     else config.lightness_glare_ratio)
             if not occluded and lit.any():  # the board washed by that glare is no stone
-                lit[lit] = _board_share(rectified, matrix, pieces[lit], np.full(lit.sum(), light),
-                                        geometry, classes) >= config.washed_board_share
+                lit[lit] = _board_share(*_board_offsets(
+                    rectified, matrix, pieces[lit], np.full(lit.sum(), light), geometry,
+                    classes)) >= config.washed_board_share
         for k in np.flatnonzero(lit | (greyed & (not occluded))):
             state = out[pieces[k]]
             out[pieces[k]] = FieldState(state.name, names[0], state.height,
@@ -1350,7 +1351,14 @@ def washed_out_board(rectified: np.ndarray, matrix: np.ndarray, states: list[Fie
     board beside it. Measured on the raw ``rectified`` frame normalised by ``matrix``
     (3x4) in floats: the 8-bit image the colours come from is cut at 255 where glare
     lifts the board past the markers' white, and there a board and a stone both read
-    255. Games without stacks: a tower's side and shade lie around it."""
+    255. Games without stacks: a tower's side and shade lie around it.
+
+    A face that stands out by more but lies less than ``white_face_min_share`` of the
+    step along it (the share of the step from the print to the piece that the face's
+    difference from the board adds) is read with at most ``white_face_confidence``: a
+    black stone greyed by glare or shade, or the board at a glare spot's edge, differs
+    from the board beside it, but not towards white (board bench tuning seeds 1, 5, 6,
+    7, Mühle: such readings up to 0.36, white stones from 0.39)."""
     if geometry.surround_idx is None:
         return states
     light = {classes.players[p]: p for p in classes.whitish}
@@ -1360,27 +1368,36 @@ def washed_out_board(rectified: np.ndarray, matrix: np.ndarray, states: list[Fie
     if not len(fields):
         return states
     players = np.array([light[states[f].top_colour] for f in fields])
-    share = _board_share(rectified, matrix, fields, players, geometry, classes)
+    off, step = _board_offsets(rectified, matrix, fields, players, geometry, classes)
+    share = _board_share(off, step)
+    along = (off * step).sum(axis=1) / np.maximum((step * step).sum(axis=1), 1.0)
     out = list(states)
-    for f, seen in zip(fields.tolist(), share.tolist(), strict=True):
+    for f, seen, towards in zip(fields.tolist(), share.tolist(), along.tolist(), strict=True):
         if seen < config.washed_board_share:
             out[f] = FieldState(states[f].name, None, 0,
                                 1.0 - seen / config.washed_board_share)
+        elif towards < config.white_face_min_share:
+            out[f] = FieldState(states[f].name, states[f].top_colour, states[f].height,
+                                min(states[f].confidence, config.white_face_confidence))
     return out
 
 
-def _board_share(rectified: np.ndarray, matrix: np.ndarray, fields: np.ndarray,
-                 players: np.ndarray, geometry: BoardGeometry, classes: ColourClasses
-                 ) -> np.ndarray:
-    """How far each of ``fields``' one-piece top face stands out from the board printed
-    around it, as a share of how far a piece of ``players`` would (0: the board itself)."""
+def _board_offsets(rectified: np.ndarray, matrix: np.ndarray, fields: np.ndarray,
+                   players: np.ndarray, geometry: BoardGeometry, classes: ColourClasses
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Each of ``fields``' one-piece top face less the board printed around it, and the
+    step a piece of ``players`` makes from that print (both (n, 3) BGR)."""
     top_ends = np.cumsum(geometry.top_area)  # one layer: segment f is field f
     faces = _normalised_medians(rectified, matrix, geometry.top_idx,
                                 (top_ends - geometry.top_area)[fields], top_ends[fields])
     rings = _surround_medians(rectified, matrix, geometry, fields)
-    step = np.linalg.norm(classes.player_bgr[players]
-                          - classes.board_bgr[geometry.printed[fields]], axis=1)
-    return np.linalg.norm(faces - rings, axis=1) / np.maximum(step, 1.0)
+    return faces - rings, classes.player_bgr[players] - classes.board_bgr[geometry.printed[fields]]
+
+
+def _board_share(off: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """How far a face stands out from the board printed around it (``off``, from
+    :func:`_board_offsets`), as a share of how far a piece would (0: the board itself)."""
+    return np.linalg.norm(off, axis=1) / np.maximum(np.linalg.norm(step, axis=1), 1.0)
 
 
 def _normalised_medians(rectified: np.ndarray, matrix: np.ndarray, idx: np.ndarray,
@@ -1439,6 +1456,44 @@ def washed_out_stones(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
     for f, p in zip(fields[found].tolist(), players[best[found]].tolist(), strict=True):
         out[f] = FieldState(states[f].name, classes.players[p], 1, config.roof_piece_confidence)
     return out
+
+
+def colourless_faces(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState],
+                     geometry: BoardGeometry, classes: ColourClasses,
+                     config: VisionConfig) -> list[FieldState]:
+    """``states`` with the pieces read surely as a colourful player (magenta, cyan) whose
+    top face's median (the raw ``rectified`` frame normalised by ``matrix``, 3x4) holds
+    less than ``colour_face_min_chroma`` of that player's chroma along its hue read with at
+    most ``colour_face_confidence``: a black stone, grey in a bright frame or washed by
+    glare, has pixels the tables take for deep-shaded cyan, but its face as a whole is
+    grey (board bench tuning seeds 1, 5, 6, 7, Spexxx: such readings up to 0.32 of
+    cyan's chroma, cyan and magenta stones from 0.47). Games without stacks: a tower's
+    top face is the piece's alone only one high."""
+    if geometry.max_height != 1 or not classes.colourful:
+        return states
+    players = {classes.players[p]: p for p in classes.colourful}
+    fields = np.array([f for f, s in enumerate(states) if s.top_colour in players
+                       and s.confidence >= config.uncertain_below], np.int64)
+    if not len(fields):
+        return states
+    top_ends = np.cumsum(geometry.top_area)  # one layer: segment f is field f
+    faces = _normalised_medians(rectified, matrix, geometry.top_idx,
+                                (top_ends - geometry.top_area)[fields], top_ends[fields])
+    face_ab = _lab_of(faces)[:, 1:] - 128.0
+    own = np.array([players[states[f].top_colour] for f in fields])
+    player_ab = _lab_of(classes.player_bgr[own])[:, 1:] - 128.0
+    chroma = (face_ab * player_ab).sum(axis=1) / np.maximum((player_ab ** 2).sum(axis=1), 1.0)
+    out = list(states)
+    for f in fields[chroma < config.colour_face_min_chroma].tolist():
+        out[f] = FieldState(states[f].name, states[f].top_colour, states[f].height,
+                            config.colour_face_confidence)
+    return out
+
+
+def _lab_of(bgr: np.ndarray) -> np.ndarray:
+    """(n, 3) BGR floats -> OpenCV 8-bit Lab, clipped to 8 bits first."""
+    pixels = np.uint8(np.clip(np.rint(bgr), 0, 255)).reshape(1, -1, 3)
+    return cv2.cvtColor(pixels, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float64)
 
 
 def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState],

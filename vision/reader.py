@@ -37,6 +37,7 @@ from vision.fields import (
     board_casts,
     board_misfit,
     build_geometry,
+    colourless_faces,
     darker_than_neighbours,
     frame_colour_pieces,
     look_alike_pieces,
@@ -352,6 +353,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     states = washed_out_board(rectified, matrix, states, geometry, tracker.classes, config)
     # after washed_out_board, which empties magenta and cyan stones glare washed white
     states = washed_out_stones(rectified, matrix, states, geometry, tracker.classes, config)
+    states = colourless_faces(rectified, matrix, states, geometry, tracker.classes, config)
     # after washed_out_board: the board washed white by glare, read as white stones, has
     # a hue of its own (Spexxx's red cells: seed 1 frame 115)
     if not occlusion.occluded:

@@ -1387,9 +1387,7 @@ def _board_offsets(rectified: np.ndarray, matrix: np.ndarray, fields: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
     """Each of ``fields``' one-piece top face less the board printed around it, and the
     step a piece of ``players`` makes from that print (both (n, 3) BGR)."""
-    top_ends = np.cumsum(geometry.top_area)  # one layer: segment f is field f
-    faces = _normalised_medians(rectified, matrix, geometry.top_idx,
-                                (top_ends - geometry.top_area)[fields], top_ends[fields])
+    faces = _face_medians(rectified, matrix, geometry, fields)
     rings = _surround_medians(rectified, matrix, geometry, fields)
     return faces - rings, classes.player_bgr[players] - classes.board_bgr[geometry.printed[fields]]
 
@@ -1407,6 +1405,15 @@ def _normalised_medians(rectified: np.ndarray, matrix: np.ndarray, idx: np.ndarr
     flat = rectified.reshape(-1, 3)
     return (np.stack([_segment_medians(flat[:, c], idx, begin, end) for c in range(3)],
                      axis=1) * np.diag(matrix)[:3] + matrix[:, 3])
+
+
+def _face_medians(rectified: np.ndarray, matrix: np.ndarray, geometry: BoardGeometry,
+                  fields: np.ndarray) -> np.ndarray:
+    """:func:`_normalised_medians` of each of ``fields``' top face one piece high
+    (:attr:`BoardGeometry.top_idx`; one layer: segment f is field f)."""
+    ends = np.cumsum(geometry.top_area)
+    return _normalised_medians(rectified, matrix, geometry.top_idx,
+                               (ends - geometry.top_area)[fields], ends[fields])
 
 
 def _surround_medians(rectified: np.ndarray, matrix: np.ndarray, geometry: BoardGeometry,
@@ -1445,9 +1452,7 @@ def washed_out_stones(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
     if not lit.any():
         return states
     fields, printed, rings = fields[lit], printed[lit], rings[lit]
-    top_ends = np.cumsum(geometry.top_area)  # one layer: segment f is field f
-    faces = _normalised_medians(rectified, matrix, geometry.top_idx,
-                                (top_ends - geometry.top_area)[fields], top_ends[fields])
+    faces = _face_medians(rectified, matrix, geometry, fields)
     players = np.array(classes.colourful)
     best, cosine, share = _towards_players(faces, rings, printed, classes.player_bgr[players],
                                            config)
@@ -1476,9 +1481,7 @@ def colourless_faces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fie
                        and s.confidence >= config.uncertain_below], np.int64)
     if not len(fields):
         return states
-    top_ends = np.cumsum(geometry.top_area)  # one layer: segment f is field f
-    faces = _normalised_medians(rectified, matrix, geometry.top_idx,
-                                (top_ends - geometry.top_area)[fields], top_ends[fields])
+    faces = _face_medians(rectified, matrix, geometry, fields)
     face_ab = _lab_of(faces)[:, 1:] - 128.0
     own = np.array([players[states[f].top_colour] for f in fields])
     player_ab = _lab_of(classes.player_bgr[own])[:, 1:] - 128.0

@@ -651,13 +651,17 @@ class Localiser:
                                      cfg.print_align_three_iterations, left_out)
         if aligned is None:
             return None
+        change = np.linalg.inv(homography) @ aligned  # board mm -> board mm
+
+        def farthest(points_mm: np.ndarray) -> float:
+            moved = project(change, points_mm) - points_mm
+            return float(np.sqrt((moved**2).sum(axis=1)).max())
+
         fields = np.array([f.centre_mm for f in self.layout.fields.values()])
-        moved = project(np.linalg.inv(homography) @ aligned, fields) - fields
-        if float(np.sqrt((moved**2).sum(axis=1)).max()) > cfg.print_align_three_max_shift_mm:
+        if farthest(fields) > cfg.print_align_three_max_shift_mm:
             return None
         corners = np.concatenate([marker_corners_mm(self.layout)[m] for m in found])
-        moved = project(np.linalg.inv(homography) @ aligned, corners) - corners
-        if float(np.sqrt((moved**2).sum(axis=1)).max()) > cfg.print_align_three_marker_shift_mm:
+        if farthest(corners) > cfg.print_align_three_marker_shift_mm:
             return None
         before = print_match(gray, self.layout, self.camera, homography, cfg)
         after = print_match(gray, self.layout, self.camera, aligned, cfg)

@@ -578,10 +578,11 @@ class ThrowTracker:
         count = c.dice_count
         if None in values or (count and len(values) != count):
             return False
-        least = [min(r.confidence - (c.sure_confidence_many if r.value >= c.sure_many_pips
-                                     else c.sure_confidence) for r in read)
-                 for _, v, _, read in self._still if v == values and read]
-        return bool(least) and float(np.median(least)) >= 0.0
+        # per frame reading so, the least sure die's confidence over what it needs
+        margins = [min(r.confidence - (c.sure_confidence_many if r.value >= c.sure_many_pips
+                                       else c.sure_confidence) for r in read)
+                   for _, v, _, read in self._still if v == values and read]
+        return bool(margins) and float(np.median(margins)) >= 0.0
 
     def _without_weakest(self, values: tuple[int | None, ...]) -> tuple[int, ...] | None:
         """All the dice read one too many: without the value most frames read with the least

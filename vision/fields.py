@@ -1406,6 +1406,39 @@ def washed_out_board(rectified: np.ndarray, matrix: np.ndarray, states: list[Fie
     return out
 
 
+def white_stones_read_empty(rectified: np.ndarray, matrix: np.ndarray,
+                            states: list[FieldState], geometry: BoardGeometry,
+                            classes: ColourClasses, config: VisionConfig) -> list[FieldState]:
+    """``states`` with the fields read empty whose top face stands out from the board
+    printed around them (:attr:`BoardGeometry.surround_idx`, at least
+    ``white_empty_min_surround_px`` pixels of it) towards a whitish player (``roof_min_cosine``)
+    by ``white_empty_share`` of that player's step from the print read as that player,
+    with ``white_face_confidence``: in a bright or dim frame a white stone on Mühle's tan
+    board may match the board's colour table better than its own, but its face still
+    stands out from the board beside it as a white stone's does (board bench tuning seeds
+    1, 5, 6, 7: such stones 0.50-1.22 of the step, empty points at most 0.41). Spexxx's
+    small cells leave too thin a ring: there empty silver cells stand out as far. The raw
+    ``rectified`` frame normalised by ``matrix`` (3x4) in floats, as
+    :func:`washed_out_board`."""
+    if geometry.surround_idx is None or not classes.whitish:
+        return states
+    fields = np.array([f for f, s in enumerate(states) if not s.height and geometry.playable[f]
+                       and geometry.surround_area[f] >= config.white_empty_min_surround_px],
+                      np.int64)
+    if not len(fields):
+        return states
+    players = np.array(classes.whitish)
+    best, cosine, share = _towards_players(
+        _face_medians(rectified, matrix, geometry, fields),
+        _surround_medians(rectified, matrix, geometry, fields),
+        classes.board_bgr[geometry.printed[fields]], classes.player_bgr[players], config)
+    found = (cosine >= config.roof_min_cosine) & (share >= config.white_empty_share)
+    out = list(states)
+    for f, p in zip(fields[found].tolist(), players[best[found]].tolist(), strict=True):
+        out[f] = FieldState(states[f].name, classes.players[p], 1, config.white_face_confidence)
+    return out
+
+
 def _board_offsets(rectified: np.ndarray, matrix: np.ndarray, fields: np.ndarray,
                    players: np.ndarray, geometry: BoardGeometry, classes: ColourClasses
                    ) -> tuple[np.ndarray, np.ndarray]:

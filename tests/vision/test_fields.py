@@ -467,6 +467,31 @@ def test_faces_darker_than_the_board_around_are_no_white_stones(seed, index, dar
     assert [n for n in read if before[n] == truth[n] != read[n]] == []
 
 
+@pytest.mark.parametrize("seed,index,white", [
+    (1, 250, ["e3"]),
+    (5, 406, ["b2"]),
+    (6, 410, ["a1", "g1"]),
+])
+def test_white_stones_read_empty_stand_out_from_the_board_around_them(seed, index, white):
+    """Board bench tuning seeds, Mühle: white stones in a dim (seed 1 frame 250, seed 6
+    frame 410) or bright frame (seed 5 frame 406) matched the tan board's colour table
+    better than white's and read empty, though their faces stand out from the board
+    around them towards white as far as a white stone's. They read white, unsure; no
+    right reading is made wrong."""
+    layout, calibration, rendered, _ = bench_frame(seed, index)
+    truth = field_states(rendered.truth)
+    assert [truth[n] for n in white] == [("white", 1)] * len(white)
+    config = VisionConfig()
+    reading = read_board(rendered.frame, layout, calibration, config)
+    read = read_states(reading)
+    assert [read[n] for n in white] == [("white", 1)] * len(white)
+    assert [n for n in white if reading.fields[n].confidence >= config.uncertain_below] == []
+    before = read_states(read_board(rendered.frame, layout, calibration,
+                                    replace(config, white_empty_share=np.inf)))
+    assert [before[n] for n in white] == [(None, 0)] * len(white)
+    assert [n for n in read if before[n] == truth[n] != read[n]] == []
+
+
 def test_white_stones_ringed_by_neighbours_stay_white_though_darker_than_the_ring():
     """Board bench tuning seed 5, Spexxx frame 243, live: two white stones between crowded
     small cells, whose ring of board is mostly their neighbours' cyan stones, lie darker

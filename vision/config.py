@@ -335,6 +335,27 @@ class VisionConfig:
     #: (docs/vision.md, 2026-11-28, ninth session).
     white_face_min_share: float = 0.4
     white_face_confidence: float = 0.5
+    #: Such a face under ``white_face_dark_share`` of the step (darker than the board
+    #: around it) reads as the other player it points to by ``white_face_other_share`` of
+    #: that player's step, else empty, with ``white_face_confidence``. Board bench tuning
+    #: seeds 1, 5, 6, 7, Mühle: printed points in glare read white at -0.54 to -0.23, black
+    #: stones at -0.97 to 0.36, white stones from 0.39; along black's step the points go
+    #: 0.14-0.30, 10 of the 17 blacks under 0 0.36-0.67. Only where the board around lies
+    #: within ``white_face_ring_min_cosine`` (BGR) of its print's hue: Mühle's from 0.97;
+    #: Spexxx's two whites under 0 (live, seed 5 243: a ring of neighbours' cyan stones)
+    #: at 0.58 (docs/vision.md, 2026-11-28, tenth session).
+    white_face_dark_share: float = 0.0
+    white_face_other_share: float = 0.35
+    white_face_ring_min_cosine: float = 0.9
+    #: A field read empty whose top face stands out from the board around it (at least
+    #: ``white_empty_min_surround_px`` pixels of it) towards white by ``white_empty_share``
+    #: of white's step reads white, with ``white_face_confidence``
+    #: (:func:`fields.white_stones_read_empty`). Board bench tuning seeds 1, 5, 6, 7,
+    #: Mühle: white stones read empty 0.50-1.22, empty points at most 0.41; their rings
+    #: 238 px or more, Spexxx's 17-138 (there empty silver cells stand out up to 2.3)
+    #: (docs/vision.md, 2026-11-28, tenth session).
+    white_empty_share: float = 0.45
+    white_empty_min_surround_px: int = 200
     #: In a game with stacks, a field read empty whose top face (one piece high, outside
     #: every tower's silhouette grown by ``roof_tower_margin_mm``; its
     #: ``roof_face_top_pct`` lightest pixels along the printed colour, so that a printed

@@ -1358,7 +1358,14 @@ def washed_out_board(rectified: np.ndarray, matrix: np.ndarray, states: list[Fie
     difference from the board adds) is read with at most ``white_face_confidence``: a
     black stone greyed by glare or shade, or the board at a glare spot's edge, differs
     from the board beside it, but not towards white (board bench tuning seeds 1, 5, 6,
-    7, Mühle: such readings up to 0.36, white stones from 0.39)."""
+    7, Mühle: such readings up to 0.36, white stones from 0.39). One that lies under
+    ``white_face_dark_share`` (darker than the board around it) is no white stone at
+    all: it reads, with that confidence, as the other player its difference points to
+    (``roof_min_cosine``) by ``white_face_other_share`` of that player's step, a greyed
+    black stone, or else empty, a printed point in glare whose face keeps the print's
+    dark dot and lines while the glare lifts the board around it more; where the ring
+    has the hue of its print (``white_face_ring_min_cosine``, BGR): between Spexxx's
+    crowded small cells it may be a neighbour's leaning stone."""
     if geometry.surround_idx is None:
         return states
     light = {classes.players[p]: p for p in classes.whitish}
@@ -1379,6 +1386,56 @@ def washed_out_board(rectified: np.ndarray, matrix: np.ndarray, states: list[Fie
         elif towards < config.white_face_min_share:
             out[f] = FieldState(states[f].name, states[f].top_colour, states[f].height,
                                 min(states[f].confidence, config.white_face_confidence))
+    dark = (share >= config.washed_board_share) & (along < config.white_face_dark_share)
+    others = np.array([p for p in range(len(classes.players)) if p not in classes.whitish])
+    if dark.any() and len(others):
+        fields, off = fields[dark], off[dark]
+        printed = classes.board_bgr[geometry.printed[fields]]
+        rings = _surround_medians(rectified, matrix, geometry, fields)
+        board = ((rings * printed).sum(axis=1) >= config.white_face_ring_min_cosine
+                 * np.linalg.norm(rings, axis=1) * np.linalg.norm(printed, axis=1))
+        fields, off, printed = fields[board], off[board], printed[board]
+        best, cosine, other_share = _towards_players(off, np.zeros_like(off), printed,
+                                                     classes.player_bgr[others], config)
+        piece = ((cosine >= config.roof_min_cosine)
+                 & (other_share >= config.white_face_other_share))
+        for f, p, is_piece in zip(fields.tolist(), others[best].tolist(), piece.tolist(),
+                                  strict=True):
+            out[f] = FieldState(states[f].name, classes.players[p] if is_piece else None,
+                                int(is_piece), config.white_face_confidence)
+    return out
+
+
+def white_stones_read_empty(rectified: np.ndarray, matrix: np.ndarray,
+                            states: list[FieldState], geometry: BoardGeometry,
+                            classes: ColourClasses, config: VisionConfig) -> list[FieldState]:
+    """``states`` with the fields read empty whose top face stands out from the board
+    printed around them (:attr:`BoardGeometry.surround_idx`, at least
+    ``white_empty_min_surround_px`` pixels of it) towards a whitish player (``roof_min_cosine``)
+    by ``white_empty_share`` of that player's step from the print read as that player,
+    with ``white_face_confidence``: in a bright or dim frame a white stone on Mühle's tan
+    board may match the board's colour table better than its own, but its face still
+    stands out from the board beside it as a white stone's does (board bench tuning seeds
+    1, 5, 6, 7: such stones 0.50-1.22 of the step, empty points at most 0.41). Spexxx's
+    small cells leave too thin a ring: there empty silver cells stand out as far. The raw
+    ``rectified`` frame normalised by ``matrix`` (3x4) in floats, as
+    :func:`washed_out_board`."""
+    if geometry.surround_idx is None or not classes.whitish:
+        return states
+    fields = np.array([f for f, s in enumerate(states) if not s.height and geometry.playable[f]
+                       and geometry.surround_area[f] >= config.white_empty_min_surround_px],
+                      np.int64)
+    if not len(fields):
+        return states
+    players = np.array(classes.whitish)
+    best, cosine, share = _towards_players(
+        _face_medians(rectified, matrix, geometry, fields),
+        _surround_medians(rectified, matrix, geometry, fields),
+        classes.board_bgr[geometry.printed[fields]], classes.player_bgr[players], config)
+    found = (cosine >= config.roof_min_cosine) & (share >= config.white_empty_share)
+    out = list(states)
+    for f, p in zip(fields[found].tolist(), players[best[found]].tolist(), strict=True):
+        out[f] = FieldState(states[f].name, classes.players[p], 1, config.white_face_confidence)
     return out
 
 

@@ -49,6 +49,7 @@ from vision.fields import (
     washed_out_board,
     washed_out_pieces,
     washed_out_stones,
+    white_stones_read_empty,
 )
 from vision.markers import Localisation, Localiser, NoBoard, project
 from vision.occlusion import (
@@ -351,6 +352,8 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     states = darker_than_neighbours(colour_lab, rectified, matrix, states, geometry,
                                     tracker.classes, config, occlusion.occluded)
     states = washed_out_board(rectified, matrix, states, geometry, tracker.classes, config)
+    states = white_stones_read_empty(rectified, matrix, states, geometry, tracker.classes,
+                                     config)
     # after washed_out_board, which empties magenta and cyan stones glare washed white
     states = washed_out_stones(rectified, matrix, states, geometry, tracker.classes, config)
     states = colourless_faces(rectified, matrix, states, geometry, tracker.classes, config)

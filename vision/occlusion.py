@@ -181,8 +181,9 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
                                               classes, config, ceiling)
         faint_hull = _union(faint_hull, _lines_hidden(lab, towers, bgr, entry, geometry,
                                                       classes, config, ceiling))
-        faint_hull = _union(faint_hull, _symbols_hidden(lab, towers, bgr, entry, symbols,
-                                                        geometry, classes, config, ceiling))
+        faint_hull = _union(faint_hull, _symbols_hidden(
+            lab, towers, bgr, entry, symbols, _union(strict_hull, faint_hull), geometry,
+            classes, config, ceiling))
         # joined to a hand found too: only where no other cue found one, it changed no
         # held-out frame (tuning seeds: 6 covered fields fewer mended, 67 visible fewer hidden)
         faint_hull = _union(faint_hull, _skin_from_entry(lab, usable, entry, bgr, geometry,
@@ -486,7 +487,8 @@ def _lines_hidden(lab: np.ndarray, towers: np.ndarray, bgr: np.ndarray, entry: n
 
 
 def _symbols_hidden(lab: np.ndarray, towers: np.ndarray, bgr: np.ndarray, entry: np.ndarray,
-                    symbols: np.ndarray | None, geometry: BoardGeometry,
+                    symbols: np.ndarray | None, found: np.ndarray | None,
+                    geometry: BoardGeometry,
                     classes: ColourClasses, config: VisionConfig,
                     ceiling: np.ndarray | None = None) -> np.ndarray | None:
     """The hull (:func:`_hulls`) of a hand that hides the symbols printed in the fields
@@ -498,7 +500,8 @@ def _symbols_hidden(lab: np.ndarray, towers: np.ndarray, bgr: np.ndarray, entry:
     against ``symbols_lost_ratio`` times the median of that over the fields judged; lost
     boxes not mostly the board washed by a lamp (``lines_lost_glare_share``) within
     ``lines_lost_group_mm`` of one another are a hand when ``symbols_lost_fields`` of
-    them meet the broken edge (``entry``) within ``symbols_lost_entry_mm``."""
+    them meet the broken edge (``entry``), or the hull of a hand ``found`` by the other
+    cues (its sleeve across the edge: seed 7 frame 317), within ``symbols_lost_entry_mm``."""
     if symbols is None or config.symbols_lost_ratio <= 0:
         return None
     chosen = np.flatnonzero(symbols)
@@ -541,7 +544,9 @@ def _symbols_hidden(lab: np.ndarray, towers: np.ndarray, bgr: np.ndarray, entry:
     for k in np.unique(centres):
         if k and (centres == k).sum() >= config.symbols_lost_fields:
             away = cv2.distanceTransform((groups != k).view(np.uint8), cv2.DIST_L2, 3)
-            if (away.ravel()[entry] <= config.symbols_lost_entry_mm * px).sum() >= needed:
+            reach = config.symbols_lost_entry_mm * px
+            if ((away.ravel()[entry] <= reach).sum() >= needed
+                    or (found is not None and found.any() and away[found > 0].min() <= reach)):
                 hands.append(int(k))
     return _hulls(groups, hands)
 

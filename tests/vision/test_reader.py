@@ -660,3 +660,16 @@ def test_two_symbols_a_lamp_washed_out_at_the_edge_are_no_hand_on_a_photo():
     assert not read_board(rendered.frame, layout, calibration).occluded
     two = replace(VisionConfig(), symbols_lost_fields=2)
     assert read_board(rendered.frame, layout, calibration, two).occluded
+
+
+def test_symbols_hidden_beside_a_sleeve_found_join_its_hand_on_a_photo():
+    """Board bench seed 7 frame 317 (Cuatro): the strict cue finds the sleeve where it
+    crosses the board's edge, but the pale hand beyond it reached 10 covered fields; the
+    symbols it hides, near the sleeve's hull, are the same hand."""
+    layout, calibration, rendered, _ = bench_frame(7, 317)
+    truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.occluded and truly_hidden <= reading.hidden_fields
+    off = replace(VisionConfig(), symbols_lost_ratio=0.0)
+    without = read_board(rendered.frame, layout, calibration, off)
+    assert len(truly_hidden - without.hidden_fields) >= 5

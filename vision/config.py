@@ -644,7 +644,7 @@ class VisionConfig:
     #: unless over ``lines_lost_glare_share`` of the box is the board washed by a lamp.
     #: Lost symbols within ``lines_lost_group_mm`` of one another are a hand when
     #: ``symbols_lost_fields`` of them meet the faint cue's broken edge, or the hull of a
-    #: hand the other cues found (a sleeve across the edge), within
+    #: hand the strict, faint or lost-lines cue found (a sleeve across the edge), within
     #: ``symbols_lost_entry_mm`` (the outermost symbols lie 20-28 mm inside the edge).
     #: Board bench tuning seeds 1, 5, 6, 7, photos: Cuatro hands flagged 122 -> 126 of
     #: 128, covered fields reported 74 -> 29, no false flag more. ``symbols_lost_ratio``

@@ -488,8 +488,7 @@ def _lines_hidden(lab: np.ndarray, towers: np.ndarray, bgr: np.ndarray, entry: n
 
 def _symbols_hidden(lab: np.ndarray, towers: np.ndarray, bgr: np.ndarray, entry: np.ndarray,
                     symbols: np.ndarray | None, found: np.ndarray | None,
-                    geometry: BoardGeometry,
-                    classes: ColourClasses, config: VisionConfig,
+                    geometry: BoardGeometry, classes: ColourClasses, config: VisionConfig,
                     ceiling: np.ndarray | None = None) -> np.ndarray | None:
     """The hull (:func:`_hulls`) of a hand that hides the symbols printed in the fields
     (Cuatro): a pale hand on the cream board is as near its colour as the board's own
@@ -500,8 +499,9 @@ def _symbols_hidden(lab: np.ndarray, towers: np.ndarray, bgr: np.ndarray, entry:
     against ``symbols_lost_ratio`` times the median of that over the fields judged; lost
     boxes not mostly the board washed by a lamp (``lines_lost_glare_share``) within
     ``lines_lost_group_mm`` of one another are a hand when ``symbols_lost_fields`` of
-    them meet the broken edge (``entry``), or the hull of a hand ``found`` by the other
-    cues (its sleeve across the edge: seed 7 frame 317), within ``symbols_lost_entry_mm``."""
+    them meet the broken edge (``entry``), or the hull of a hand ``found`` by the strict,
+    faint or lost-lines cues (its sleeve across the edge: seed 7 frame 317), within
+    ``symbols_lost_entry_mm``."""
     if symbols is None or config.symbols_lost_ratio <= 0:
         return None
     chosen = np.flatnonzero(symbols)
@@ -523,19 +523,20 @@ def _symbols_hidden(lab: np.ndarray, towers: np.ndarray, bgr: np.ndarray, entry:
     lost = judged & (contrast < config.symbols_lost_ratio * np.median(contrast[judged]))
     if lost.sum() < config.symbols_lost_fields:  # most frames
         return None
-    mask = np.zeros((rows, cols), bool)
-    mask[np.broadcast_to(ys[lost], (lost.sum(), ys.shape[1], xs.shape[2])),
-         np.broadcast_to(xs[lost], (lost.sum(), ys.shape[1], xs.shape[2]))] = True
-    unwashed = mask.copy()
+
+    def boxes(which: np.ndarray) -> np.ndarray:
+        mask = np.zeros((rows, cols), bool)
+        for y, x in zip(ys[which], xs[which], strict=True):
+            mask[y, x] = True
+        return mask
+
+    unwashed = boxes(lost)
     _drop_light_effects(unwashed, bgr, geometry, classes, config, ceiling)
     # a box mostly the board washed by a lamp lost its ink to glare
     lost &= unwashed[ys, xs].mean(axis=(1, 2)) >= 1 - config.lines_lost_glare_share
     if lost.sum() < config.symbols_lost_fields:
         return None
-    mask[:] = False
-    for y, x in zip(ys[lost], xs[lost], strict=True):
-        mask[y, x] = True
-    _, components, stats = _components(mask.view(np.uint8))
+    _, components, stats = _components(boxes(lost).view(np.uint8))
     groups, _ = _gathered(components, stats, geometry, stats[:, cv2.CC_STAT_AREA] > 0,
                           config.lines_lost_group_mm)
     centres = groups[ys[lost, half_h, 0], xs[lost, 0, half_w]]

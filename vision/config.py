@@ -666,6 +666,24 @@ class VisionConfig:
     lines_lost_group_mm: float = 45.0
     lines_lost_entry_mm: float = 15.0
     lines_lost_glare_share: float = 0.5
+    #: On a photo of a board with a symbol printed in each field (Cuatro), a hand hides
+    #: them too: a field judged (its ``symbols_lost_box_mm`` box round the centre, the
+    #: symbol's, less than ``hidden_field_fraction`` under a tower) whose lightness in the
+    #: smoothed image lies less than ``symbols_lost_ratio`` times the frame's median of
+    #: that contrast above its ``symbols_lost_percentile`` (the ink's) has lost its symbol,
+    #: unless over ``lines_lost_glare_share`` of the box is the board washed by a lamp.
+    #: Lost symbols within ``lines_lost_group_mm`` of one another are a hand when
+    #: ``symbols_lost_fields`` of them meet the faint cue's broken edge, or the hull of a
+    #: hand the strict, faint or lost-lines cue found (a sleeve across the edge), within
+    #: ``symbols_lost_entry_mm`` (the outermost symbols lie 20-28 mm inside the edge).
+    #: Board bench tuning seeds 1, 5, 6, 7, photos: Cuatro hands flagged 122 -> 126 of
+    #: 128, covered fields reported 74 -> 29, no false flag more. ``symbols_lost_ratio``
+    #: 0: off.
+    symbols_lost_box_mm: tuple[float, float] = (30.0, 14.0)
+    symbols_lost_percentile: float = 1.0
+    symbols_lost_ratio: float = 0.3
+    symbols_lost_entry_mm: float = 40.0
+    symbols_lost_fields: int = 3
     #: On a photo, a pale hand on a pale board (Cuatro's cream) lies as near the print
     #: as the board's own scatter, but its chroma (a, b) is the arm's where it crosses
     #: the board's broken edge (``rim_entry``): that arm's chroma (its entry pixels over

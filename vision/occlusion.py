@@ -135,7 +135,8 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
                    markers_missing: int = 0, change: np.ndarray | None = None,
                    entry: np.ndarray | None = None,
                    ceiling: np.ndarray | None = None,
-                   misfit: MisfitPieces | None = None) -> Occlusion:
+                   misfit: MisfitPieces | None = None,
+                   symbols: np.ndarray | None = None) -> Occlusion:
     """Hidden fields from the smoothed, rectified, normalised board image (BGR and Lab)
     and the mask of the towers read in it (:func:`vision.fields.tower_mask`). With a
     clear view, only what ``change``d from it can be a hand: a patch that was there
@@ -144,7 +145,9 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     a hand close to the board's colour may reach in (:func:`_faint_hand`). ``ceiling``
     is, per channel, what a channel clipped in the frame becomes in ``bgr``. ``misfit``
     (:func:`misfit_pieces`, on a photo) are pieces read that may be the hand's skin:
-    next to a hand found, those of its colour are its parts."""
+    next to a hand found, those of its colour are its parts. ``symbols`` (per field: a
+    symbol is printed at its centre, Cuatro) says where a hand may hide the print
+    (:func:`_symbols_hidden`)."""
     # Unexpected: not the printed board, on plain board where no tower stands (deep
     # shade or glare on a piece match nothing either, and printed edges blur). Judged
     # strictly, on a slightly smoothed image: many skin tones are close to some board
@@ -178,6 +181,9 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
                                               classes, config, ceiling)
         faint_hull = _union(faint_hull, _lines_hidden(lab, towers, bgr, entry, geometry,
                                                       classes, config, ceiling))
+        faint_hull = _union(faint_hull, _symbols_hidden(
+            lab, towers, bgr, entry, symbols, _union(strict_hull, faint_hull), geometry,
+            classes, config, ceiling))
         # joined to a hand found too: only where no other cue found one, it changed no
         # held-out frame (tuning seeds: 6 covered fields fewer mended, 67 visible fewer hidden)
         faint_hull = _union(faint_hull, _skin_from_entry(lab, usable, entry, bgr, geometry,
@@ -478,6 +484,72 @@ def _lines_hidden(lab: np.ndarray, towers: np.ndarray, bgr: np.ndarray, entry: n
             if near.ravel()[entry].sum() >= needed:
                 arms.append(k)
     return _hulls(groups, arms)
+
+
+def _symbols_hidden(lab: np.ndarray, towers: np.ndarray, bgr: np.ndarray, entry: np.ndarray,
+                    symbols: np.ndarray | None, found: np.ndarray | None,
+                    geometry: BoardGeometry, classes: ColourClasses, config: VisionConfig,
+                    ceiling: np.ndarray | None = None) -> np.ndarray | None:
+    """The hull (:func:`_hulls`) of a hand that hides the symbols printed in the fields
+    (Cuatro): a pale hand on the cream board is as near its colour as the board's own
+    scatter (tuning seed 7 frames 89, 101, 149, 541: not flagged), but the dark ink at a
+    field's centre is gone under it, while blur, haze or a lamp's gradient weaken it
+    everywhere alike. Per field judged (its box, ``symbols_lost_box_mm``, clear of
+    towers), the smoothed lightness's median above its ``symbols_lost_percentile``,
+    against ``symbols_lost_ratio`` times the median of that over the fields judged; lost
+    boxes not mostly the board washed by a lamp (``lines_lost_glare_share``) within
+    ``lines_lost_group_mm`` of one another are a hand when ``symbols_lost_fields`` of
+    them meet the broken edge (``entry``), or the hull of a hand ``found`` by the strict,
+    faint or lost-lines cues (its sleeve across the edge: seed 7 frame 317), within
+    ``symbols_lost_entry_mm``."""
+    if symbols is None or config.symbols_lost_ratio <= 0:
+        return None
+    chosen = np.flatnonzero(symbols)
+    if len(chosen) < config.symbols_lost_fields:
+        return None
+    px = geometry.px_per_mm
+    half_w, half_h = (max(1, int(round(v * px / 2))) for v in config.symbols_lost_box_mm)
+    box = geometry.field_box[chosen]
+    rows, cols = lab.shape[:2]
+    ys = np.clip((box[:, 1] + box[:, 3])[:, None] // 2 + np.arange(-half_h, half_h), 0, rows - 1)
+    xs = np.clip((box[:, 0] + box[:, 2])[:, None] // 2 + np.arange(-half_w, half_w), 0, cols - 1)
+    ys, xs = ys[:, :, None], xs[:, None, :]  # (n, h, w) boxes round the fields' centres
+    judged = ((towers[ys, xs] > 0).mean(axis=(1, 2)) <= config.hidden_field_fraction)
+    if judged.sum() < config.symbols_lost_fields:
+        return None
+    low, middle = np.percentile(lab[ys, xs, 0].reshape(len(chosen), -1),
+                                (config.symbols_lost_percentile, 50), axis=1)
+    contrast = middle - low
+    lost = judged & (contrast < config.symbols_lost_ratio * np.median(contrast[judged]))
+    if lost.sum() < config.symbols_lost_fields:  # most frames
+        return None
+
+    def boxes(which: np.ndarray) -> np.ndarray:
+        mask = np.zeros((rows, cols), bool)
+        for y, x in zip(ys[which], xs[which], strict=True):
+            mask[y, x] = True
+        return mask
+
+    unwashed = boxes(lost)
+    _drop_light_effects(unwashed, bgr, geometry, classes, config, ceiling)
+    # a box mostly the board washed by a lamp lost its ink to glare
+    lost &= unwashed[ys, xs].mean(axis=(1, 2)) >= 1 - config.lines_lost_glare_share
+    if lost.sum() < config.symbols_lost_fields:
+        return None
+    _, components, stats = _components(boxes(lost).view(np.uint8))
+    groups, _ = _gathered(components, stats, geometry, stats[:, cv2.CC_STAT_AREA] > 0,
+                          config.lines_lost_group_mm)
+    centres = groups[ys[lost, half_h, 0], xs[lost, 0, half_w]]
+    needed = entry_px(config.faint_hand_entry_mm, config)
+    hands = []
+    for k in np.unique(centres):
+        if k and (centres == k).sum() >= config.symbols_lost_fields:
+            away = cv2.distanceTransform((groups != k).view(np.uint8), cv2.DIST_L2, 3)
+            reach = config.symbols_lost_entry_mm * px
+            if ((away.ravel()[entry] <= reach).sum() >= needed
+                    or (found is not None and found.any() and away[found > 0].min() <= reach)):
+                hands.append(int(k))
+    return _hulls(groups, hands)
 
 
 def _skin_from_entry(lab: np.ndarray, usable: np.ndarray, entry: np.ndarray,

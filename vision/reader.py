@@ -156,6 +156,8 @@ class BoardTracker:
         self._pose: Pose | None = None
         self._geometry_for: np.ndarray | None = None
         self.rim: Rim | None = None  # across the board's edge, for the geometry above
+        #: per field: a symbol is printed at its centre (Cuatro), which a hand hides
+        self.symbols = np.array([bool(f.attrs.get("symbol")) for f in layout.fields.values()])
         self.clear: ClearView | None = None
         self._previous: ClearView | None = None
         self._still = 0
@@ -462,7 +464,7 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
         towers = tower_mask([s.height for s in states], geometry, config.tower_margin_mm)
         foreign = find_occlusion(smoothed(normalised, geometry, config), lab, geometry,
                                  tracker.classes, towers, config, missing, change, entry,
-                                 ceiling, misfit)
+                                 ceiling, misfit, tracker.symbols)
     seen = foreign.hidden_fields - foreign.faint
     tracker.follow(lab, clear_view(lab, states, geometry, config), bool(seen),
                    moved.occluded, relocalised, geometry, moved.hidden_fields, seen,

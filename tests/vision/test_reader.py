@@ -610,13 +610,14 @@ def test_a_pale_hand_on_cuatros_cream_board_is_a_hand_on_a_photo(seed, index):
     """A pale hand on Cuatro's cream board lies as near the print as the board's own
     scatter (board bench seed 6 frames 29, 253: not flagged, 11 and 15 covered fields
     reported), but its chroma is its arm's where that crosses the board's broken edge.
-    The same table without the hand is not flagged."""
+    The same table without the hand is not flagged. (Frame 29's hand also hides the
+    symbols of the fields it covers, :func:`vision.occlusion._symbols_hidden`: off here.)"""
     layout, calibration, rendered, before = bench_frame(seed, index)
     truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
     reading = read_board(rendered.frame, layout, calibration)
     assert reading.occluded and truly_hidden <= reading.hidden_fields
     assert len(reading.hidden_fields - truly_hidden) <= 3
-    off = replace(VisionConfig(), entry_skin_ratio=0.0)
+    off = replace(VisionConfig(), entry_skin_ratio=0.0, symbols_lost_ratio=0.0)
     assert not read_board(rendered.frame, layout, calibration, off).occluded
     assert not read_board(before.frame, layout, calibration).occluded
 
@@ -633,3 +634,43 @@ def test_a_board_tinted_like_an_arm_is_no_hand_on_a_photo(seed, index):
     assert not read_board(rendered.frame, layout, calibration).occluded
     loose = replace(VisionConfig(), entry_skin_fill=0.2, print_align_three_max_shift_mm=0.0)
     assert read_board(rendered.frame, layout, calibration, loose).occluded
+
+
+@pytest.mark.parametrize(("seed", "index"), [(7, 89), (7, 101)])
+def test_a_pale_hand_hiding_cuatros_symbols_is_a_hand_on_a_photo(seed, index):
+    """A pale hand on Cuatro's cream board that neither colour cue finds (board bench
+    seed 7 frames 89, 101: not flagged, 8 covered fields reported each) hides the
+    symbols printed in the fields it covers, and the arm crosses the board's broken
+    edge. The same table without the hand is not flagged."""
+    layout, calibration, rendered, before = bench_frame(seed, index)
+    truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.occluded and truly_hidden <= reading.hidden_fields
+    assert len(reading.hidden_fields - truly_hidden) <= 1
+    off = replace(VisionConfig(), symbols_lost_ratio=0.0)
+    assert not read_board(rendered.frame, layout, calibration, off).occluded
+    assert not read_board(before.frame, layout, calibration).occluded
+
+
+def test_two_symbols_a_lamp_washed_out_at_the_edge_are_no_hand_on_a_photo():
+    """Board bench seed 7 frame 413 (Cuatro, no hand): a lamp's reflection at the board's
+    edge washes out one symbol and a tower read as empty beside it shows no ink; two
+    fields are not a hand, three are."""
+    layout, calibration, rendered, _ = bench_frame(7, 413)
+    assert not any(t.occluded for t in rendered.truth.fields.values())
+    assert not read_board(rendered.frame, layout, calibration).occluded
+    two = replace(VisionConfig(), symbols_lost_fields=2)
+    assert read_board(rendered.frame, layout, calibration, two).occluded
+
+
+def test_symbols_hidden_beside_a_sleeve_found_join_its_hand_on_a_photo():
+    """Board bench seed 7 frame 317 (Cuatro): the strict cue finds the sleeve where it
+    crosses the board's edge, but the pale hand beyond it reached 10 covered fields; the
+    symbols it hides, near the sleeve's hull, are the same hand."""
+    layout, calibration, rendered, _ = bench_frame(7, 317)
+    truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.occluded and truly_hidden <= reading.hidden_fields
+    off = replace(VisionConfig(), symbols_lost_ratio=0.0)
+    without = read_board(rendered.frame, layout, calibration, off)
+    assert len(truly_hidden - without.hidden_fields) >= 5

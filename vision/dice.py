@@ -53,6 +53,12 @@ class DiceConfig:
     link_on_closing: bool = False  # follow lines on the pip-filled image (for tiny dice)
     pip_clearance: float = 0.8  # pip diameters round a pip left out when following a line
     pip_size_ratio: float = 1.6  # largest / smallest pip diameter within one face
+    # top view: ... within a face of many_pips or more, which is read at confidence 0 past
+    # pip_size_ratio: a blurred 6's columns run into bars and are cut into pips of unlike
+    # size, and a 5's or 6's pattern is hard to make of two faces' pips (a 4's corners are
+    # not: a dim 5 was read as a 4 of pips 2 x unlike); 0: pip_size_ratio
+    many_pip_size_ratio: float = 0.0
+    many_pips: int = 5
     pattern_tolerance: float = 0.28  # of the face's pip spread, for the die-pattern check
     border_margin: float = 1.5  # pip diameters: a face this close to the frame edge is cut
     single_ring: float = 2.6  # pip radii: where a lone pip's body ring is sampled
@@ -2111,7 +2117,10 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     even body: beside a darker side face the closing is uneven round a row of pips near the
     die's edge, and that dropped blurred 6s."""
     sizes = [pips[i].diameter for i in face.members]
-    if max(sizes) > config.pip_size_ratio * min(sizes):
+    ratio = (config.many_pip_size_ratio
+             if len(sizes) >= config.many_pips and config.many_pip_size_ratio
+             else config.pip_size_ratio)
+    if max(sizes) > ratio * min(sizes):
         return False
     c, s = math.cos(face.angle), math.sin(face.angle)
     rot = np.array([[c, -s], [s, c]])

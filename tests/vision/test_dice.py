@@ -17,6 +17,7 @@ from tests.conftest import DICE_PHOTOS
 from vision.dice import (
     DiceConfig,
     DiceInputError,
+    DieReading,
     GridFace,
     Pip,
     StillReads,
@@ -993,3 +994,37 @@ def test_leaning_die_read_with_its_own_value_is_unsure(seed: int, value: int, ch
     lean_before, flat_before = _leaning_confidences(
         scene, dataclasses.replace(TABLE, **{check: 0.0}), value=value)
     assert lean_before > sure_before and flat_before == flat
+
+
+def _six_read(scene, config: DiceConfig) -> DieReading | None:
+    """The reading at the one flat 6 of a bench scene (``_bench_scene``), if any."""
+    out, area_px, area_mm = scene
+    six = [d for d in out.truth.dice if d.value == 6 and d.visible and not d.leaning]
+    assert len(six) == 1
+    near = [r for r in read_dice(out.frame, area_px, config, area_mm)
+            if math.dist(r.centre, six[0].centre_px) < 12]
+    return near[0] if near else None
+
+
+@pytest.mark.parametrize("seed", [1149, 1342])
+def test_six_of_unlike_pips_is_read_unsure(seed: int) -> None:
+    """Blurred 6s whose columns run into bars, cut into pips 1.65 and 2.3 times unlike in
+    size (hard tuning seeds 1149 and 1342: past ``pip_size_ratio``, unreadable). A 6's
+    pattern is hard to make of two faces' pips, so up to ``many_pip_size_ratio`` it is
+    read, at confidence 0: unlike pips may still be another face's."""
+    scene = _bench_scene(seed, hard=True)
+    six = _six_read(scene, TABLE)
+    assert six is not None and six.value == 6 and six.confidence < 0.5
+    before = _six_read(scene, dataclasses.replace(TABLE, many_pip_size_ratio=0.0))
+    assert before is None or before.value is None
+
+
+def test_four_of_unlike_pips_is_not_read() -> None:
+    """A dim, blurred 5 beside a 6 (hard tuning seed 1388): four of their pips, 1.9 times
+    unlike in size, make a 4's corners, which two faces' pips can: past ``pip_size_ratio``
+    only faces of ``many_pips`` (5) are read."""
+    read, true = _bench_values(1388, hard=True)
+    assert 4 not in true and 4 not in read
+    out, area_px, area_mm = _bench_scene(1388, hard=True)
+    loose = dataclasses.replace(TABLE, many_pips=4)
+    assert 4 in [r.value for r in read_dice(out.frame, area_px, loose, area_mm)]

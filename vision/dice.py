@@ -203,6 +203,7 @@ class DiceConfig:
     # blurred pip's contrast far under min_contrast; 0: off
     faint_contrast: float = 0.0
     faint_roundness: float = 0.75  # least mean roundness of such a face's pips
+    faint_many_roundness: float = 0.0  # ... of a face of many_pips or more; 0: faint_roundness
     # ... their merged blobs split at these shares of their contrast, bars of pips not cut
     # (each split level and the cutting cost as much as the faint search itself)
     faint_split_levels: tuple[float, ...] = (0.5,)
@@ -1301,9 +1302,11 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
                            nadir):
             edge = f.pitch / config.pip_pitch_share
             members = [pips[i] for i in f.members]
+            least = (config.faint_many_roundness
+                     if len(members) >= config.many_pips and config.faint_many_roundness
+                     else config.faint_roundness)
             if (f.value and len(members) >= 2 and any(new[i] for i in f.members)
-                    and sum(p.roundness for p in members) / len(members)
-                    >= config.faint_roundness
+                    and sum(p.roundness for p in members) / len(members) >= least
                     and all(np.linalg.norm(np.asarray(f.centre) - c) >= config.side_overlap
                             * max(edge, e) for c, e in strong)
                     and all(_explains(f, q, edge, config) for q in unread)):

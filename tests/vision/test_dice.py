@@ -1042,3 +1042,14 @@ def test_sharp_five_is_not_taken_into_a_six_of_unlike_pips() -> None:
             Die(443.5, 219.5, 4, 283.0, **white)]
     assert _read_in_bench_scene(8108, dice) == [2, 4, 5, 6, 6]
 
+
+def test_faint_five_of_pips_less_round_is_read() -> None:
+    """A dim, blurred 5 whose pips are found only over ``faint_contrast`` (hard tuning seed
+    1130), 0.7-0.75 round on average, under ``faint_roundness`` (0.75; a faint 2-4 that
+    round can be made of blobs round far dice, `test_faint_pips_need_to_be_round`). A 5's
+    or 6's pattern is not, so from ``faint_many_roundness`` (0.7) it is read, unsure."""
+    scene = _bench_scene(1130, hard=True)
+    five = _read_at(scene, TABLE, 5)
+    assert five is not None and five.value == 5 and five.confidence < 0.5
+    before = _read_at(scene, dataclasses.replace(TABLE, faint_many_roundness=0.0), 5)
+    assert before is None or before.value is None

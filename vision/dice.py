@@ -53,6 +53,13 @@ class DiceConfig:
     link_on_closing: bool = False  # follow lines on the pip-filled image (for tiny dice)
     pip_clearance: float = 0.8  # pip diameters round a pip left out when following a line
     pip_size_ratio: float = 1.6  # largest / smallest pip diameter within one face
+    # top view: ... within a face of many_pips or more fitted to pips no face of alike pips
+    # takes, read at confidence 0 past pip_size_ratio: a blurred 6's columns run into bars
+    # and are cut into pips of unlike size, and a 5's or 6's pattern is hard to make of two
+    # faces' pips (a 4's corners are not: a dim 5 was read as a 4 of pips 1.9 x unlike; and
+    # taken first, a 6 of a sharp 5's pips and a pip beside it took that 5); 0: pip_size_ratio
+    many_pip_size_ratio: float = 0.0
+    many_pips: int = 5
     pattern_tolerance: float = 0.28  # of the face's pip spread, for the die-pattern check
     border_margin: float = 1.5  # pip diameters: a face this close to the frame edge is cut
     single_ring: float = 2.6  # pip radii: where a lone pip's body ring is sampled
@@ -196,6 +203,7 @@ class DiceConfig:
     # blurred pip's contrast far under min_contrast; 0: off
     faint_contrast: float = 0.0
     faint_roundness: float = 0.75  # least mean roundness of such a face's pips
+    faint_many_roundness: float = 0.0  # ... of a face of many_pips or more; 0: faint_roundness
     # ... their merged blobs split at these shares of their contrast, bars of pips not cut
     # (each split level and the cutting cost as much as the faint search itself)
     faint_split_levels: tuple[float, ...] = (0.5,)
@@ -1294,9 +1302,11 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
                            nadir):
             edge = f.pitch / config.pip_pitch_share
             members = [pips[i] for i in f.members]
+            least = (config.faint_many_roundness
+                     if len(members) >= config.many_pips and config.faint_many_roundness
+                     else config.faint_roundness)
             if (f.value and len(members) >= 2 and any(new[i] for i in f.members)
-                    and sum(p.roundness for p in members) / len(members)
-                    >= config.faint_roundness
+                    and sum(p.roundness for p in members) / len(members) >= least
                     and all(np.linalg.norm(np.asarray(f.centre) - c) >= config.side_overlap
                             * max(edge, e) for c, e in strong)
                     and all(_explains(f, q, edge, config) for q in unread)):
@@ -1823,7 +1833,9 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfi
     explains are reported as one unreadable face per cluster of three or more
     (``min_unreadable_pips``) that fits on one die; fewer, or a longer chain (a dotted line),
     are dropped as not a die. With ``nadir`` (the table point under the lens, mm), a 2 or 3
-    that is a 1 with its die's side pips (`_one_with_side_pips`) is left to that 1."""
+    that is a 1 with its die's side pips (`_one_with_side_pips`) is left to that 1. With
+    ``many_pip_size_ratio``, 5s and 6s of pips more unlike than ``pip_size_ratio`` are
+    fitted last, from the pips left (`_Judge.plausible_unlike`)."""
     if throw is not None:  # the dice of one throw are one size: a fit of another size mixes
         pitch, pip = throw  # faces; a side face's pips are foreshortened, smaller than the tops'
         candidates = [f for f in candidates
@@ -1834,6 +1846,10 @@ def fit_faces(pips: list[Pip], pts: np.ndarray, judge: _Judge, config: DiceConfi
     if nadir is not None:
         candidates = [f for f in candidates if not judge.one_with_side_pips(f, nadir)]
     faces = _select(candidates, judge.plausible)
+    if config.many_pip_size_ratio:  # then 5s and 6s of unlike pips from the pips left
+        used = {i for f in faces for i in f.members}
+        faces += _select([f for f in candidates if len(f.members) >= config.many_pips
+                          and used.isdisjoint(f.members)], judge.plausible_unlike)
     if throw is not None and config.one_at_throw_pitch:
         faces = [replace(f, pitch=throw[0]) if len(f.members) == 1 else f for f in faces]
     faces = [replace(f, value=None) if len(f.members) >= 4
@@ -2068,6 +2084,7 @@ class _Judge:
         self.pips, self.pts, self.closed, self.hat = pips, pts, closed, hat
         self.config, self.to_px, self.nadir_px = config, to_px, nadir_px
         self._plausible: dict[GridFace, bool] = {}
+        self._unlike: dict[GridFace, bool] = {}
         self._squareness: dict[GridFace, float] = {}
         self._side_ones: dict[GridFace, bool] = {}
         self._near: list[list[bool]] | None = None
@@ -2078,6 +2095,15 @@ class _Judge:
         if judged is None:
             judged = self._plausible[face] = _face_plausible(
                 face, self.pips, self.closed, self.hat, self.config, self.to_px, self.nadir_px)
+        return judged
+
+    def plausible_unlike(self, face: GridFace) -> bool:
+        """`_face_plausible` with pips up to ``many_pip_size_ratio`` unlike."""
+        judged = self._unlike.get(face)
+        if judged is None:
+            judged = self._unlike[face] = _face_plausible(
+                face, self.pips, self.closed, self.hat, _unlike_config(self.config),
+                self.to_px, self.nadir_px)
         return judged
 
     def squareness(self, face: GridFace) -> float:
@@ -2101,6 +2127,12 @@ class _Judge:
                 * (1 + self.config.lattice_tolerance)
             self._near = (distances(self.pts) <= reach).tolist()
         return self._near
+
+
+@lru_cache(maxsize=8)
+def _unlike_config(config: DiceConfig) -> DiceConfig:
+    """``config`` with ``pip_size_ratio`` at ``many_pip_size_ratio`` (`_Judge.plausible_unlike`)."""
+    return replace(config, pip_size_ratio=config.many_pip_size_ratio)
 
 
 def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np.ndarray,

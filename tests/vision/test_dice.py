@@ -17,6 +17,7 @@ from tests.conftest import DICE_PHOTOS
 from vision.dice import (
     DiceConfig,
     DiceInputError,
+    DieReading,
     GridFace,
     Pip,
     StillReads,
@@ -993,3 +994,62 @@ def test_leaning_die_read_with_its_own_value_is_unsure(seed: int, value: int, ch
     lean_before, flat_before = _leaning_confidences(
         scene, dataclasses.replace(TABLE, **{check: 0.0}), value=value)
     assert lean_before > sure_before and flat_before == flat
+
+
+def _read_at(scene, config: DiceConfig, value: int) -> DieReading | None:
+    """The reading at the one flat die showing ``value`` in a bench scene
+    (``_bench_scene``), if any."""
+    out, area_px, area_mm = scene
+    die = [d for d in out.truth.dice if d.value == value and d.visible and not d.leaning]
+    assert len(die) == 1
+    near = [r for r in read_dice(out.frame, area_px, config, area_mm)
+            if math.dist(r.centre, die[0].centre_px) < 12]
+    return near[0] if near else None
+
+
+@pytest.mark.parametrize("seed", [1149, 1342])
+def test_six_of_unlike_pips_is_read_unsure(seed: int) -> None:
+    """Blurred 6s whose columns run into bars, cut into pips 1.65 and 2.3 times unlike in
+    size (hard tuning seeds 1149 and 1342: past ``pip_size_ratio``, unreadable). A 6's
+    pattern is hard to make of two faces' pips, so up to ``many_pip_size_ratio`` it is
+    read, at confidence 0: unlike pips may still be another face's."""
+    scene = _bench_scene(seed, hard=True)
+    six = _read_at(scene, TABLE, 6)
+    assert six is not None and six.value == 6 and six.confidence < 0.5
+    before = _read_at(scene, dataclasses.replace(TABLE, many_pip_size_ratio=0.0), 6)
+    assert before is None or before.value is None
+
+
+def test_four_of_unlike_pips_is_not_read() -> None:
+    """A dim, blurred 5 beside a 6 (hard tuning seed 1388): four of their pips, 1.9 times
+    unlike in size, make a 4's corners, which two faces' pips can: past ``pip_size_ratio``
+    only faces of ``many_pips`` (5) are read."""
+    read, true = _bench_values(1388, hard=True)
+    assert 4 not in true and 4 not in read
+    out, area_px, area_mm = _bench_scene(1388, hard=True)
+    loose = dataclasses.replace(TABLE, many_pips=4)
+    assert 4 in [r.value for r in read_dice(out.frame, area_px, loose, area_mm)]
+
+
+def test_sharp_five_is_not_taken_into_a_six_of_unlike_pips() -> None:
+    """A sharp white 5 beside a 4 (throw_counting seed 8108, the last rest: read at 0.88):
+    fitted before the 5 (more pips first), a 6 of its pips and a pip beside it, within
+    2.5 x unlike, took them and the 5 was unreadable. 5s and 6s of unlike pips
+    (``many_pip_size_ratio``) are fitted from the pips no face of alike pips takes."""
+    white = {"body": "#f4f1ea", "pips": "#151515", "size_mm": 15.19}
+    dice = [Die(457.6, 237.3, 5, 18.5, **white), Die(486.4, 249.5, 2, 317.0, **white),
+            Die(451.7, 54.4, 6, 169.8, **white), Die(466.1, 181.9, 6, 144.0, **white),
+            Die(443.5, 219.5, 4, 283.0, **white)]
+    assert _read_in_bench_scene(8108, dice) == [2, 4, 5, 6, 6]
+
+
+def test_faint_five_of_pips_less_round_is_read() -> None:
+    """A dim, blurred 5 whose pips are found only over ``faint_contrast`` (hard tuning seed
+    1130), 0.7-0.75 round on average, under ``faint_roundness`` (0.75; a faint 2-4 that
+    round can be made of blobs round far dice, `test_faint_pips_need_to_be_round`). A 5's
+    or 6's pattern is not, so from ``faint_many_roundness`` (0.7) it is read, unsure."""
+    scene = _bench_scene(1130, hard=True)
+    five = _read_at(scene, TABLE, 5)
+    assert five is not None and five.value == 5 and five.confidence < 0.5
+    before = _read_at(scene, dataclasses.replace(TABLE, faint_many_roundness=0.0), 5)
+    assert before is None or before.value is None

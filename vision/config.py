@@ -380,6 +380,15 @@ class VisionConfig:
     #: 81 or more apart; a colour learned off an empty field lies within a few).
     roof_min_step: float = 40.0
     roof_tower_margin_mm: float = 3.0
+    #: In a game with stacks, a piece read unsure whose top face (one piece high) stands
+    #: out from its own square's print around it (outside every tower read, its own
+    #: included) by less than this share of the step from that print to the colour read
+    #: is the print taken for a piece and reads empty, as unsure as before
+    #: (:func:`fields.print_read_as_pieces`; board bench tuning seeds 1, 5, 6, 7, Just 4
+    #: Fun: orange and lime squares read as yellow towers in overexposed or dim frames
+    #: stood out 0.04-0.27 of the step, towers read right and unsure from 0.26:
+    #: docs/vision.md, 2026-11-28, tenth session).
+    print_piece_share: float = 0.2
     #: In a game without stacks, a field read empty whose board printed around it
     #: (``washed_surround_mm``) lies at this much of its print or more (summed B, G, R:
     #: a lamp's glare) is judged as a roof is, its top face's median against that board,

@@ -1556,6 +1556,52 @@ def _lab_of(bgr: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(pixels, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float64)
 
 
+def print_read_as_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState],
+                         geometry: BoardGeometry, classes: ColourClasses,
+                         config: VisionConfig) -> list[FieldState]:
+    """``states`` with the pieces read unsure whose top face one piece high stands out
+    from their own square's print around it (outside every tower read, its own included,
+    grown by ``roof_tower_margin_mm``) by less than ``print_piece_share`` of the step from
+    that print to the colour read read empty, as unsure as before. An overexposed or dim
+    frame moves a printed orange or lime square towards yellow in the colour tables, and
+    the square reads as a yellow tower; a piece there differs from the print beside it by
+    its own colour. The raw ``rectified`` frame normalised by ``matrix`` (3x4) in floats,
+    as :func:`washed_out_pieces`. Games with stacks."""
+    if geometry.square_idx is None:
+        return states
+    read = np.array([f for f, s in enumerate(states)
+                     if s.height and s.confidence < config.uncertain_below], np.int64)
+    if not len(read):
+        return states
+    towers = tower_mask([s.height for s in states], geometry,
+                        config.roof_tower_margin_mm).ravel()
+    ends = np.cumsum(geometry.square_area)
+    square, square_of = _runs(geometry.square_idx, ends[read] - geometry.square_area[read],
+                              ends[read], towers)
+    square_px = np.bincount(square_of, minlength=len(read))
+    judged = square_px >= config.roof_min_face_px
+    if not judged.any():
+        return states
+    keep = judged[square_of]
+    square, square_of = square[keep], (np.cumsum(judged) - 1)[square_of[keep]]
+    read = read[judged]
+    flat = rectified.reshape(-1, 3)
+    scale, lift = np.diag(matrix)[:3], matrix[:, 3]
+    around = np.stack([_medians_of_runs(flat[square, c], square_of, square_px[judged])
+                       for c in range(3)], axis=1) * scale + lift
+    top_ends = np.cumsum(geometry.top_area)
+    segs = read * geometry.max_height  # one piece high
+    faces = _normalised_medians(rectified, matrix, geometry.top_idx,
+                                top_ends[segs] - geometry.top_area[segs], top_ends[segs])
+    players = np.array([classes.players.index(states[f].top_colour) for f in read])
+    step = classes.player_bgr[players] - classes.board_bgr[geometry.printed[read]]
+    share = _board_share(faces - around, step)
+    out = list(states)
+    for f in read[share < config.print_piece_share].tolist():
+        out[f] = FieldState(states[f].name, None, 0, states[f].confidence)
+    return out
+
+
 def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState],
                       geometry: BoardGeometry, classes: ColourClasses,
                       config: VisionConfig) -> list[FieldState]:

@@ -42,6 +42,7 @@ from vision.fields import (
     frame_colour_pieces,
     look_alike_pieces,
     pale_colourful_pieces,
+    print_read_as_pieces,
     read_fields,
     sample_profiles,
     split_lightness,
@@ -363,6 +364,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     # a hue of its own (Spexxx's red cells: seed 1 frame 115)
     if not occlusion.occluded:
         states = pale_colourful_pieces(colour_lab, states, geometry, tracker.classes, config)
+    states = print_read_as_pieces(rectified, matrix, states, geometry, tracker.classes, config)
     states = washed_out_pieces(rectified, matrix, states, geometry, tracker.classes, config)
     # a field that looks changed while its reading is not may hold a piece the reader
     # missed: say so by its confidence

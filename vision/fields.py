@@ -1422,9 +1422,7 @@ def white_stones_read_empty(rectified: np.ndarray, matrix: np.ndarray,
     :func:`washed_out_board`."""
     if geometry.surround_idx is None or not classes.whitish:
         return states
-    fields = np.array([f for f, s in enumerate(states) if not s.height and geometry.playable[f]
-                       and geometry.surround_area[f] >= config.white_empty_min_surround_px],
-                      np.int64)
+    fields = _empty_ringed(states, geometry, config.white_empty_min_surround_px)
     if not len(fields):
         return states
     players = np.array(classes.whitish)
@@ -1437,6 +1435,14 @@ def white_stones_read_empty(rectified: np.ndarray, matrix: np.ndarray,
     for f, p in zip(fields[found].tolist(), players[best[found]].tolist(), strict=True):
         out[f] = FieldState(states[f].name, classes.players[p], 1, config.white_face_confidence)
     return out
+
+
+def _empty_ringed(states: list[FieldState], geometry: BoardGeometry, min_px: float
+                  ) -> np.ndarray:
+    """The fields read empty that a piece may lie on with at least ``min_px`` pixels of
+    board printed around them (:attr:`BoardGeometry.surround_idx`) to judge a face by."""
+    return np.array([f for f, s in enumerate(states) if not s.height and geometry.playable[f]
+                     and geometry.surround_area[f] >= min_px], np.int64)
 
 
 def _board_offsets(rectified: np.ndarray, matrix: np.ndarray, fields: np.ndarray,
@@ -1498,9 +1504,7 @@ def washed_out_stones(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
     normalised by ``matrix`` (3x4) in floats, as :func:`washed_out_board`."""
     if geometry.surround_idx is None or not classes.colourful:
         return states
-    fields = np.array([f for f, s in enumerate(states) if not s.height and geometry.playable[f]
-                       and geometry.surround_area[f] >= config.washed_min_surround_px],
-                      np.int64)
+    fields = _empty_ringed(states, geometry, config.washed_min_surround_px)
     if not len(fields):
         return states
     printed = classes.board_bgr[geometry.printed[fields]]

@@ -399,7 +399,7 @@ class VisionConfig:
     #: docs/vision.md, 2026-11-28, ninth session). In a game with stacks, a field with no
     #: printed symbol whose own square lies this far over its print is judged by its whole
     #: face's median, not its lightest tenth (:func:`fields.washed_out_pieces`; tuning
-    #: seeds 1, 5, 6, 7, Just 4 Fun: pieces read empty in glare 1.21-1.91, no empty square
+    #: seeds 1, 5, 6, 7, Just 4 Fun: pieces read empty in glare 1.12-1.91, no empty square
     #: over 1.10 whose whole face points to a player: docs/vision.md, 2026-11-28, tenth
     #: session).
     glare_stone_lift: float = 1.3

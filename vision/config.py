@@ -396,7 +396,12 @@ class VisionConfig:
     #: ``roof_min_step`` and ``roof_piece_confidence`` (:func:`fields.washed_out_stones`;
     #: board bench tuning seeds 1, 5, 6, 7, Spexxx: such stones read empty in glare at
     #: 1.34-2.33, the empty cells pointing as far towards them at most 1.12:
-    #: docs/vision.md, 2026-11-28, ninth session).
+    #: docs/vision.md, 2026-11-28, ninth session). In a game with stacks, a field with no
+    #: printed symbol whose own square lies this far over its print is judged by its whole
+    #: face's median, not its lightest tenth (:func:`fields.washed_out_pieces`; tuning
+    #: seeds 1, 5, 6, 7, Just 4 Fun: pieces read empty in glare 1.12-1.91, no empty square
+    #: over 1.10 whose whole face points to a player: docs/vision.md, 2026-11-28, tenth
+    #: session).
     glare_stone_lift: float = 1.3
     #: In a game without stacks, a piece read surely as a colourful player (magenta,
     #: cyan) whose top face's median holds less than ``colour_face_min_chroma`` of that

@@ -1607,8 +1607,8 @@ def print_read_as_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list
 
 
 def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState],
-                      geometry: BoardGeometry, classes: ColourClasses,
-                      config: VisionConfig) -> list[FieldState]:
+                      geometry: BoardGeometry, classes: ColourClasses, config: VisionConfig,
+                      symbols: np.ndarray) -> list[FieldState]:
     """``states`` with the fields read empty whose top face stands out from their own
     square's print around it towards a player's colour (see ``roof_piece_share``) read as
     that player's piece, one high and unsure (the height is not seen), or, less far,
@@ -1616,9 +1616,12 @@ def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
     that its labels match the board, but it adds the same to the print beside it: the
     difference keeps the piece's own direction. Measured on the raw ``rectified`` frame
     normalised by ``matrix`` (3x4) in floats, as :func:`washed_out_board`. Cuatro prints
-    a dark symbol under the face: only the face's lightest pixels along the print are
-    compared. Games with stacks; towers that lean over a face or a square (grown for
-    pieces lying off centre) are left out of both."""
+    a dark symbol under the face (``symbols``, per field): only the face's lightest pixels
+    along the print are compared. A field with no symbol whose square a lamp's glare lifts
+    (``glare_stone_lift``) is judged by its whole face: the lightest tenth of a piece
+    there is the glare's own sheen, the piece's colour lies in the rest. Games with
+    stacks; towers that lean over a face or a square (grown for pieces lying off centre)
+    are left out of both."""
     if geometry.square_idx is None:
         return states
     empty = np.array([f for f, s in enumerate(states) if not s.height], np.int64)
@@ -1655,6 +1658,14 @@ def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
         np.stack([_medians_of_runs(flat[px, c], of, np.bincount(of, minlength=len(empty)))
                   for c in range(3)], axis=1) * scale + lift
         for px, of in ((lightest, lightest_of), (square, square_of)))
+    whole = ~symbols[empty] & (around.sum(axis=1)
+                               >= config.glare_stone_lift * printed.sum(axis=1))
+    if whole.any():
+        picked = whole[face_of]
+        faces[whole] = np.stack([_medians_of_runs(flat[face[picked], c],
+                                                  (np.cumsum(whole) - 1)[face_of[picked]],
+                                                  face_px[judged][whole])
+                                 for c in range(3)], axis=1) * scale + lift
     player, cosine, share = _towards_players(faces, around, printed, classes.player_bgr, config)
     out = list(states)
     for f, p, seen, fit in zip(empty.tolist(), player.tolist(), share.tolist(),

@@ -365,7 +365,8 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     if not occlusion.occluded:
         states = pale_colourful_pieces(colour_lab, states, geometry, tracker.classes, config)
     states = print_read_as_pieces(rectified, matrix, states, geometry, tracker.classes, config)
-    states = washed_out_pieces(rectified, matrix, states, geometry, tracker.classes, config)
+    states = washed_out_pieces(rectified, matrix, states, geometry, tracker.classes, config,
+                               tracker.symbols)
     # a field that looks changed while its reading is not may hold a piece the reader
     # missed: say so by its confidence
     fields = {s.name: FieldReading(s.name, s.top_colour, s.height,

@@ -949,3 +949,28 @@ def test_print_read_as_yellow_towers_reads_empty(seed, index, printed):
     assert [read[n] for n in printed] == [(None, 0)] * len(printed)
     assert [n for n in printed if reading.fields[n].confidence >= config.uncertain_below] == []
     assert [n for n, r in blind.items() if r == truth[n] and read[n] != r] == []
+
+
+@pytest.mark.parametrize("index,washed", [
+    (228, {"F1": "green"}),
+    (408, {"B2": "red"}),
+    (528, {"A4": "red"}),
+])
+def test_just4fun_pieces_in_glare_judged_by_the_whole_face(index, washed):
+    """Board bench tuning seed 1: a lamp's glare (0.7 over them) washes Just 4 Fun's
+    pieces towards their square, 1.6-1.8x its print: they read empty (528 A4 surely).
+    The face's lightest tenth, which Cuatro's symbol asks for, is the glare's sheen and
+    points to no player; the whole face still points to the piece's colour: they read as
+    it, one high and unsure, and no field read right without it reads wrong."""
+    layout, calibration, rendered, _ = bench_frame(1, index)
+    truth = field_states(rendered.truth)
+    assert {n: truth[n][0] for n in washed} == washed
+    config = VisionConfig()
+    blind = read_states(read_board(rendered.frame, layout, calibration,
+                                   replace(config, glare_stone_lift=np.inf)))
+    assert [blind[n] for n in washed] == [(None, 0)] * len(washed)
+    reading = read_board(rendered.frame, layout, calibration, config)
+    read = read_states(reading)
+    assert {n: read[n] for n in washed} == {n: (c, 1) for n, c in washed.items()}
+    assert [n for n in washed if reading.fields[n].confidence >= config.uncertain_below] == []
+    assert [n for n, r in blind.items() if r == truth[n] and read[n] != r] == []

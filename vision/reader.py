@@ -160,6 +160,9 @@ class BoardTracker:
         #: per field: a symbol is printed at its centre (Cuatro), which a hand hides
         self.symbols = np.array([bool(f.attrs.get("symbol")) for f in layout.fields.values()])
         self.clear: ClearView | None = None
+        #: the camera frame the clear view was last taken whole from: what lay across the
+        #: board's edge then is no arm reaching in now (:func:`_crossed`)
+        self.clear_frame: np.ndarray | None = None
         self._previous: ClearView | None = None
         self._still = 0
         self._lingering: dict[str, int] = {}  # field -> frames its change has held still
@@ -182,7 +185,8 @@ class BoardTracker:
                relocalised: bool, geometry: BoardGeometry,
                hidden_by_change: frozenset[str] = frozenset(),
                hidden: frozenset[str] = frozenset(),
-               doubtful: frozenset[str] = frozenset()) -> None:
+               doubtful: frozenset[str] = frozenset(),
+               frame: np.ndarray | None = None) -> None:
         """Keep the clear view up to date with this frame's smoothed Lab image (and its
         ``view``): the first frame with no hand seen, then the board once it has held
         still for ``clear_view_refresh_frames`` frames with no hand seen, so a piece set
@@ -191,10 +195,12 @@ class BoardTracker:
         (``clear_view_accept_frames``: a lamp switched on, a card left on the board,
         glare) is accepted too, so the reader cannot stay occluded for good. Fields follow
         on their own, too (:meth:`_refresh_settled`), as players seldom leave the whole
-        board alone for long. A bump (relocalisation) or a new image size starts afresh."""
+        board alone for long. A bump (relocalisation) or a new image size starts afresh.
+        The camera ``frame`` is kept (a copy) with each whole clear view."""
         config = self.config
         if relocalised or (self.clear is not None and self.clear.low.shape != lab.shape):
             self.clear, self._previous, self._still = None, None, 0
+            self.clear_frame = None
         stirred = None
         if self._previous is not None and self._previous.low.shape == lab.shape:
             stirred = changed(lab, self._previous, config) & on_board(geometry, lab.shape)
@@ -210,6 +216,7 @@ class BoardTracker:
         needed = config.clear_view_refresh_frames if quiet else config.clear_view_accept_frames
         if (self.clear is None and not foreign) or self._still >= needed:
             self.clear = view
+            self.clear_frame = None if frame is None else frame.copy()
 
     def _refresh_settled(self, moved: np.ndarray | None, hidden: frozenset[str],
                          doubtful: frozenset[str], quiet: bool, view: ClearView,
@@ -471,10 +478,10 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
     seen = foreign.hidden_fields - foreign.faint
     tracker.follow(lab, clear_view(lab, states, geometry, config), bool(seen),
                    moved.occluded, relocalised, geometry, moved.hidden_fields, seen,
-                   moved.changed_look)
+                   moved.changed_look, frame)
     if (moved.occluded and not foreign.occluded
             and is_shadow(lab, clear, change, geometry, config)
-            and not _crossed(frame, tracker.rim, config)):
+            and not _crossed(frame, tracker.rim, tracker.clear_frame, config)):
         # a shadow alone, with nothing across the board's edge: a hand's from beyond the
         # board (board bench seed 1 frames 82, 112, live); its fields are doubtful
         moved = Occlusion(False, frozenset(), "", moved.changed_look | moved.hidden_fields)
@@ -485,13 +492,19 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
     return Occlusion(True, hidden, reason, moved.changed_look - hidden)
 
 
-def _crossed(frame: np.ndarray, rim: Rim | None, config: VisionConfig) -> bool:
+def _crossed(frame: np.ndarray, rim: Rim | None, clear_frame: np.ndarray | None,
+             config: VisionConfig) -> bool:
     """Does something lie across the board's outer edge (:func:`vision.occlusion.rim_entry`)
-    over ``change_entry_mm``, as an arm reaching in must; true where the edge is not all in
-    view, since an arm may cross it out of sight."""
+    over ``change_entry_mm``, as an arm reaching in must, that did not in the ``clear_frame``
+    (the table's own tone or a card there is no arm: a hand's shadow from beside the board
+    was taken for one, board bench seeds 5 and 6 frames 69, 252, live); true where the
+    edge is not all in view, since an arm may cross it out of sight."""
     if rim is None or not rim.seen.all():
         return True
-    return len(rim_entry(frame, rim, config)) >= entry_px(config.change_entry_mm, config)
+    entry = rim_entry(frame, rim, config)
+    if clear_frame is not None:
+        entry = np.setdiff1d(entry, rim_entry(clear_frame, rim, config))
+    return len(entry) >= entry_px(config.change_entry_mm, config)
 
 
 def annotate(frame: np.ndarray, reading: BoardReading, layout: Layout,

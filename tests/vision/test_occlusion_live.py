@@ -361,6 +361,28 @@ def test_a_hands_shadow_from_beyond_the_board_is_no_hand():
     assert read_board(rendered.frame, layout, tracker=live).occluded
 
 
+def test_a_hands_shadow_beside_a_board_whose_edge_was_broken_already_is_no_hand():
+    """A hand beside the board's corner casts its shadow on a corner field, and a
+    stretch of the board's edge looks broken, in the clear view too (board bench seed 5
+    frame 69, seed 6 frame 252): nothing crossed the edge since, so no hand reached in.
+    An arm newly across the edge still is one (seed 1 frame 65: fingertips 19 mm over
+    the board, touching a field; frame 30: a hand over two fields, its edge broken in
+    13 mm of the clear view, 110 mm now; frame 270: an arm whose change the shadow test
+    passes)."""
+    for seed, index in ((5, 69), (6, 252)):
+        layout, calibration, rendered, before = bench_frame(seed, index)
+        assert not any(t.occluded for t in rendered.truth.fields.values())
+        live = BoardTracker(layout, calibration)
+        read_board(before.frame, layout, tracker=live)
+        reading = read_board(rendered.frame, layout, tracker=live)
+        assert reading.ok and not reading.occluded and not reading.hidden_fields, index
+    for index in (65, 30, 270):
+        layout, calibration, rendered, before = bench_frame(1, index)
+        live = BoardTracker(layout, calibration)
+        read_board(before.frame, layout, tracker=live)
+        assert read_board(rendered.frame, layout, tracker=live).occluded, index
+
+
 def test_a_hand_the_change_cue_misses_is_found_where_it_crosses_the_edge():
     """Live, a hand whose skin reads as pieces in Spexxx's cells changes only pieces that
     "moved" (board bench seed 1 frame 467), and fingertips over two corner fields change

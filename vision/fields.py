@@ -1554,6 +1554,49 @@ def colourless_faces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fie
     return out
 
 
+def lit_discs(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState],
+              geometry: BoardGeometry, classes: ColourClasses,
+              config: VisionConfig) -> list[FieldState]:
+    """``states`` with the fields read surely empty whose one-piece top face stands out as
+    a disc lighter than the cell just beyond its rim all round read with at most
+    ``disc_confidence``: a stone blurred, greyed or washed into its cell's colours, whose
+    rim and shadow still ring it. Per field the median over ``disc_samples`` directions
+    from the top face's centre of the grey (B + G + R, the raw ``rectified`` frame
+    normalised by ``matrix``, 3x4) at ``disc_outer_mm`` less that at ``disc_inner_mm``,
+    as a share of the board printed around (:attr:`BoardGeometry.surround_idx`; at least
+    ``disc_min_ring`` of its print); at ``-disc_min_step`` or under the reading is unsure.
+    Games without stacks and colourful players (Spexxx)."""
+    if geometry.max_height != 1 or not classes.colourful or geometry.surround_idx is None:
+        return states
+    fields = _empty_ringed(states, geometry, config.washed_min_surround_px)
+    fields = fields[[states[f].confidence >= config.uncertain_below for f in fields]]
+    if not len(fields):
+        return states
+    width, height = geometry.size
+    ends = np.cumsum(geometry.top_area)
+    begins = ends - geometry.top_area
+    faces = [geometry.top_idx[b:e] for b, e in zip(begins[fields], ends[fields], strict=True)]
+    centres = np.array([[(face % width).mean(), (face // width).mean()] for face in faces])
+    angles = np.linspace(0.0, 2 * np.pi, config.disc_samples, endpoint=False)
+    unit = np.stack([np.cos(angles), np.sin(angles)], axis=1) * geometry.px_per_mm
+    scale, offset = np.diag(matrix)[:3], matrix[:, 3]
+
+    def grey_at(radius_mm: float) -> np.ndarray:
+        at = np.rint(centres[:, None, :] + radius_mm * unit[None]).astype(np.int64)
+        xs, ys = np.clip(at[..., 0], 0, width - 1), np.clip(at[..., 1], 0, height - 1)
+        return (rectified[ys, xs].astype(np.float64) * scale + offset).sum(axis=2)
+
+    step = np.median(grey_at(config.disc_outer_mm) - grey_at(config.disc_inner_mm), axis=1)
+    ring = _surround_medians(rectified, matrix, geometry, fields).sum(axis=1)
+    printed = classes.board_bgr[geometry.printed[fields]].sum(axis=1)
+    share = step / np.maximum(np.maximum(ring, config.disc_min_ring * printed), 1.0)
+    out = list(states)
+    for f in fields[share <= -config.disc_min_step].tolist():
+        out[f] = FieldState(states[f].name, states[f].top_colour, states[f].height,
+                            min(states[f].confidence, config.disc_confidence))
+    return out
+
+
 def _lab_of(bgr: np.ndarray) -> np.ndarray:
     """(n, 3) BGR floats -> OpenCV 8-bit Lab, clipped to 8 bits first."""
     pixels = np.uint8(np.clip(np.rint(bgr), 0, 255)).reshape(1, -1, 3)

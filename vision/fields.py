@@ -1573,23 +1573,26 @@ def lit_discs(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState
     if not len(fields):
         return states
     width, height = geometry.size
-    ends = np.cumsum(geometry.top_area)
-    begins = ends - geometry.top_area
-    faces = [geometry.top_idx[b:e] for b, e in zip(begins[fields], ends[fields], strict=True)]
-    centres = np.array([[(face % width).mean(), (face // width).mean()] for face in faces])
+    # every face's centre at once (one layer: segment f is field f)
+    area = np.maximum(geometry.top_area, 1)
+    centres = np.stack([np.bincount(geometry.top_seg, geometry.top_idx % width, len(area)),
+                        np.bincount(geometry.top_seg, geometry.top_idx // width, len(area))],
+                       axis=1)[fields] / area[fields, None]
     angles = np.linspace(0.0, 2 * np.pi, config.disc_samples, endpoint=False)
     unit = np.stack([np.cos(angles), np.sin(angles)], axis=1) * geometry.px_per_mm
-    scale, offset = np.diag(matrix)[:3], matrix[:, 3]
-
-    def grey_at(radius_mm: float) -> np.ndarray:
-        at = np.rint(centres[:, None, :] + radius_mm * unit[None]).astype(np.int64)
-        xs, ys = np.clip(at[..., 0], 0, width - 1), np.clip(at[..., 1], 0, height - 1)
-        return (rectified[ys, xs].astype(np.float64) * scale + offset).sum(axis=2)
-
-    step = np.median(grey_at(config.disc_outer_mm) - grey_at(config.disc_inner_mm), axis=1)
-    ring = _surround_medians(rectified, matrix, geometry, fields).sum(axis=1)
+    radii = np.array([config.disc_inner_mm, config.disc_outer_mm])
+    # both circles' pixels in one gather; grey as the sum of the normalised channels
+    at = np.rint(centres[:, None, None, :] + radii[None, :, None, None] * unit).astype(np.int64)
+    flat = (np.clip(at[..., 1], 0, height - 1) * width + np.clip(at[..., 0], 0, width - 1))
+    grey = rectified.reshape(-1, 3)[flat] @ np.diag(matrix)[:3] + matrix[:, 3].sum()
+    step = np.median(grey[:, 1] - grey[:, 0], axis=1)
     printed = classes.board_bgr[geometry.printed[fields]].sum(axis=1)
-    share = step / np.maximum(np.maximum(ring, config.disc_min_ring * printed), 1.0)
+    # the ring's medians only where the step could reach the cut: few fields
+    floor = np.maximum(config.disc_min_ring * printed, 1.0)
+    near = step <= -config.disc_min_step * floor
+    fields, step, floor = fields[near], step[near], floor[near]
+    ring = _surround_medians(rectified, matrix, geometry, fields).sum(axis=1)
+    share = step / np.maximum(ring, floor)
     out = list(states)
     for f in fields[share <= -config.disc_min_step].tolist():
         out[f] = FieldState(states[f].name, states[f].top_colour, states[f].height,

@@ -413,6 +413,21 @@ class VisionConfig:
     #: 2026-11-28, ninth session).
     colour_face_min_chroma: float = 0.4
     colour_face_confidence: float = 0.5
+    #: In a game without stacks with colourful players (Spexxx), a field read surely
+    #: empty whose one-piece top face is lighter than the cell just beyond its rim all
+    #: round (the median over ``disc_samples`` directions of the grey at ``disc_outer_mm``
+    #: from the face's centre less that at ``disc_inner_mm``, over the grey of the board
+    #: printed around, itself at least ``disc_min_ring`` of its print) by ``disc_min_step``
+    #: or more is read with at most ``disc_confidence`` (:func:`fields.lit_discs`; board
+    #: bench tuning seeds 1, 5, 6, 7, Spexxx, standalone: 5 of 40 sure empty readings of
+    #: stones 0.6 or more, none of 84,672 right ones, whose 0.01st percentile is 0.43:
+    #: docs/vision.md, 2026-11-28, tenth session).
+    disc_min_step: float = 0.6
+    disc_inner_mm: float = 4.5
+    disc_outer_mm: float = 7.0
+    disc_samples: int = 32
+    disc_min_ring: float = 0.3
+    disc_confidence: float = 0.5
     #: A field read empty in a game without stacks whose top face lies, in a/b (8-bit
     #: Lab), within ``frame_colour_piece_distance`` of this frame's own pieces of a
     #: colourful player (calibrated chroma over ``frame_colour_chroma``: magenta, cyan)

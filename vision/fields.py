@@ -1554,6 +1554,52 @@ def colourless_faces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fie
     return out
 
 
+def lit_discs(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState],
+              geometry: BoardGeometry, classes: ColourClasses,
+              config: VisionConfig) -> list[FieldState]:
+    """``states`` with the fields read surely empty whose one-piece top face stands out as
+    a disc lighter than the cell just beyond its rim all round read with at most
+    ``disc_confidence``: a stone blurred, greyed or washed into its cell's colours, whose
+    rim and shadow still ring it. Per field the median over ``disc_samples`` directions
+    from the top face's centre of the grey (B + G + R, the raw ``rectified`` frame
+    normalised by ``matrix``, 3x4) at ``disc_outer_mm`` less that at ``disc_inner_mm``,
+    as a share of the board printed around (:attr:`BoardGeometry.surround_idx`; at least
+    ``disc_min_ring`` of its print); at ``-disc_min_step`` or under the reading is unsure.
+    Games without stacks and colourful players (Spexxx)."""
+    if geometry.max_height != 1 or not classes.colourful or geometry.surround_idx is None:
+        return states
+    fields = _empty_ringed(states, geometry, config.washed_min_surround_px)
+    fields = fields[[states[f].confidence >= config.uncertain_below for f in fields]]
+    if not len(fields):
+        return states
+    width, height = geometry.size
+    # every face's centre at once (one layer: segment f is field f)
+    area = np.maximum(geometry.top_area, 1)
+    centres = np.stack([np.bincount(geometry.top_seg, geometry.top_idx % width, len(area)),
+                        np.bincount(geometry.top_seg, geometry.top_idx // width, len(area))],
+                       axis=1)[fields] / area[fields, None]
+    angles = np.linspace(0.0, 2 * np.pi, config.disc_samples, endpoint=False)
+    unit = np.stack([np.cos(angles), np.sin(angles)], axis=1) * geometry.px_per_mm
+    radii = np.array([config.disc_inner_mm, config.disc_outer_mm])
+    # both circles' pixels in one gather; grey as the sum of the normalised channels
+    at = np.rint(centres[:, None, None, :] + radii[None, :, None, None] * unit).astype(np.int64)
+    flat = (np.clip(at[..., 1], 0, height - 1) * width + np.clip(at[..., 0], 0, width - 1))
+    grey = rectified.reshape(-1, 3)[flat] @ np.diag(matrix)[:3] + matrix[:, 3].sum()
+    step = np.median(grey[:, 1] - grey[:, 0], axis=1)
+    printed = classes.board_bgr[geometry.printed[fields]].sum(axis=1)
+    # the ring's medians only where the step could reach the cut: few fields
+    floor = np.maximum(config.disc_min_ring * printed, 1.0)
+    near = step <= -config.disc_min_step * floor
+    fields, step, floor = fields[near], step[near], floor[near]
+    ring = _surround_medians(rectified, matrix, geometry, fields).sum(axis=1)
+    share = step / np.maximum(ring, floor)
+    out = list(states)
+    for f in fields[share <= -config.disc_min_step].tolist():
+        out[f] = FieldState(states[f].name, states[f].top_colour, states[f].height,
+                            min(states[f].confidence, config.disc_confidence))
+    return out
+
+
 def _lab_of(bgr: np.ndarray) -> np.ndarray:
     """(n, 3) BGR floats -> OpenCV 8-bit Lab, clipped to 8 bits first."""
     pixels = np.uint8(np.clip(np.rint(bgr), 0, 255)).reshape(1, -1, 3)

@@ -40,6 +40,7 @@ from vision.fields import (
     colourless_faces,
     darker_than_neighbours,
     frame_colour_pieces,
+    lit_discs,
     look_alike_pieces,
     pale_colourful_pieces,
     print_read_as_pieces,
@@ -374,6 +375,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     states = print_read_as_pieces(rectified, matrix, states, geometry, tracker.classes, config)
     states = washed_out_pieces(rectified, matrix, states, geometry, tracker.classes, config,
                                tracker.symbols)
+    states = lit_discs(rectified, matrix, states, geometry, tracker.classes, config)
     # a field that looks changed while its reading is not may hold a piece the reader
     # missed: say so by its confidence
     fields = {s.name: FieldReading(s.name, s.top_colour, s.height,

@@ -420,13 +420,17 @@ def test_magenta_and_cyan_stones_washed_out_by_glare_read_as_their_colour():
     (1, 342, {"a1": "black"}, {"white_face_min_share": -np.inf}),
     (7, 466, {"g4": "black"}, {"white_face_min_share": -np.inf}),
     (6, 291, {"1x6+1x2": "black", "1x2+1x6": "black"}, {"colour_face_min_chroma": -np.inf}),
+    (6, 259, {"4x3+1x3": "white"}, {"disc_min_step": np.inf}),
+    (5, 71, {"3x1+1x3": "cyan"}, {"disc_min_step": np.inf}),
 ])
 def test_faces_that_do_not_look_like_the_piece_read_are_unsure(seed, index, unsure, blind):
     """Board bench tuning seeds: Mühle black stones greyed by glare or sheen (seed 1 frame
     342, seed 7 frame 466) read white surely, though their faces stand out from the board
     around them beside white's direction; Spexxx black stones in a bright frame (seed 6
-    frame 291) read cyan surely, their faces grey. Read so, they are unsure, and no right
-    reading loses its confidence."""
+    frame 291) read cyan surely, their faces grey; a Spexxx white stone (seed 6 frame 259)
+    and a cyan one blurred by motion (seed 5 frame 71) read empty surely, though their
+    faces stand out as discs lighter than the cell beyond their rims. Read so, they are
+    unsure, and no right reading loses its confidence."""
     layout, calibration, rendered, _ = bench_frame(seed, index)
     truth = field_states(rendered.truth)
     assert {n: truth[n][0] for n in unsure} == unsure

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
 import cv2
@@ -313,6 +314,16 @@ class BoardGeometry:
             return cv2.remap(frame, self.maps[0], self.maps[1], cv2.INTER_LINEAR)
         return cv2.warpPerspective(frame, self.warp, self.size,
                                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+
+    @cached_property
+    def top_centres(self) -> np.ndarray:
+        """(F * max_height, 2) x, y of each top face's centre (rectified px): once per
+        geometry, not per frame (:func:`lit_discs`)."""
+        width = self.size[0]
+        area = np.maximum(self.top_area, 1)
+        return np.stack([np.bincount(self.top_seg, self.top_idx % width, len(area)),
+                         np.bincount(self.top_seg, self.top_idx // width, len(area))],
+                        axis=1) / area[:, None]
 
 
 def layer_pitch(layout: Layout, config: VisionConfig) -> float:
@@ -1573,11 +1584,7 @@ def lit_discs(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState
     if not len(fields):
         return states
     width, height = geometry.size
-    # every face's centre at once (one layer: segment f is field f)
-    area = np.maximum(geometry.top_area, 1)
-    centres = np.stack([np.bincount(geometry.top_seg, geometry.top_idx % width, len(area)),
-                        np.bincount(geometry.top_seg, geometry.top_idx // width, len(area))],
-                       axis=1)[fields] / area[fields, None]
+    centres = geometry.top_centres[fields]  # one layer: segment f is field f
     angles = np.linspace(0.0, 2 * np.pi, config.disc_samples, endpoint=False)
     unit = np.stack([np.cos(angles), np.sin(angles)], axis=1) * geometry.px_per_mm
     radii = np.array([config.disc_inner_mm, config.disc_outer_mm])

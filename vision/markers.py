@@ -655,9 +655,10 @@ class Localiser:
         if aligned is None:
             return None
         fields = np.array([f.centre_mm for f in self.layout.fields.values()])
+        inverse = np.linalg.inv(homography)
 
         def farthest(refined: np.ndarray, points_mm: np.ndarray) -> float:
-            change = np.linalg.inv(homography) @ refined  # board mm -> board mm
+            change = inverse @ refined  # board mm -> board mm
             moved = project(change, points_mm) - points_mm
             return float(np.sqrt((moved**2).sum(axis=1)).max())
 

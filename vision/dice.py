@@ -1085,36 +1085,38 @@ def _lopsided_twos_as_ones(frame: np.ndarray, faces: list[tuple[GridFace, list[P
     its pips alone makes a plausible 1 whose top face is a square round that pip
     (`_square_amplitudes` within ``lopsided_two_one``): a flat 1 fitted with a pip of a side
     face beside it as a 2 (the 2's lattice centre lies half a diagonal off its die's);
-    still capped as leaning."""
+    still capped as leaning. A faint 2 (`_with_faint_faces`) is left as it is."""
     read = [g for g in shown if g is not None and g.value]
-    twos = [k for k, g in enumerate(read) if g.value == 2 and id(g) in leaning]
-    if not twos:
-        return faces, shown
-    ones: dict[int, list[tuple[GridFace, Pip] | None]] = {}
-    for k in twos:
-        judge = next(j for j in judges if any(p is faces[shown.index(read[k])][1][0]
-                                              for p in j.pips))
+    ones: dict[int, list[tuple[GridFace, Pip] | None]] = {}  # by index in read
+    for k, g in enumerate(read):
+        if g.value != 2 or id(g) not in leaning:
+            continue
+        first = faces[next(n for n, h in enumerate(shown) if h is g)][1][0]
+        judge = next((j for j in judges if any(p is first for p in j.pips)), None)
+        if judge is None:
+            continue
         ones[k] = []
-        for i in read[k].members:
-            one = GridFace(1, (float(judge.pts[i][0]), float(judge.pts[i][1])),
-                           read[k].angle, read[k].pitch, (i,), 0.0, 1 << 4)
+        for i in g.members:
+            one = GridFace(1, (float(judge.pts[i][0]), float(judge.pts[i][1])), g.angle,
+                           g.pitch, (i,), 0.0, 1 << 4)
             ones[k].append((one, judge.pips[i]) if judge.plausible(one) else None)
-    square: dict[int, list[bool]] = {k: [] for k in twos}
+    if not ones:
+        return faces, shown
+    square: dict[int, list[bool]] = {k: [] for k in ones}
     for j in range(2):  # each 2's first pip's 1, then its second's, in place of the 2
         trial = list(read)
-        for k in twos:
-            if ones[k][j] is not None:
-                trial[k] = ones[k][j][0]
-        which = [k for k in twos if ones[k][j] is not None]
+        which = [k for k in ones if ones[k][j] is not None]
+        for k in which:
+            trial[k] = ones[k][j][0]
         amps = _square_amplitudes(frame, trial, _read_outlines(trial, view, config), view,
                                   config, which)
-        for k in twos:
+        for k in ones:
             square[k].append(k in amps and amps[k] <= config.lopsided_two_one)
     faces, shown = list(faces), list(shown)
-    for k in twos:
-        if sum(square[k]) == 1:
-            one, pip = ones[k][square[k].index(True)]
-            n = shown.index(read[k])
+    for k, fits in square.items():
+        if sum(fits) == 1:
+            one, pip = ones[k][fits.index(True)]
+            n = next(n for n, h in enumerate(shown) if h is read[k])
             faces[n], shown[n] = (one, [pip]), one
             leaning.add(id(one))
     return faces, shown

@@ -1077,7 +1077,7 @@ def _read_outlines(read: list[GridFace], view: _TopView, config: DiceConfig) -> 
 
 
 def _lopsided_twos_as_ones(frame: np.ndarray, faces: list[tuple[GridFace, list[Pip]]],
-                           shown: list[GridFace | None], judges: list, leaning: set[int],
+                           shown: list[GridFace | None], judges: list[_Judge], leaning: set[int],
                            view: _TopView, config: DiceConfig
                            ) -> tuple[list[tuple[GridFace, list[Pip]]], list[GridFace | None]]:
     """``faces`` and ``shown`` with each read 2 whose top face is no square round its
@@ -1085,7 +1085,8 @@ def _lopsided_twos_as_ones(frame: np.ndarray, faces: list[tuple[GridFace, list[P
     its pips alone makes a plausible 1 whose top face is a square round that pip
     (`_square_amplitudes` within ``lopsided_two_one``): a flat 1 fitted with a pip of a side
     face beside it as a 2 (the 2's lattice centre lies half a diagonal off its die's);
-    still capped as leaning. A faint 2 (`_with_faint_faces`) is left as it is."""
+    still capped as leaning (its id added to ``leaning``). A faint 2 (`_with_faint_faces`)
+    is left as it is."""
     read = [g for g in shown if g is not None and g.value]
     ones: dict[int, list[tuple[GridFace, Pip] | None]] = {}  # by index in read
     for k, g in enumerate(read):

@@ -254,6 +254,12 @@ class DiceConfig:
     # lattice point of any of its pips it crosses (a pip is off the body). 0: off
     lean_square_lattice: float = 0.0
     lean_square_pip_clear: float = 1.15
+    # ... a read 2 so found no square (or lopsided, lean_outline) read as a 1 where exactly
+    # one of its pips alone is a plausible 1 whose top face round it is a square within
+    # lopsided_two_one top-face edges (amplitude as lean_square; flat 1s so read measure
+    # 0.01-0.04, a blurred flat 2's pip 0.1): a flat 1 and a pip of a side face beside it
+    # fit a 2 whose lattice centre is off its die's. 0: off
+    lopsided_two_one: float = 0.0
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -954,6 +960,9 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
         shown = _ones_beside_pips(faces, shown, layers, lens, config)
     leaning = (_leaning_outlines(frame, shown, view, config)
                if (config.lean_outline or config.lean_square) and frame.ndim == 3 else set())
+    if config.lopsided_two_one and leaning:
+        faces, shown = _lopsided_twos_as_ones(frame, faces, shown, judges, leaning, view,
+                                              config)
     readings = [_face_reading(g, members, rect_to_frame, lo, grey.shape, config,
                               id(g) in leaning)
                 for (f, members), g in zip(faces, shown, strict=True)
@@ -1018,16 +1027,8 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     read = [g for g in shown if g is not None and g.value]
     if not read:
         return set()
-    nadir, height = view.lens
-    hulls = []
-    for g in read:
-        spot, edge = footprint(g, view.lens, config)
-        foot = (_square(spot, edge, g.angle) if g.value != 1 else
-                spot + config.lean_outline_one_reach * edge
-                * np.stack([np.cos(_ROUND), np.sin(_ROUND)], axis=1))
-        raised = nadir + (foot - nadir) * height / (height - edge)
-        hulls.append(cv2.convexHull(np.vstack([foot, raised]).astype(np.float32)))
-    outlines = _stacked_hulls(hulls)
+    nadir = view.lens[0]
+    outlines = _read_outlines(read, view, config)
     flagged = set()
     if config.lean_square:
         flagged |= _lopsided_ones(frame, read, outlines, view, config)
@@ -1058,6 +1059,68 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
                 if run >= config.lean_outline_rays:
                     flagged.add(id(g))
     return flagged
+
+
+def _read_outlines(read: list[GridFace], view: _TopView, config: DiceConfig) -> np.ndarray:
+    """The outlines in the top view of the read faces' dice, each its foot and its top
+    (`_stacked_hulls`; a 1's as discs of ``lean_outline_one_reach`` die edges)."""
+    nadir, height = view.lens
+    hulls = []
+    for g in read:
+        spot, edge = footprint(g, view.lens, config)
+        foot = (_square(spot, edge, g.angle) if g.value != 1 else
+                spot + config.lean_outline_one_reach * edge
+                * np.stack([np.cos(_ROUND), np.sin(_ROUND)], axis=1))
+        raised = nadir + (foot - nadir) * height / (height - edge)
+        hulls.append(cv2.convexHull(np.vstack([foot, raised]).astype(np.float32)))
+    return _stacked_hulls(hulls)
+
+
+def _lopsided_twos_as_ones(frame: np.ndarray, faces: list[tuple[GridFace, list[Pip]]],
+                           shown: list[GridFace | None], judges: list[_Judge], leaning: set[int],
+                           view: _TopView, config: DiceConfig
+                           ) -> tuple[list[tuple[GridFace, list[Pip]]], list[GridFace | None]]:
+    """``faces`` and ``shown`` with each read 2 whose top face is no square round its
+    lattice or lopsided (``leaning``, `_leaning_outlines`) read as a 1 where exactly one of
+    its pips alone makes a plausible 1 whose top face is a square round that pip
+    (`_square_amplitudes` within ``lopsided_two_one``): a flat 1 fitted with a pip of a side
+    face beside it as a 2 (the 2's lattice centre lies half a diagonal off its die's);
+    still capped as leaning (its id added to ``leaning``). A faint 2 (`_with_faint_faces`)
+    is left as it is."""
+    read = [g for g in shown if g is not None and g.value]
+    ones: dict[int, list[tuple[GridFace, Pip] | None]] = {}  # by index in read
+    for k, g in enumerate(read):
+        if g.value != 2 or id(g) not in leaning:
+            continue
+        first = faces[next(n for n, h in enumerate(shown) if h is g)][1][0]
+        judge = next((j for j in judges if any(p is first for p in j.pips)), None)
+        if judge is None:
+            continue
+        ones[k] = []
+        for i in g.members:
+            one = GridFace(1, (float(judge.pts[i][0]), float(judge.pts[i][1])), g.angle,
+                           g.pitch, (i,), 0.0, 1 << 4)
+            ones[k].append((one, judge.pips[i]) if judge.plausible(one) else None)
+    if not ones:
+        return faces, shown
+    square: dict[int, list[bool]] = {k: [] for k in ones}
+    for j in range(2):  # each 2's first pip's 1, then its second's, in place of the 2
+        trial = list(read)
+        which = [k for k in ones if ones[k][j] is not None]
+        for k in which:
+            trial[k] = ones[k][j][0]
+        amps = _square_amplitudes(frame, trial, _read_outlines(trial, view, config), view,
+                                  config, which)
+        for k in ones:
+            square[k].append(k in amps and amps[k] <= config.lopsided_two_one)
+    faces, shown = list(faces), list(shown)
+    for k, fits in square.items():
+        if sum(fits) == 1:
+            one, pip = ones[k][fits.index(True)]
+            n = next(n for n, h in enumerate(shown) if h is read[k])
+            faces[n], shown[n] = (one, [pip]), one
+            leaning.add(id(one))
+    return faces, shown
 
 
 def _lopsided_ones(frame: np.ndarray, read: list[GridFace], outlines: np.ndarray,

@@ -874,6 +874,7 @@ _PATTERNS = {
     _CORNERS: 4, _CORNERS | {(0, 0)}: 5,
     _CORNERS | {(-1, 0), (1, 0)}: 6, _CORNERS | {(0, -1), (0, 1)}: 6,
 }
+_CENTRE_CELL = 1 << 4  # GridFace.cells of a lone 1: the lattice's centre point
 _CELLS = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], dtype=np.float64)
 #: Lattice offsets two pips of one face can have (up to symmetry): the pair's length gives the
 #: pitch, its direction the face's turn.
@@ -1099,7 +1100,7 @@ def _lopsided_twos_as_ones(frame: np.ndarray, faces: list[tuple[GridFace, list[P
         ones[k] = []
         for i in g.members:
             one = GridFace(1, (float(judge.pts[i][0]), float(judge.pts[i][1])), g.angle,
-                           g.pitch, (i,), 0.0, 1 << 4)
+                           g.pitch, (i,), 0.0, _CENTRE_CELL)
             ones[k].append((one, judge.pips[i]) if judge.plausible(one) else None)
     if not ones:
         return faces, shown
@@ -1969,7 +1970,7 @@ def _one_with_side_pips(face: GridFace, pips: list[Pip], pts: np.ndarray, nadir:
     if any(np.dot(pts[i] - pts[top], nadir - pts[top]) <= 0 for i in others):
         return False
     one = GridFace(1, (float(pts[top][0]), float(pts[top][1])), 0.0, _nominal_pitch(config),
-                   (top,), 0.0, 1 << 4)
+                   (top,), 0.0, _CENTRE_CELL)
     return plausible(one)
 
 

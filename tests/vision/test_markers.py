@@ -22,7 +22,6 @@ from vision.markers import (
 )
 from vision.pose import Camera
 from vision.print_align import align_to_print, print_match
-from vision.reader import read_board
 from vision.sim import CameraPose
 from vision.sim.scene import Hand
 
@@ -306,8 +305,8 @@ def test_two_adjacent_markers_and_the_print_locate_the_board(game, hidden):
 def test_a_print_alignment_that_went_astray_is_refused():
     # the empty Just 4 Fun board on a pale wood table: ECC slides the print off, farther
     # than the markers' own fit is (OpenCV 4.12: 15 px at the far fields, 4.13-5.0: 4 px,
-    # against 1.7); it matches the frame worse than that fit did, so it is not believed.
-    # ECC from the fit swung one way lands 1.1 px off and matches far better: believed
+    # against 1.7); it matches the frame worse than that fit did, so the board is not
+    # located rather than located wrong
     layout, rendered = two_hidden_tilted("just4fun", (0, 1), False)
     config = VisionConfig()
     camera = Camera.from_config(config)
@@ -320,45 +319,7 @@ def test_a_print_alignment_that_went_astray_is_refused():
     assert print_match(gray, layout, camera, aligned, config) < print_match(
         gray, layout, camera, two.homography, config)
     with pytest.raises(NoBoard, match="only 2 of 4"):
-        Localiser(layout, replace(config, print_align_two_from_swung=False)).locate(gray)
-    where = Localiser(layout).locate(gray)
-    assert where.source == "print" and field_errors(layout, rendered, camera,
-                                                    where.homography).max() < 1.5
-
-
-def board_error_mm(layout, rendered, homography):
-    """How far (mm on the board) the homography puts the farthest field from its place."""
-    fields = np.array([f.centre_mm for f in layout.fields.values()])
-    back = project(np.linalg.inv(rendered.truth.homography) @ homography, fields)
-    return np.linalg.norm(back - fields, axis=1).max()
-
-
-def test_two_markers_put_on_their_print_from_the_best_of_three_starts():
-    # board bench seed 1 frame 226 (tuning): Muehle, a card over one marker and a hand over
-    # another; ECC from the two markers' fit stops 3.4 mm off and matches the print worse
-    # than the fit, so the photo was not read; from the fit swung one way it lands 1.4 mm
-    # off, matching far better than every start, and the hand is flagged
-    layout, calibration, rendered, _ = bench_frame(1, 226)
-    where = Localiser(layout).locate(rendered.frame)
-    assert where.source == "print" and where.markers_seen == 2
-    assert board_error_mm(layout, rendered, where.homography) < 2.0
-    one_start = replace(VisionConfig(), print_align_two_from_swung=False)
-    with pytest.raises(NoBoard, match="only 2 of 4"):
-        Localiser(layout, one_start).locate(rendered.frame)
-    reading = read_board(rendered.frame, layout, calibration)
-    assert reading.ok and reading.occluded
-
-
-def test_two_markers_whose_print_matches_no_better_stay_unlocated():
-    # board bench seed 5 frame 221 (tuning): Cuatro, cards over two adjacent markers; its
-    # plain print matches ECC's best result (13 mm off) barely better than the fit's
-    # starts, and one start alone was believed 19 mm off: now not located
-    layout, _, rendered, _ = bench_frame(5, 221)
-    with pytest.raises(NoBoard, match="only 2 of 4"):
-        Localiser(layout).locate(rendered.frame)
-    no_margin = replace(VisionConfig(), print_align_two_margin=1.0)
-    where = Localiser(layout, no_margin).locate(rendered.frame)
-    assert where.source == "print" and board_error_mm(layout, rendered, where.homography) > 10
+        Localiser(layout).locate(gray)
 
 
 def test_one_corner_a_pixel_off_makes_two_markers_unsure():

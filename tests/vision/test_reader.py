@@ -13,7 +13,6 @@ from vision.calibration import ColourCalibration
 from vision.config import ConfigError, VisionConfig
 from vision.errors import BadFrame
 from vision.fields import board_misfit
-from vision.markers import Localiser
 from vision.occlusion import find_occlusion, rim_entry
 from vision.reader import BoardTracker, _board_colours, _levels, learn_calibration, read_board
 from vision.sim import CameraPose, Hand, Lighting, random_pose, random_scene, render
@@ -61,22 +60,6 @@ def test_two_covered_markers_read_by_the_print_or_a_previous_homography(rendered
     later = read_board(covered.frame, LAYOUT, tracker=tracker)
     assert later.ok and later.markers_seen == 2
     assert read_states(later) == read_states(read_board(rendered.frame, LAYOUT))
-
-
-def test_two_markers_on_the_print_take_their_black_and_white_where_the_markers_are():
-    # board bench seed 7 frame 0 (tuning): Just 4 Fun, cards over two adjacent markers, no
-    # hand; the board put on its print is within a mm at every field but a little off at
-    # the markers, and their black and white read there hid half the board as a hand
-    # (as the tracker's next frame does, the board where it was)
-    layout, calibration, rendered, _ = bench_frame(7, 0)
-    where = Localiser(layout).locate(rendered.frame)
-    assert where.source == "print" and where.markers_homography is not None
-    tracker = BoardTracker(layout, calibration)
-    for _ in range(2):
-        reading = read_board(rendered.frame, layout, calibration, tracker=tracker)
-        assert reading.ok and reading.markers_seen == 2 and not reading.occluded
-        assert {n: top for n, (top, _) in read_states(reading).items()} == {
-            n: top for n, (top, _) in field_states(rendered.truth).items()}
 
 
 def test_one_covered_marker_still_reads_the_board(rendered):
@@ -588,11 +571,9 @@ def test_towers_a_cast_moved_off_their_colour_are_no_hand_on_a_photo(index, kept
     assert read_board(rendered.frame, layout, calibration, replace(config, **loose)).occluded
 
 
-@pytest.mark.parametrize(("index", "missed", "spare", "needed"),
-                         [(102, 0, 4, True), (122, 1, 5, False), (286, 0, 3, True),
-                          (378, 0, 2, True)])
-def test_a_pale_arm_hiding_the_printed_lines_is_a_hand_on_a_photo(index, missed, spare,
-                                                                  needed):
+@pytest.mark.parametrize(("index", "missed", "spare"),
+                         [(102, 0, 4), (122, 1, 1), (286, 0, 3), (378, 0, 2)])
+def test_a_pale_arm_hiding_the_printed_lines_is_a_hand_on_a_photo(index, missed, spare):
     """A tan or pale arm on the pale Mühle board is too close to its colour for either
     colour cue (board bench seed 1 frames 102, 286, 378 not flagged; 122 flagged by the
     sleeve, 9 of the 11 points under the hand beyond it reported), but the printed lines
@@ -600,10 +581,7 @@ def test_a_pale_arm_hiding_the_printed_lines_is_a_hand_on_a_photo(index, missed,
     beyond the lines' hull join it by their colour (378's last point; one visible point
     more hidden beside 286's and 378's hands). The arm's chroma where it crosses the edge
     (eighth session) takes in three visible points more beside 102's hand, one beside
-    286's. 122 is a two-marker board put on its print: since its markers' black and white
-    are read where their fit puts them (the print's homography put them 3.9 mm off), the
-    colour cues find its arm without these two, and four visible points more beside its
-    hand are hidden (eleventh session)."""
+    286's."""
     layout, calibration, rendered, before = bench_frame(1, index)
     truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
     reading = read_board(rendered.frame, layout, calibration)
@@ -612,7 +590,7 @@ def test_a_pale_arm_hiding_the_printed_lines_is_a_hand_on_a_photo(index, missed,
     # the arm's chroma where it crosses the edge finds it too (_skin_from_entry): off
     off = read_board(rendered.frame, layout, calibration,
                      replace(VisionConfig(), lines_lost_window_mm=0.0, entry_skin_ratio=0.0))
-    assert not needed or not off.occluded or len(truly_hidden - off.hidden_fields) >= 9
+    assert not off.occluded or len(truly_hidden - off.hidden_fields) >= 9
     assert not read_board(before.frame, layout, calibration).occluded
 
 
@@ -650,16 +628,11 @@ def test_a_board_tinted_like_an_arm_is_no_hand_on_a_photo(seed, index):
     beside the fields) or washed by a lamp across its edge (seed 7 frame 221, Cuatro, no
     hand) is chosen like the arm's chroma in scattered patches: their hull is not solid
     skin, as a hand's is. Judged with the board placed from the markers alone: 221's
-    three put a field 10.7 mm off, and on its print (1.5 mm) no patch shows at all; 3's
-    two markers as ECC from their fit alone put it on the print (4.2 mm off): since the
-    eleventh session's three starts, 2.6 mm, no patch shows there either."""
+    three put a field 10.7 mm off, and on its print (1.5 mm) no patch shows at all."""
     layout, calibration, rendered, _ = bench_frame(seed, index)
     assert not any(t.occluded for t in rendered.truth.fields.values())
     assert not read_board(rendered.frame, layout, calibration).occluded
-    loose = replace(VisionConfig(), entry_skin_fill=0.2, print_align_three_max_shift_mm=0.0,
-                    print_align_two_from_swung=False, print_align_two_margin=1.0,
-                    print_align_max_disagreement=4.0,
-                    print_align_two_marker_shift_mm=float("inf"))
+    loose = replace(VisionConfig(), entry_skin_fill=0.2, print_align_three_max_shift_mm=0.0)
     assert read_board(rendered.frame, layout, calibration, loose).occluded
 
 

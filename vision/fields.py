@@ -845,7 +845,8 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     before = runs[:, :first]
     # where a run of outside samples gives way to the tower: of several (a dark band on
     # the tower's side that matches the board, as red and yellow stones' seam does on an
-    # orange field), the base is the one nearest where a centred base would be
+    # orange field), the base is the one nearest where a centred base would be, or an
+    # earlier one past a seam (:func:`_base_past_seam`)
     gives_way = before & ~outsides[:, gap:gap + first]
     near = geometry.predicted_near[fields].astype(np.float64)
     off = np.where(gives_way, np.abs(t[gap - 1:gap - 1 + first][None] - near[:, None]), np.inf)

@@ -478,6 +478,13 @@ class VisionConfig:
     #: face's diameter long, giving way to another piece colour, is a tower's top meeting
     #: a neighbour's piece: the silhouette ends there.
     neighbour_run_ratio: float = 0.8
+    #: A run of tower colour at least ``base_side_run_mm`` long, this side of the base the
+    #: silhouette picked and parted from it by at most ``base_seam_gap_mm`` of non-piece
+    #: colour (the dark shaded seam above a lower piece), is that lower piece's side: the
+    #: base lies where it starts, if that is within ``base_off_centre_mm`` of a centred
+    #: base (a tower standing off centre towards the nadir otherwise read a piece short).
+    base_side_run_mm: float = 1.0
+    base_seam_gap_mm: float = 2.5
     #: A tower's silhouette measures this much longer than its geometry, per piece shape:
     #: blur and the dark contact shadow at its foot widen it, a disc's rounded top edge
     #: shortens it, a roof's shaded cone lengthens it (about the median over rendered

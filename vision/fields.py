@@ -845,7 +845,8 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     before = runs[:, :first]
     # where a run of outside samples gives way to the tower: of several (a dark band on
     # the tower's side that matches the board, as red and yellow stones' seam does on an
-    # orange field), the base is the one nearest where a centred base would be
+    # orange field), the base is the one nearest where a centred base would be, or an
+    # earlier one past a seam (:func:`_base_past_seam`)
     gives_way = before & ~outsides[:, gap:gap + first]
     near = geometry.predicted_near[fields].astype(np.float64)
     off = np.where(gives_way, np.abs(t[gap - 1:gap - 1 + first][None] - near[:, None]), np.inf)
@@ -859,7 +860,8 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
         colours = profiles.colours[k]
         edge = float(near[k])
         if gives_way[k].any():
-            a = int(base[k])  # last outside sample before it
+            a = _base_past_seam(outsides[k], np.flatnonzero(gives_way[k]) + gap - 1,
+                                int(base[k]), t, float(near[k]), config)
             edge = _refine_edge(colours, t, a, 1, _crossing(t, profile, a, a + 1), config)
         far = float(t[-1])
         end = int(ends[k])  # first outside sample after it
@@ -871,6 +873,26 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
         extents[k] = (edge, far)
         delimited[k] = before[k].any() and (has_after[k] or touching[k] >= 0)
     return extents, delimited
+
+
+def _base_past_seam(outside: np.ndarray, starts: np.ndarray, base: int, t: np.ndarray,
+                    centred: float, config: VisionConfig) -> int:
+    """The last outside sample before a tower's base, moved back past a lower piece's side
+    that a dark seam parts from the rest (``base_side_run_mm``, ``base_seam_gap_mm``).
+    Of the places where board gives way to the tower (``starts``, each the last outside
+    sample), :func:`silhouette_extents` takes the one nearest a centred base; a tower
+    standing off centre towards the nadir, whose lowest piece shows beyond a seam read as
+    board, then read a piece short, often surely (board bench seeds 1 and 5)."""
+    step = float(t[1] - t[0])
+    shortest = config.base_side_run_mm / step
+    widest = config.base_seam_gap_mm / step
+    for start in starts[starts < base][::-1].tolist():
+        run = int(np.argmax(outside[start + 1:base + 1]))  # tower samples after ``start``
+        if (run < shortest or base - start - run > widest
+                or abs(t[start] - centred) > config.base_off_centre_mm):
+            break
+        base = start
+    return base
 
 
 def _majority_colours(labels: np.ndarray, players: int) -> np.ndarray:

@@ -21,6 +21,7 @@ from vision.fields import (
     UNKNOWN,
     ColourClasses,
     FieldState,
+    _base_past_seam,
     _column_medians,
     _masked_medians,
     _neighbour_edges,
@@ -930,6 +931,48 @@ def test_a_blurred_top_edge_measures_a_tower_longer(index, towers):
     other = read_board(rendered.frame, layout, calibration, constant,
                        BoardTracker(layout, calibration, constant))
     assert {n: other.fields[n].height for n in towers} == {n: h + 1 for n, h in towers.items()}
+
+
+def test_a_lower_piece_beyond_a_seam_is_the_base():
+    """Samples every 0.25 mm; the base nearest a centred one (at -12.7 mm) starts after
+    sample 20: board, then 1.5 mm of a lower piece's side, a 1.5 mm seam read as board,
+    and the rest of the tower. The base moves back to where the side starts, unless the
+    side is shorter than ``base_side_run_mm``, the seam wider than ``base_seam_gap_mm``
+    or the side's start farther than ``base_off_centre_mm`` from a centred base."""
+    config = VisionConfig()
+    t = -17.0 + 0.25 * np.arange(40)
+
+    def base(side: int, seam: int, centred: float = -12.7) -> int:
+        outside = np.ones(40, bool)
+        outside[21:] = False
+        outside[21 - seam - side:21 - seam] = False
+        starts = np.flatnonzero(outside[:-1] & ~outside[1:])
+        return _base_past_seam(outside, starts, 20, t, centred, config)
+
+    assert base(side=6, seam=6) == 8  # the side's start, 2.3 mm beyond the centred base
+    assert base(side=3, seam=6) == 20  # a 0.75 mm run: no piece's side
+    assert base(side=6, seam=12) == 20  # a 3 mm gap: no seam
+    assert base(side=6, seam=6, centred=-8.0) == 20  # 7 mm beyond a centred base
+
+
+@pytest.mark.parametrize("index,towers", [
+    (6, {"C5": 2}),  # Just 4 Fun
+    (140, {"C4": 2}),
+    (71, {"D5": 2}),  # Cuatro
+])
+def test_a_tower_off_centre_reads_its_lowest_piece_beyond_a_seam(index, towers):
+    """Board bench seed 1 (`--games just4fun,cuatro`, tuning frames): towers standing 1.5-2
+    mm off centre towards the nadir, whose lowest piece's side shows beyond a dark seam
+    read as board. The base nearest a centred one cut them a piece short (C5 of frame 6
+    surely); the lower piece's side taken as the base reads them right (docs/vision.md,
+    eleventh session)."""
+    layout, calibration, rendered = _tower_frame(index, towers)
+    config = VisionConfig()
+    reading = read_board(rendered.frame, layout, calibration, config)
+    assert {n: reading.fields[n].height for n in towers} == towers
+    nearest = replace(config, base_side_run_mm=float("inf"))
+    other = read_board(rendered.frame, layout, calibration, nearest)
+    assert {n: other.fields[n].height for n in towers} == {n: h - 1 for n, h in towers.items()}
 
 
 @pytest.mark.parametrize("seed,index,printed", [

@@ -671,6 +671,14 @@ class VisionConfig:
     #: photo gone, every hand frame the same at 70; 30 and 45 left two more fields of a
     #: Spexxx hand reported). 0: anywhere.
     faint_hand_reach_near_mm: float = 70.0
+    #: ... and, where no other cue found a hand, is still one where each pixel is judged
+    #: against every printed colour within ``faint_hand_shift_mm`` of it, the towers
+    #: grown by as much: a board placed a few mm off its print (three markers, a card
+    #: over the fourth) shows its border, the gaps between fields and the towers' rims
+    #: off the print, a hand is off every print near it (2026-11-28, eleventh session:
+    #: tuning seeds 1, 5, 6, 7, photo false flags 26 -> 22 of 1850, no hand frame's flag
+    #: nor covered field reported changed). 0: off.
+    faint_hand_shift_mm: float = 4.0
     #: ... or holds ``faint_hand_wide_mm2`` in one piece (no farther than
     #: ``hand_board_distance``) whose mismatch with the print, capped at
     #: ``faint_hand_core_distance`` and averaged over ``faint_hand_wide_mm`` of plain board,

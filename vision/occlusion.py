@@ -176,18 +176,28 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     if entry is not None and entry.size:
         faint_hull = _faint_hand(distance, usable, entry, bgr, geometry, classes, config,
                                  ceiling, lab, misfit)
-        if not big and faint_hull is None and misfit is not None and len(misfit.fields):
-            faint_hull = _hand_read_as_pieces(misfit, distance, usable, bgr, entry, geometry,
-                                              classes, config, ceiling)
-        faint_hull = _union(faint_hull, _lines_hidden(lab, towers, bgr, entry, geometry,
-                                                      classes, config, ceiling))
-        faint_hull = _union(faint_hull, _symbols_hidden(
-            lab, towers, bgr, entry, symbols, _union(strict_hull, faint_hull), geometry,
-            classes, config, ceiling))
+        blob = faint_hull
+        if not big and faint_hull is None:
+            faint_hull = _pieces_hand(misfit, distance, usable, bgr, entry, geometry, classes,
+                                      config, ceiling)
+        lines = _lines_hidden(lab, towers, bgr, entry, geometry, classes, config, ceiling)
+        faint_hull = _union(faint_hull, lines)
+        symbols_lost = _symbols_hidden(lab, towers, bgr, entry, symbols,
+                                       _union(strict_hull, faint_hull), geometry, classes,
+                                       config, ceiling)
+        faint_hull = _union(faint_hull, symbols_lost)
         # joined to a hand found too: only where no other cue found one, it changed no
         # held-out frame (tuning seeds: 6 covered fields fewer mended, 67 visible fewer hidden)
-        faint_hull = _union(faint_hull, _skin_from_entry(lab, usable, entry, bgr, geometry,
-                                                         classes, config, ceiling))
+        skin = _skin_from_entry(lab, usable, entry, bgr, geometry, classes, config, ceiling)
+        faint_hull = _union(faint_hull, skin)
+        # where the faint blob alone says there is a hand, so must a print shifted a few
+        # mm; if not, a hand read as pieces is looked for as where no blob was found
+        if (blob is not None and not big and lines is None and symbols_lost is None
+                and skin is None and not _off_shifted_print(lab, usable, towers, entry, bgr,
+                                                            geometry, classes, config,
+                                                            ceiling)):
+            faint_hull = _pieces_hand(misfit, distance, usable, bgr, entry, geometry, classes,
+                                      config, ceiling)
     strict_area = _grown(strict_hull, geometry, config)
     faint_area = _grown(faint_hull, geometry, config)
     strict = _fields_over(strict_area, geometry, config)
@@ -268,6 +278,17 @@ def _with_skin_pieces(foreign: np.ndarray, lab: np.ndarray, misfit: MisfitPieces
     regrouped, _ = _grouped(components, stats, geometry, config)
     hand_groups = np.unique(regrouped[in_hand])
     return regrouped, [int(k) for k in hand_groups if k]
+
+
+def _pieces_hand(misfit: MisfitPieces | None, distance: np.ndarray, usable: np.ndarray,
+                 bgr: np.ndarray, entry: np.ndarray, geometry: BoardGeometry,
+                 classes: ColourClasses, config: VisionConfig,
+                 ceiling: np.ndarray | None = None) -> np.ndarray | None:
+    """:func:`_hand_read_as_pieces` where there are ``misfit`` pieces, else None."""
+    if misfit is None or not len(misfit.fields):
+        return None
+    return _hand_read_as_pieces(misfit, distance, usable, bgr, entry, geometry, classes,
+                                config, ceiling)
 
 
 def _hand_read_as_pieces(misfit: MisfitPieces, distance: np.ndarray, usable: np.ndarray,
@@ -396,6 +417,44 @@ def _faint_hand(distance: np.ndarray, usable: np.ndarray, entry: np.ndarray,
     if blobs and lab is not None and misfit is not None and len(misfit.fields):
         groups, blobs = _with_skin_pieces(faint, lab, misfit, groups, blobs, geometry, config)
     return _hulls(groups, blobs)
+
+
+def _off_shifted_print(lab: np.ndarray, usable: np.ndarray, towers: np.ndarray,
+                       entry: np.ndarray, bgr: np.ndarray, geometry: BoardGeometry,
+                       classes: ColourClasses, config: VisionConfig,
+                       ceiling: np.ndarray | None = None) -> bool:
+    """Is the faint cue's hand (:func:`_faint_hand`) one too where each pixel is judged
+    against every printed colour within ``faint_hand_shift_mm`` of it
+    (:func:`_shifted_distance`) and the ``towers`` are grown by as much: a board placed a
+    few mm off its print from three markers (a card over the fourth, which breaks the
+    edge) shows its border, the gaps between fields and the towers' rims off the print;
+    a hand is off every print near it. True where ``faint_hand_shift_mm`` is 0."""
+    if config.faint_hand_shift_mm <= 0:
+        return True
+    kernel = _disc(config.faint_hand_shift_mm, geometry)
+    clear = usable & (cv2.dilate(towers, kernel) == 0)
+    return _faint_hand(_shifted_distance(lab, geometry, classes, kernel), clear, entry, bgr,
+                       geometry, classes, config, ceiling) is not None
+
+
+def _disc(radius_mm: float, geometry: BoardGeometry) -> np.ndarray:
+    """An elliptic kernel ``radius_mm`` in radius (at least a px)."""
+    reach = max(1, int(round(radius_mm * geometry.px_per_mm)))
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+
+
+def _shifted_distance(lab: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
+                      kernel: np.ndarray) -> np.ndarray:
+    """Each pixel's distance to the nearest printed colour expected within ``kernel``
+    of it (inf where none is): the print's own edges and bands match it once the print
+    may lie that far off."""
+    bins = classes.bins(lab)
+    nearest = np.full(bins.shape, np.inf, np.float32)
+    for colour in np.unique(geometry.expected[geometry.expected >= 0]):
+        near = cv2.dilate((geometry.expected == colour).view(np.uint8), kernel) > 0
+        at = classes.offsets(np.full(1, colour))[0] + bins[near]
+        nearest[near] = np.minimum(nearest[near], classes.board_distance[at])
+    return nearest
 
 
 def _near_entry(groups: np.ndarray, entry: np.ndarray, geometry: BoardGeometry,

@@ -504,7 +504,7 @@ def test_a_card_across_a_corner_is_no_hand_on_a_photo(index):
     reading = read_board(rendered.frame, layout, calibration)
     assert reading.ok and not reading.occluded and not reading.hidden_fields
     shallow = replace(VisionConfig(), faint_hand_reach_mm=0.0,
-                      print_align_three_max_shift_mm=0.0)
+                      print_align_three_max_shift_mm=0.0, faint_hand_shift_mm=0.0)
     assert read_board(rendered.frame, layout, calibration, shallow).occluded
 
 
@@ -521,8 +521,37 @@ def test_a_card_across_a_corner_joined_to_a_band_round_the_board_is_no_hand(seed
     assert reading.ok and reading.markers_seen == 3
     assert not reading.occluded and not reading.hidden_fields
     anywhere = replace(VisionConfig(), faint_hand_reach_near_mm=0.0,
-                       print_align_three_max_shift_mm=0.0)
+                       print_align_three_max_shift_mm=0.0, faint_hand_shift_mm=0.0)
     assert read_board(rendered.frame, layout, calibration, anywhere).occluded
+
+
+@pytest.mark.parametrize(("seed", "index"), [(5, 177), (6, 440), (7, 559)])
+def test_a_board_a_few_mm_off_its_print_is_no_hand_on_a_photo(seed, index):
+    """A card over one marker, the board placed from the other three a few mm off its
+    print (board bench seeds 5, 6, 7, tuning: Cuatro, Just 4 Fun, Spexxx): its border,
+    the gaps between fields and the towers' rims show off the print, joined to the
+    card's broken edge, and hid 6-116 fields. Against every printed colour within
+    ``faint_hand_shift_mm`` they are print; a hand is off every print near it."""
+    layout, calibration, rendered, _ = bench_frame(seed, index)
+    assert not any(t.occluded for t in rendered.truth.fields.values())
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.ok and reading.markers_seen == 3
+    assert not reading.occluded and not reading.hidden_fields
+    unshifted = replace(VisionConfig(), faint_hand_shift_mm=0.0)
+    assert read_board(rendered.frame, layout, calibration, unshifted).occluded
+
+
+def test_a_faint_hand_at_a_board_from_three_markers_is_still_one_against_a_shifted_print():
+    """Board bench seed 7 frame 537 (tuning): a pale hand on Cuatro found by the faint cue
+    alone, the board placed from three markers: still a hand against a print shifted by
+    ``faint_hand_shift_mm``, its fields hidden as before."""
+    layout, calibration, rendered, _ = bench_frame(7, 537)
+    truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
+    reading = read_board(rendered.frame, layout, calibration)
+    unshifted = read_board(rendered.frame, layout, calibration,
+                           replace(VisionConfig(), faint_hand_shift_mm=0.0))
+    assert truly_hidden and reading.occluded and truly_hidden <= reading.hidden_fields
+    assert reading.hidden_fields == unshifted.hidden_fields
 
 
 def test_a_hand_at_a_covered_corner_of_a_board_put_on_its_print_is_no_hand_over_it():

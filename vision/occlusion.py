@@ -324,8 +324,7 @@ def _hand_read_as_pieces(misfit: MisfitPieces, distance: np.ndarray, usable: np.
     pieces = np.bincount(pairs // fields, minlength=count)
     counted = usable & np.isfinite(distance)
     floor = config.hand_piece_ring_ratio * float(np.median(distance[counted]))
-    ring = max(1, int(round(config.hand_piece_ring_mm * geometry.px_per_mm)))
-    around = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * ring + 1, 2 * ring + 1))
+    around = _disc(config.hand_piece_ring_mm, geometry)
     hands = []
     for k in range(1, count):
         if (areas[k] < config.hand_min_area_mm2 * geometry.px_per_mm**2 or not deep[k]
@@ -1116,8 +1115,7 @@ def _meets_entry(blob: np.ndarray, entry: np.ndarray, geometry: BoardGeometry,
                  config: VisionConfig) -> bool:
     """Does ``blob`` (a mask) come within ``hand_entry_reach_mm`` of as long a stretch of
     broken edge (``entry``, :func:`rim_entry`) as the faint cue wants."""
-    reach = max(1, int(round(config.hand_entry_reach_mm * geometry.px_per_mm)))
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+    kernel = _disc(config.hand_entry_reach_mm, geometry)
     near = cv2.dilate(blob.astype(np.uint8), kernel)
     return near.ravel()[entry].sum() >= entry_px(config.faint_hand_entry_mm, config)
 

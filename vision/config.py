@@ -403,6 +403,21 @@ class VisionConfig:
     #: over 1.10 whose whole face points to a player: docs/vision.md, 2026-11-28, tenth
     #: session).
     glare_stone_lift: float = 1.3
+    #: In a game with stacks, a field with no printed symbol, read empty and left so by
+    #: the glare rules above, whose own square lies under ``glare_stone_lift`` of its
+    #: print and whose whole top face (one piece high, its median, divided channel by
+    #: channel by its square's lift over the print) lies within ``sheen_fit`` of a
+    #: player's step from the print of that player's colour washed towards white (by at
+    #: least ``sheen_min`` of the way), and ``sheen_min_off`` of that step or more from
+    #: the print, holds that player's piece whose glossy top mirrors the lamp, and reads
+    #: as it, one high, with ``roof_piece_confidence`` (:func:`fields.washed_out_pieces`;
+    #: board bench tuning seeds 1, 5, 6, 7, Just 4 Fun: such pieces read empty fitted at
+    #: 0.05-0.14, washed 0.40-0.64 and 0.57-1.20 off; of 9,611 empty squares none met all
+    #: three, the nearest fitted at 0.11, washed 0.30 and 0.46 off: docs/vision.md,
+    #: 2026-11-28, eleventh session).
+    sheen_fit: float = 0.15
+    sheen_min: float = 0.35
+    sheen_min_off: float = 0.5
     #: In a game without stacks, a piece read surely as a colourful player (magenta,
     #: cyan) whose top face's median holds less than ``colour_face_min_chroma`` of that
     #: player's chroma along its hue (8-bit Lab a/b) is read with

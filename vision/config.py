@@ -411,10 +411,11 @@ class VisionConfig:
     #: least ``sheen_min`` of the way), and ``sheen_min_off`` of that step or more from
     #: the print, holds that player's piece whose glossy top mirrors the lamp, and reads
     #: as it, one high, with ``roof_piece_confidence`` (:func:`fields.washed_out_pieces`;
-    #: board bench tuning seeds 1, 5, 6, 7, Just 4 Fun: such pieces read empty fitted at
-    #: 0.05-0.14, washed 0.40-0.64 and 0.57-1.20 off; of 9,611 empty squares none met all
-    #: three, the nearest fitted at 0.11, washed 0.30 and 0.46 off: docs/vision.md,
-    #: 2026-11-28, eleventh session).
+    #: board bench tuning seeds 1, 5, 6, 7, Just 4 Fun: the four such pieces read empty
+    #: that it takes fit at 0.05-0.14, washed 0.40-0.64, 0.57-1.20 off; of 12,597 empty
+    #: squares out of glare none met all three: fitting and washed so, at most 0.21 off
+    #: (pink squares lie on red's way to white): docs/vision.md, 2026-11-28, eleventh
+    #: session).
     sheen_fit: float = 0.15
     sheen_min: float = 0.35
     sheen_min_off: float = 0.5

@@ -419,6 +419,15 @@ class VisionConfig:
     sheen_fit: float = 0.15
     sheen_min: float = 0.35
     sheen_min_off: float = 0.5
+    #: ... and such a field (its square under ``sheen_veto_lift`` of its print) that the
+    #: rule of ``roof_piece_share`` reads as a piece, its face's lightest tenth pointing
+    #: towards the player, but whose whole face lies ``sheen_veto`` of the step or more
+    #: off that player's colour washed towards white, stays empty, with
+    #: ``roof_piece_confidence`` at most (tuning seeds 1, 5, 6, 7, Just 4 Fun: empty
+    #: squares so read 0.20-0.47, pieces so read right 0.05-0.23 under 1.2x, one red on
+    #: cyan at 1.28x 0.38: docs/vision.md, 2026-11-28, eleventh session).
+    sheen_veto: float = 0.3
+    sheen_veto_lift: float = 1.2
     #: In a game without stacks, a piece read surely as a colourful player (magenta,
     #: cyan) whose top face's median holds less than ``colour_face_min_chroma`` of that
     #: player's chroma along its hue (8-bit Lab a/b) is read with

@@ -1674,7 +1674,7 @@ def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
     (``glare_stone_lift``) is judged by its whole face: the lightest tenth of a piece
     there is the glare's own sheen, the piece's colour lies in the rest. Out of glare, a
     field with no symbol left empty whose whole face shows a player's colour washed
-    towards white (its glossy top mirrors the lamp: :func:`_sheened_players`) reads as
+    towards white (its glossy top mirrors the lamp: :func:`_sheen_fits`) reads as
     that player's piece, one high and unsure. Games with stacks; towers that lean over a
     face or a square (grown for pieces lying off centre) are left out of both."""
     if geometry.square_idx is None:
@@ -1735,44 +1735,52 @@ def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
                                                          1.0 - seen / config.roof_piece_share))
     # Out of glare a piece's own glossy top can mirror the lamp: the face alone washes
     # towards white, off every player's direction from the print (Just 4 Fun's red
-    # pieces show pale pink on brown).
-    sheened = ~symbols[empty] & ~whole & np.array([not out[f].height for f in empty.tolist()])
-    if sheened.any():
-        picked = sheened[face_of]
+    # pieces show pale pink on brown). A piece there lies on its colour's way to white;
+    # a face that only points towards a player (a dim or blurred empty square) does not.
+    plain = ~symbols[empty] & ~whole
+    if plain.any():
+        picked = plain[face_of]
         medians = np.stack([_medians_of_runs(flat[face[picked], c],
-                                             (np.cumsum(sheened) - 1)[face_of[picked]],
-                                             face_px[judged][sheened])
+                                             (np.cumsum(plain) - 1)[face_of[picked]],
+                                             face_px[judged][plain])
                             for c in range(3)], axis=1) * scale + lift
-        players = _sheened_players(medians, around[sheened], printed[sheened],
-                                   classes.player_bgr, config)
-        for f, p in zip(empty[sheened].tolist(), players.tolist(), strict=True):
-            if p >= 0:
-                out[f] = FieldState(states[f].name, classes.players[p], 1,
+        misfit, washed, far = _sheen_fits(medians, around[plain], printed[plain],
+                                          classes.player_bgr, config)
+        lifted = around[plain].sum(axis=1) / printed[plain].sum(axis=1)
+        for k, f in enumerate(empty[plain].tolist()):
+            state = out[f]
+            if state.height:
+                p = classes.players.index(state.top_colour)
+                if misfit[k, p] >= config.sheen_veto and lifted[k] < config.sheen_veto_lift:
+                    out[f] = FieldState(state.name, None, 0, min(states[f].confidence,
+                                                                 config.roof_piece_confidence))
+                continue
+            p = int(misfit[k].argmin())
+            if (misfit[k, p] < config.sheen_fit and washed[k, p] >= config.sheen_min
+                    and far[k, p] >= config.sheen_min_off):
+                out[f] = FieldState(state.name, classes.players[p], 1,
                                     config.roof_piece_confidence)
     return out
 
 
-def _sheened_players(faces: np.ndarray, around: np.ndarray, printed: np.ndarray,
-                     player_bgr: np.ndarray, config: VisionConfig) -> np.ndarray:
-    """For each field, the player whose colour washed towards white its whole ``faces``
-    (median) show, or -1: within ``sheen_fit`` of the player's step from the ``printed``
-    colour, washed ``sheen_min`` of the way or more, and ``sheen_min_off`` of the step
-    from the print. The face is first divided, channel by channel, by the lift of the
-    board ``around`` it over its print: the light falls on piece and board alike."""
+def _sheen_fits(faces: np.ndarray, around: np.ndarray, printed: np.ndarray,
+                player_bgr: np.ndarray, config: VisionConfig
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per field and player (fields, players): how far the whole ``faces`` (medians) lie
+    from that player's colour washed towards white, how far washed (0..1), and how far
+    from the ``printed`` colour, both distances as shares of the player's step from the
+    print (inf misfit for a colour within ``roof_min_step`` of the print). The face is
+    first divided, channel by channel, by the lift of the board ``around`` it over its
+    print: the light falls on piece and board alike."""
     seen = faces * printed / np.maximum(around, 1.0)
     white = 255.0 - player_bgr  # (players, 3): the way each colour washes
-    step = np.linalg.norm(player_bgr[None] - printed[:, None], axis=2)  # (fields, players)
+    step = np.maximum(np.linalg.norm(player_bgr[None] - printed[:, None], axis=2), 1e-6)
     off = seen[:, None, :] - player_bgr[None]
     washed = np.clip((off * white[None]).sum(axis=2) / (white * white).sum(axis=1), 0.0, 1.0)
-    misfit = np.linalg.norm(off - washed[..., None] * white[None], axis=2) \
-        / np.maximum(step, 1e-6)
+    misfit = np.linalg.norm(off - washed[..., None] * white[None], axis=2) / step
     misfit[step < config.roof_min_step] = np.inf
-    best = misfit.argmin(axis=1)
-    rows = np.arange(len(faces))
-    far = np.linalg.norm(seen - printed, axis=1) / np.maximum(step[rows, best], 1e-6)
-    fits = ((misfit[rows, best] < config.sheen_fit) & (washed[rows, best] >= config.sheen_min)
-            & (far >= config.sheen_min_off))
-    return np.where(fits, best, -1)
+    far = np.linalg.norm(seen - printed, axis=1)[:, None] / step
+    return misfit, washed, far
 
 
 def _towards_players(faces: np.ndarray, around: np.ndarray, printed: np.ndarray,

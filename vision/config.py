@@ -403,28 +403,16 @@ class VisionConfig:
     #: over 1.10 whose whole face points to a player: docs/vision.md, 2026-11-28, tenth
     #: session).
     glare_stone_lift: float = 1.3
-    #: In a game with stacks, a field with no printed symbol, read empty and left so by
-    #: the glare rules above, whose own square lies under ``glare_stone_lift`` of its
-    #: print and whose whole top face (one piece high, its median, divided channel by
-    #: channel by its square's lift over the print) lies within ``sheen_fit`` of a
-    #: player's step from the print of that player's colour washed towards white (by at
-    #: least ``sheen_min`` of the way), and ``sheen_min_off`` of that step or more from
-    #: the print, holds that player's piece whose glossy top mirrors the lamp, and reads
-    #: as it, one high, with ``roof_piece_confidence`` (:func:`fields.washed_out_pieces`;
-    #: board bench tuning seeds 1, 5, 6, 7, Just 4 Fun: the four such pieces read empty
-    #: that it takes fit at 0.05-0.14, washed 0.40-0.64, 0.57-1.20 off; of 12,597 empty
-    #: squares out of glare none met all three: fitting and washed so, at most 0.21 off
-    #: (pink squares lie on red's way to white): docs/vision.md, 2026-11-28, eleventh
-    #: session).
-    sheen_fit: float = 0.15
-    sheen_min: float = 0.35
-    sheen_min_off: float = 0.5
-    #: ... and such a field (its square under ``sheen_veto_lift`` of its print) that the
-    #: rule of ``roof_piece_share`` reads as a piece, its face's lightest tenth pointing
-    #: towards the player, but whose whole face lies ``sheen_veto`` of the step or more
-    #: off that player's colour washed towards white, stays empty, with
-    #: ``roof_piece_confidence`` at most (tuning seeds 1, 5, 6, 7, Just 4 Fun: empty
-    #: squares so read 0.20-0.47, pieces so read right 0.05-0.23 under 1.2x, one red on
+    #: In a game with stacks, a field with no printed symbol whose own square lies under
+    #: ``sheen_veto_lift`` of its print (out of glare) and that the rule of
+    #: ``roof_piece_share`` reads as a piece (its face's lightest tenth pointing towards
+    #: the player) stays empty, with ``roof_piece_confidence`` at most, where its whole
+    #: top face (one piece high, its median, divided channel by channel by its square's
+    #: lift over the print) lies ``sheen_veto`` of that player's step from the print or
+    #: more off the player's colour washed towards white (how a piece there looks, its
+    #: glossy top mirroring the lamp at most) (:func:`fields.washed_out_pieces`; board
+    #: bench tuning seeds 1, 5, 6, 7, Just 4 Fun: empty squares so read and pieces so read
+    #: as another colour 0.20-0.47, pieces so read right 0.05-0.23 under 1.2x, a red on
     #: cyan at 1.28x 0.38: docs/vision.md, 2026-11-28, eleventh session).
     sheen_veto: float = 0.3
     sheen_veto_lift: float = 1.2

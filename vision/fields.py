@@ -1673,10 +1673,10 @@ def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
     along the print are compared. A field with no symbol whose square a lamp's glare lifts
     (``glare_stone_lift``) is judged by its whole face: the lightest tenth of a piece
     there is the glare's own sheen, the piece's colour lies in the rest. Out of glare, a
-    field with no symbol left empty whose whole face shows a player's colour washed
-    towards white (its glossy top mirrors the lamp: :func:`_sheen_fits`) reads as
-    that player's piece, one high and unsure. Games with stacks; towers that lean over a
-    face or a square (grown for pieces lying off centre) are left out of both."""
+    field with no symbol so read as a piece whose whole face lies far off that colour
+    washed towards white (:func:`_white_misfits`, ``sheen_veto``) stays empty. Games
+    with stacks; towers that lean over a face or a square (grown for pieces lying off
+    centre) are left out of both."""
     if geometry.square_idx is None:
         return states
     empty = np.array([f for f, s in enumerate(states) if not s.height], np.int64)
@@ -1733,54 +1733,43 @@ def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
         else:
             out[f] = FieldState(state.name, None, 0, min(state.confidence,
                                                          1.0 - seen / config.roof_piece_share))
-    # Out of glare a piece's own glossy top can mirror the lamp: the face alone washes
-    # towards white, off every player's direction from the print (Just 4 Fun's red
-    # pieces show pale pink on brown). A piece there lies on its colour's way to white;
-    # a face that only points towards a player (a dim or blurred empty square) does not.
-    plain = ~symbols[empty] & ~whole
-    if plain.any():
-        picked = plain[face_of]
+    # Out of glare a piece's face shows its colour, washed towards white at most by its
+    # own glossy top mirroring the lamp; a face that only points towards a player (an
+    # empty square) lies far off that line.
+    read = np.array([out[f].height > 0 for f in empty.tolist()])
+    checked = read & ~symbols[empty] & (around.sum(axis=1)
+                                        < config.sheen_veto_lift * printed.sum(axis=1))
+    if checked.any():
+        picked = checked[face_of]
         medians = np.stack([_medians_of_runs(flat[face[picked], c],
-                                             (np.cumsum(plain) - 1)[face_of[picked]],
-                                             face_px[judged][plain])
+                                             (np.cumsum(checked) - 1)[face_of[picked]],
+                                             face_px[judged][checked])
                             for c in range(3)], axis=1) * scale + lift
-        misfit, washed, far = _sheen_fits(medians, around[plain], printed[plain],
-                                          classes.player_bgr, config)
-        lifted = around[plain].sum(axis=1) / printed[plain].sum(axis=1)
-        for k, f in enumerate(empty[plain].tolist()):
-            state = out[f]
-            if state.height:
-                p = classes.players.index(state.top_colour)
-                if misfit[k, p] >= config.sheen_veto and lifted[k] < config.sheen_veto_lift:
-                    out[f] = FieldState(state.name, None, 0, min(states[f].confidence,
-                                                                 config.roof_piece_confidence))
-                continue
-            p = int(misfit[k].argmin())
-            if (misfit[k, p] < config.sheen_fit and washed[k, p] >= config.sheen_min
-                    and far[k, p] >= config.sheen_min_off):
-                out[f] = FieldState(state.name, classes.players[p], 1,
-                                    config.roof_piece_confidence)
+        fields = empty[checked].tolist()
+        colours = classes.player_bgr[[classes.players.index(out[f].top_colour)
+                                      for f in fields]]
+        misfit = _white_misfits(medians, around[checked], printed[checked], colours)
+        for f, off in zip(fields, misfit.tolist(), strict=True):
+            if off >= config.sheen_veto:
+                out[f] = FieldState(states[f].name, None, 0,
+                                    min(states[f].confidence, config.roof_piece_confidence))
     return out
 
 
-def _sheen_fits(faces: np.ndarray, around: np.ndarray, printed: np.ndarray,
-                player_bgr: np.ndarray, config: VisionConfig
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per field and player (fields, players): how far the whole ``faces`` (medians) lie
-    from that player's colour washed towards white, how far washed (0..1), and how far
-    from the ``printed`` colour, both distances as shares of the player's step from the
-    print (inf misfit for a colour within ``roof_min_step`` of the print). The face is
-    first divided, channel by channel, by the lift of the board ``around`` it over its
-    print: the light falls on piece and board alike."""
+def _white_misfits(faces: np.ndarray, around: np.ndarray, printed: np.ndarray,
+                   colours: np.ndarray) -> np.ndarray:
+    """Per field, how far its whole face (``faces``, medians) lies from the piece
+    ``colours`` (per field, BGR) washed towards white, as a share of the step from the
+    ``printed`` colour to the piece's. The face is first divided, channel by channel, by
+    the lift of the board ``around`` it over its print: the light falls on piece and
+    board alike."""
     seen = faces * printed / np.maximum(around, 1.0)
-    white = 255.0 - player_bgr  # (players, 3): the way each colour washes
-    step = np.maximum(np.linalg.norm(player_bgr[None] - printed[:, None], axis=2), 1e-6)
-    off = seen[:, None, :] - player_bgr[None]
-    washed = np.clip((off * white[None]).sum(axis=2) / (white * white).sum(axis=1), 0.0, 1.0)
-    misfit = np.linalg.norm(off - washed[..., None] * white[None], axis=2) / step
-    misfit[step < config.roof_min_step] = np.inf
-    far = np.linalg.norm(seen - printed, axis=1)[:, None] / step
-    return misfit, washed, far
+    white = 255.0 - colours  # the way each colour washes
+    off = seen - colours
+    washed = np.clip((off * white).sum(axis=1) / np.maximum((white * white).sum(axis=1), 1.0),
+                     0.0, 1.0)
+    return np.linalg.norm(off - washed[:, None] * white, axis=1) \
+        / np.maximum(np.linalg.norm(colours - printed, axis=1), 1e-6)
 
 
 def _towards_players(faces: np.ndarray, around: np.ndarray, printed: np.ndarray,

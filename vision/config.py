@@ -403,6 +403,19 @@ class VisionConfig:
     #: over 1.10 whose whole face points to a player: docs/vision.md, 2026-11-28, tenth
     #: session).
     glare_stone_lift: float = 1.3
+    #: In a game with stacks, a field with no printed symbol whose own square lies under
+    #: ``sheen_veto_lift`` of its print (out of glare) and that the rule of
+    #: ``roof_piece_share`` reads as a piece (its face's lightest tenth pointing towards
+    #: the player) stays empty, with ``roof_piece_confidence`` at most, where its whole
+    #: top face (one piece high, its median, divided channel by channel by its square's
+    #: lift over the print) lies ``sheen_veto`` of that player's step from the print or
+    #: more off the player's colour washed towards white (how a piece there looks, its
+    #: glossy top mirroring the lamp at most) (:func:`fields.washed_out_pieces`; board
+    #: bench tuning seeds 1, 5, 6, 7, Just 4 Fun: empty squares so read and pieces so read
+    #: as another colour 0.20-0.47, pieces so read right 0.05-0.23 under 1.2x, a red on
+    #: cyan at 1.28x 0.38: docs/vision.md, 2026-11-28, eleventh session).
+    sheen_veto: float = 0.3
+    sheen_veto_lift: float = 1.2
     #: In a game without stacks, a piece read surely as a colourful player (magenta,
     #: cyan) whose top face's median holds less than ``colour_face_min_chroma`` of that
     #: player's chroma along its hue (8-bit Lab a/b) is read with

@@ -1694,9 +1694,11 @@ def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
     a dark symbol under the face (``symbols``, per field): only the face's lightest pixels
     along the print are compared. A field with no symbol whose square a lamp's glare lifts
     (``glare_stone_lift``) is judged by its whole face: the lightest tenth of a piece
-    there is the glare's own sheen, the piece's colour lies in the rest. Games with
-    stacks; towers that lean over a face or a square (grown for pieces lying off centre)
-    are left out of both."""
+    there is the glare's own sheen, the piece's colour lies in the rest. Out of glare, a
+    field with no symbol so read as a piece whose whole face lies far off that colour
+    washed towards white (:func:`_white_misfits`, ``sheen_veto``) stays empty. Games
+    with stacks; towers that lean over a face or a square (grown for pieces lying off
+    centre) are left out of both."""
     if geometry.square_idx is None:
         return states
     empty = np.array([f for f, s in enumerate(states) if not s.height], np.int64)
@@ -1753,7 +1755,43 @@ def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
         else:
             out[f] = FieldState(state.name, None, 0, min(state.confidence,
                                                          1.0 - seen / config.roof_piece_share))
+    # Out of glare a piece's face shows its colour, washed towards white at most by its
+    # own glossy top mirroring the lamp; a face that only points towards a player (an
+    # empty square) lies far off that line.
+    read = np.array([out[f].height > 0 for f in empty.tolist()])
+    checked = read & ~symbols[empty] & (around.sum(axis=1)
+                                        < config.sheen_veto_lift * printed.sum(axis=1))
+    if checked.any():
+        picked = checked[face_of]
+        medians = np.stack([_medians_of_runs(flat[face[picked], c],
+                                             (np.cumsum(checked) - 1)[face_of[picked]],
+                                             face_px[judged][checked])
+                            for c in range(3)], axis=1) * scale + lift
+        fields = empty[checked].tolist()
+        colours = classes.player_bgr[[classes.players.index(out[f].top_colour)
+                                      for f in fields]]
+        misfit = _white_misfits(medians, around[checked], printed[checked], colours)
+        for f, off in zip(fields, misfit.tolist(), strict=True):
+            if off >= config.sheen_veto:
+                out[f] = FieldState(states[f].name, None, 0,
+                                    min(states[f].confidence, config.roof_piece_confidence))
     return out
+
+
+def _white_misfits(faces: np.ndarray, around: np.ndarray, printed: np.ndarray,
+                   colours: np.ndarray) -> np.ndarray:
+    """Per field, how far its whole face (``faces``, medians) lies from the piece
+    ``colours`` (per field, BGR) washed towards white, as a share of the step from the
+    ``printed`` colour to the piece's. The face is first divided, channel by channel, by
+    the lift of the board ``around`` it over its print: the light falls on piece and
+    board alike."""
+    seen = faces * printed / np.maximum(around, 1.0)
+    white = 255.0 - colours  # the way each colour washes
+    off = seen - colours
+    washed = np.clip((off * white).sum(axis=1) / np.maximum((white * white).sum(axis=1), 1.0),
+                     0.0, 1.0)
+    return np.linalg.norm(off - washed[:, None] * white, axis=1) \
+        / np.maximum(np.linalg.norm(colours - printed, axis=1), 1e-6)
 
 
 def _towards_players(faces: np.ndarray, around: np.ndarray, printed: np.ndarray,

@@ -1021,3 +1021,27 @@ def test_just4fun_pieces_in_glare_judged_by_the_whole_face(index, washed):
     assert {n: read[n] for n in washed} == {n: (c, 1) for n, c in washed.items()}
     assert [n for n in washed if reading.fields[n].confidence >= config.uncertain_below] == []
     assert [n for n, r in blind.items() if r == truth[n] and read[n] != r] == []
+
+
+@pytest.mark.parametrize("seed,index,printed", [
+    (6, 472, ["B5", "C5"]),
+    (7, 332, ["B1"]),
+])
+def test_just4fun_faces_off_any_washed_colour_stay_empty(seed, index, printed):
+    """Board bench tuning seeds 6 and 7: empty Just 4 Fun squares out of glare whose
+    face's lightest tenth points towards a player from the square read as that player's
+    piece, one high. A piece there would lie on its colour's way to white (its top
+    washed at most by its own glossy top mirroring the lamp); their whole faces lie far
+    off it: they stay empty, unsure, and no field read right without it reads wrong."""
+    layout, calibration, rendered, _ = bench_frame(seed, index)
+    truth = field_states(rendered.truth)
+    assert [truth[n] for n in printed] == [(None, 0)] * len(printed)
+    config = VisionConfig()
+    blind = read_states(read_board(rendered.frame, layout, calibration,
+                                   replace(config, sheen_veto=np.inf)))
+    assert all(blind[n][1] == 1 for n in printed)
+    reading = read_board(rendered.frame, layout, calibration, config)
+    read = read_states(reading)
+    assert [read[n] for n in printed] == [(None, 0)] * len(printed)
+    assert [n for n in printed if reading.fields[n].confidence >= config.uncertain_below] == []
+    assert [n for n, r in blind.items() if r == truth[n] and read[n] != r] == []

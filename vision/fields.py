@@ -1503,6 +1503,15 @@ def _normalised_medians(rectified: np.ndarray, matrix: np.ndarray, idx: np.ndarr
                      axis=1) * np.diag(matrix)[:3] + matrix[:, 3])
 
 
+def _normalised_run_medians(flat: np.ndarray, matrix: np.ndarray, px: np.ndarray,
+                            owner: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Per channel, the median of ``flat[px]`` (pixels, BGR) run by run (``owner``,
+    ``sizes``: :func:`_medians_of_runs`), normalised by ``matrix`` (3x4) in floats, as
+    :func:`_normalised_medians`."""
+    return (np.stack([_medians_of_runs(flat[px, c], owner, sizes) for c in range(3)], axis=1)
+            * np.diag(matrix)[:3] + matrix[:, 3])
+
+
 def _face_medians(rectified: np.ndarray, matrix: np.ndarray, geometry: BoardGeometry,
                   fields: np.ndarray) -> np.ndarray:
     """:func:`_normalised_medians` of each of ``fields``' top face one piece high
@@ -1664,10 +1673,8 @@ def print_read_as_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list
     keep = judged[square_of]
     square, square_of = square[keep], (np.cumsum(judged) - 1)[square_of[keep]]
     read = read[judged]
-    flat = rectified.reshape(-1, 3)
-    scale, lift = np.diag(matrix)[:3], matrix[:, 3]
-    around = np.stack([_medians_of_runs(flat[square, c], square_of, square_px[judged])
-                       for c in range(3)], axis=1) * scale + lift
+    around = _normalised_run_medians(rectified.reshape(-1, 3), matrix, square, square_of,
+                                     square_px[judged])
     top_ends = np.cumsum(geometry.top_area)
     segs = read * geometry.max_height  # one piece high
     faces = _normalised_medians(rectified, matrix, geometry.top_idx,
@@ -1731,18 +1738,20 @@ def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
     cut = _segment_percentiles(along, face_px[judged], [config.roof_face_top_pct])[:, 0]
     light = along >= cut[face_of]
     lightest, lightest_of = face[light], face_of[light]
-    faces, around = (
-        np.stack([_medians_of_runs(flat[px, c], of, np.bincount(of, minlength=len(empty)))
-                  for c in range(3)], axis=1) * scale + lift
-        for px, of in ((lightest, lightest_of), (square, square_of)))
+    faces, around = (_normalised_run_medians(flat, matrix, px, of,
+                                             np.bincount(of, minlength=len(empty)))
+                     for px, of in ((lightest, lightest_of), (square, square_of)))
+
+    def whole_faces(which: np.ndarray) -> np.ndarray:
+        picked = which[face_of]
+        return _normalised_run_medians(flat, matrix, face[picked],
+                                       (np.cumsum(which) - 1)[face_of[picked]],
+                                       face_px[judged][which])
+
     whole = ~symbols[empty] & (around.sum(axis=1)
                                >= config.glare_stone_lift * printed.sum(axis=1))
     if whole.any():
-        picked = whole[face_of]
-        faces[whole] = np.stack([_medians_of_runs(flat[face[picked], c],
-                                                  (np.cumsum(whole) - 1)[face_of[picked]],
-                                                  face_px[judged][whole])
-                                 for c in range(3)], axis=1) * scale + lift
+        faces[whole] = whole_faces(whole)
     player, cosine, share = _towards_players(faces, around, printed, classes.player_bgr, config)
     out = list(states)
     for f, p, seen, fit in zip(empty.tolist(), player.tolist(), share.tolist(),
@@ -1762,15 +1771,11 @@ def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
     checked = read & ~symbols[empty] & (around.sum(axis=1)
                                         < config.sheen_veto_lift * printed.sum(axis=1))
     if checked.any():
-        picked = checked[face_of]
-        medians = np.stack([_medians_of_runs(flat[face[picked], c],
-                                             (np.cumsum(checked) - 1)[face_of[picked]],
-                                             face_px[judged][checked])
-                            for c in range(3)], axis=1) * scale + lift
         fields = empty[checked].tolist()
         colours = classes.player_bgr[[classes.players.index(out[f].top_colour)
                                       for f in fields]]
-        misfit = _white_misfits(medians, around[checked], printed[checked], colours)
+        misfit = _white_misfits(whole_faces(checked), around[checked], printed[checked],
+                                colours)
         for f, off in zip(fields, misfit.tolist(), strict=True):
             if off >= config.sheen_veto:
                 out[f] = FieldState(states[f].name, None, 0,

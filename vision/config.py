@@ -136,6 +136,12 @@ class VisionConfig:
     #: cost +185 ms a photo, 12 +21 ms, locating as many).
     print_align_two_min_gain: float = 0.02
     print_align_two_iterations: int = 12
+    #: ... and where at least this many of the kept results (itself included) put every
+    #: field within this many mm of it: starts that land apart say the print pins nothing
+    #: (held-out seed 10 frame 526, Mühle: the best of three 7.6 mm off; tuning: 9 boards
+    #: over 3 mm off -> 3, of them two sure fits at 3.0-3.2 mm and one at 3.7).
+    print_align_two_agree_mm: float = 2.0
+    print_align_two_min_agreeing: int = 2
     #: Three markers' homography is refined the same way and the refinement used where
     #: the print matches better and no field moves more than this (mm; bench seed 1:
     #: the three-marker board's worst field up to 8.5 mm off).

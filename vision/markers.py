@@ -612,14 +612,15 @@ class Localiser:
         # no more than ``print_align_two_marker_shift_mm``; the one whose print matches
         # best is believed where it matches clearly better than every start, by a ratio and
         # by a floor (an ECC stuck on a hand, a piece or the table's grain matches no better
-        # than where it began; on a plain print every match is tiny and a ratio says nothing).
+        # than where it began; on a plain print every match is tiny and a ratio says nothing),
+        # and where another start lands beside it (``print_align_two_agree_mm``).
         fields = np.array([f.centre_mm for f in self.layout.fields.values()])
         starts = [fit.fit, *fit.fit.swung(fields, cfg.print_match_swing_sigmas)]
         before = max(print_match(gray, self.layout, self.camera, start.homography, cfg)
                      for start in starts)
         inverse = np.linalg.inv(fit.homography)
         corners = np.concatenate([marker_corners_mm(self.layout)[m] for m in found])
-        best, best_match = None, -math.inf
+        best, best_match, kept = None, -math.inf, []
         for start in starts if cfg.print_align_two_from_swung else starts[:1]:
             aligned = align_to_print(gray, self.layout, self.camera, start.homography, cfg,
                                      iterations=cfg.print_align_two_iterations)
@@ -632,11 +633,18 @@ class Localiser:
                                               focal)
             if disagreement > cfg.print_align_max_disagreement:
                 continue
+            kept.append(aligned)
             match = print_match(gray, self.layout, self.camera, aligned, cfg)
             if match > best_match:
                 best, best_match = aligned, match
         if (best is None or best_match <= cfg.print_align_two_margin * before
                 or best_match - before < cfg.print_align_two_min_gain):
+            return None
+        to_best = np.linalg.inv(best)
+        apart = [np.sqrt(((project(to_best @ other, fields) - fields)**2).sum(axis=1)).max()
+                 for other in kept]
+        agreeing = sum(float(mm) <= cfg.print_align_two_agree_mm for mm in apart)
+        if agreeing < cfg.print_align_two_min_agreeing:
             return None
         return best, "print"
 

@@ -589,8 +589,8 @@ class Localiser:
                   ) -> tuple[np.ndarray, str] | None:
         """The homography fitted to two markers under the camera model and its source,
         or None when it may be too far off at the fields (config ``two_marker_*``) and
-        the printed board, aligned to the frame from there, does not agree with the
-        markers (config ``print_align_*``). The focal length is the config's, else the
+        no alignment of the printed board to the frame from there is believed (config
+        ``print_align_*``). The focal length is the config's, else the
         one the last 3-4 marker homography gave (the same camera, bumped), else fitted
         too."""
         cfg = self.config
@@ -606,21 +606,47 @@ class Localiser:
             return fit.homography, "two markers"
         from vision.print_align import align_to_print, print_match  # (imports markers)
 
-        aligned = align_to_print(gray, self.layout, self.camera, fit.homography, cfg)
-        if aligned is None:
-            return None
-        disagreement = print_disagreement(found, self.layout, self.camera, cfg, aligned, focal)
-        if disagreement > cfg.print_align_max_disagreement:
-            return None
-        # Believed only where the print matches the frame better than from the markers'
-        # own fit or that fit swung either way (an ECC stuck on a hand, a piece or the
-        # table's grain matches worse than where it started).
+        # ECC from the fit and from the fit swung either way along its loosest direction
+        # (one start alone stops in a local optimum a few mm off: tuning seeds 5, 6, 7),
+        # each result kept only where it agrees with the markers and moves the two found
+        # no more than ``print_align_two_marker_shift_mm``; the one whose print matches
+        # best is believed where it matches clearly better than every start, by a ratio and
+        # by a floor (an ECC stuck on a hand, a piece or the table's grain matches no better
+        # than where it began; on a plain print every match is tiny and a ratio says nothing),
+        # and where another start lands beside it (``print_align_two_agree_mm``).
         fields = np.array([f.centre_mm for f in self.layout.fields.values()])
         starts = [fit.fit, *fit.fit.swung(fields, cfg.print_match_swing_sigmas)]
         before = max(print_match(gray, self.layout, self.camera, start.homography, cfg)
                      for start in starts)
-        after = print_match(gray, self.layout, self.camera, aligned, cfg)
-        return (aligned, "print") if after > before else None
+        inverse = np.linalg.inv(fit.homography)
+        corners = np.concatenate([marker_corners_mm(self.layout)[m] for m in found])
+        best, best_match, kept = None, -math.inf, []
+        for start in starts if cfg.print_align_two_from_swung else starts[:1]:
+            aligned = align_to_print(gray, self.layout, self.camera, start.homography, cfg,
+                                     iterations=cfg.print_align_two_iterations)
+            if aligned is None:
+                continue
+            moved = project(inverse @ aligned, corners) - corners
+            if float(np.sqrt((moved**2).sum(axis=1)).max()) > cfg.print_align_two_marker_shift_mm:
+                continue
+            disagreement = print_disagreement(found, self.layout, self.camera, cfg, aligned,
+                                              focal)
+            if disagreement > cfg.print_align_max_disagreement:
+                continue
+            kept.append(aligned)
+            match = print_match(gray, self.layout, self.camera, aligned, cfg)
+            if match > best_match:
+                best, best_match = aligned, match
+        if (best is None or best_match <= cfg.print_align_two_margin * before
+                or best_match - before < cfg.print_align_two_min_gain):
+            return None
+        to_best = np.linalg.inv(best)
+        apart = [np.sqrt(((project(to_best @ other, fields) - fields)**2).sum(axis=1)).max()
+                 for other in kept]
+        agreeing = sum(float(mm) <= cfg.print_align_two_agree_mm for mm in apart)
+        if agreeing < cfg.print_align_two_min_agreeing:
+            return None
+        return best, "print"
 
     def _three_on_print(self, gray: np.ndarray, homography: np.ndarray,
                         found: dict[int, np.ndarray]) -> np.ndarray | None:

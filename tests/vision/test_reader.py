@@ -106,6 +106,14 @@ def test_a_patch_inside_the_board_is_no_hand_but_one_reaching_in_is(rendered):
 
 MUEHLE = load_layout("muehle")
 EDGE_OFF = replace(VisionConfig(), rim_break_ratio=0.0)  # no stretch of edge is broken
+#: the two-marker rule before the eleventh session (one ECC from the fit, believed where it
+#: matches the print better than the starts), for tests of other cues on frames whose two
+#: markers' starts land apart and are now left unlocated (board bench seed 1 frame 122,
+#: seed 5 frame 3)
+ONE_START = dict(print_align_two_from_swung=False, print_align_two_margin=1.0,
+                 print_align_two_min_gain=-float("inf"), print_align_two_iterations=40,
+                 print_align_two_marker_shift_mm=float("inf"), print_align_max_disagreement=4.0,
+                 print_align_two_min_agreeing=1)
 
 
 @pytest.fixture(scope="module")
@@ -610,15 +618,16 @@ def test_a_pale_arm_hiding_the_printed_lines_is_a_hand_on_a_photo(index, missed,
     beyond the lines' hull join it by their colour (378's last point; one visible point
     more hidden beside 286's and 378's hands). The arm's chroma where it crosses the edge
     (eighth session) takes in three visible points more beside 102's hand, one beside
-    286's."""
+    286's. Placed by the one-start two-marker rule (``ONE_START``: 122, 1.4 mm off)."""
     layout, calibration, rendered, before = bench_frame(1, index)
     truly_hidden = {n for n, t in rendered.truth.fields.items() if t.occluded}
-    reading = read_board(rendered.frame, layout, calibration)
+    config = replace(VisionConfig(), **ONE_START)
+    reading = read_board(rendered.frame, layout, calibration, config)
     assert reading.occluded and len(truly_hidden - reading.hidden_fields) <= missed
     assert len(reading.hidden_fields - truly_hidden) <= spare
     # the arm's chroma where it crosses the edge finds it too (_skin_from_entry): off
     off = read_board(rendered.frame, layout, calibration,
-                     replace(VisionConfig(), lines_lost_window_mm=0.0, entry_skin_ratio=0.0))
+                     replace(config, lines_lost_window_mm=0.0, entry_skin_ratio=0.0))
     assert not off.occluded or len(truly_hidden - off.hidden_fields) >= 9
     assert not read_board(before.frame, layout, calibration).occluded
 
@@ -657,11 +666,13 @@ def test_a_board_tinted_like_an_arm_is_no_hand_on_a_photo(seed, index):
     beside the fields) or washed by a lamp across its edge (seed 7 frame 221, Cuatro, no
     hand) is chosen like the arm's chroma in scattered patches: their hull is not solid
     skin, as a hand's is. Judged with the board placed from the markers alone: 221's
-    three put a field 10.7 mm off, and on its print (1.5 mm) no patch shows at all."""
+    three put a field 10.7 mm off, and on its print (1.5 mm) no patch shows at all; 3's
+    two by the one-start rule (``ONE_START``, 4.2 mm off; now left unlocated)."""
     layout, calibration, rendered, _ = bench_frame(seed, index)
     assert not any(t.occluded for t in rendered.truth.fields.values())
-    assert not read_board(rendered.frame, layout, calibration).occluded
-    loose = replace(VisionConfig(), entry_skin_fill=0.2, print_align_three_max_shift_mm=0.0)
+    config = replace(VisionConfig(), **ONE_START)
+    assert not read_board(rendered.frame, layout, calibration, config).occluded
+    loose = replace(config, entry_skin_fill=0.2, print_align_three_max_shift_mm=0.0)
     assert read_board(rendered.frame, layout, calibration, loose).occluded
 
 

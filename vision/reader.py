@@ -41,6 +41,7 @@ from vision.fields import (
     darker_than_neighbours,
     frame_colour_pieces,
     lit_discs,
+    lit_look_alikes,
     look_alike_pieces,
     pale_colourful_pieces,
     print_read_as_pieces,
@@ -375,6 +376,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     states = print_read_as_pieces(rectified, matrix, states, geometry, tracker.classes, config)
     states = washed_out_pieces(rectified, matrix, states, geometry, tracker.classes, config,
                                tracker.symbols)
+    states = lit_look_alikes(rectified, matrix, states, geometry, tracker.classes, config)
     states = lit_discs(rectified, matrix, states, geometry, tracker.classes, config)
     # a field that looks changed while its reading is not may hold a piece the reader
     # missed: say so by its confidence

@@ -1565,6 +1565,46 @@ def colourless_faces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fie
     return out
 
 
+def grey_faces_read_dark(rectified: np.ndarray, matrix: np.ndarray,
+                         states: list[FieldState], geometry: BoardGeometry,
+                         classes: ColourClasses, config: VisionConfig) -> list[FieldState]:
+    """``states`` with the pieces read as a colourful player (magenta, cyan) whose top
+    face's median holds less than ``colour_face_min_chroma`` of that player's chroma along
+    its hue (as :func:`colourless_faces` measures it) and lies darker than
+    ``colour_face_dark_lightness`` (8-bit Lab L) read as the darkest other player darker
+    than that (a black stone), with ``colour_face_confidence``: a black stone greyed in a
+    bright frame or by a lamp's sheen, whose pixels the tables took for deep-shaded cyan,
+    is grey all over its face, while the cyan and magenta stones :func:`washed_out_stones`
+    finds in a glare spot are grey and nearly white (board bench tuning seeds 1, 5, 6, 7, Spexxx,
+    standalone: 18 black stones read cyan at L 50-191, chroma 0.03-0.32; cyan stones under
+    0.4 at L 235 or more: docs/vision.md, 2026-11-28, eleventh session). Games without
+    stacks: a tower's top face is the piece's alone only one high."""
+    if geometry.max_height != 1 or not classes.colourful:
+        return states
+    lightness = _lab_of(classes.player_bgr)[:, 0]
+    others = [p for p in range(len(classes.players)) if p not in classes.colourful
+              and lightness[p] < config.colour_face_dark_lightness]
+    if not others:
+        return states
+    darkest = classes.players[min(others, key=lambda p: lightness[p])]
+    players = {classes.players[p]: p for p in classes.colourful}
+    fields = np.array([f for f, s in enumerate(states) if s.top_colour in players], np.int64)
+    if not len(fields):
+        return states
+    face_lab = _lab_of(_face_medians(rectified, matrix, geometry, fields))
+    own = np.array([players[states[f].top_colour] for f in fields])
+    player_ab = _lab_of(classes.player_bgr[own])[:, 1:] - 128.0
+    chroma = (((face_lab[:, 1:] - 128.0) * player_ab).sum(axis=1)
+              / np.maximum((player_ab ** 2).sum(axis=1), 1.0))
+    dark = (chroma < config.colour_face_min_chroma) & (face_lab[:, 0]
+                                                      < config.colour_face_dark_lightness)
+    out = list(states)
+    for f in fields[dark].tolist():
+        out[f] = FieldState(states[f].name, darkest, states[f].height,
+                            min(states[f].confidence, config.colour_face_confidence))
+    return out
+
+
 def lit_discs(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState],
               geometry: BoardGeometry, classes: ColourClasses,
               config: VisionConfig) -> list[FieldState]:

@@ -415,10 +415,10 @@ class VisionConfig:
     colour_face_confidence: float = 0.5
     #: Such a piece whose face also lies darker than this (8-bit Lab L) reads as the
     #: darkest other player (a black stone; :func:`fields.grey_faces_read_dark`; board
-    #: bench tuning seeds 1, 5, 6, 7, Spexxx: black stones read cyan at L 191 or less,
-    #: cyan stones washed grey by glare at 235 or more: docs/vision.md, 2026-11-28,
-    #: eleventh session).
-    colour_face_dark_lightness: float = 210.0
+    #: bench tuning seeds 1, 5, 6, 7, Spexxx: 15 of 18 black stones read cyan at L 50-76,
+    #: three greyed at 160-191; magenta and cyan stones so grey at 175 or more, pale or
+    #: washed by glare: docs/vision.md, 2026-11-28, eleventh session).
+    colour_face_dark_lightness: float = 140.0
     #: In a game without stacks with colourful players (Spexxx), a field read surely
     #: empty whose one-piece top face is lighter than the cell just beyond its rim all
     #: round (the median over ``disc_samples`` directions of the grey at ``disc_outer_mm``

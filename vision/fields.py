@@ -1574,11 +1574,12 @@ def grey_faces_read_dark(rectified: np.ndarray, matrix: np.ndarray,
     ``colour_face_dark_lightness`` (8-bit Lab L) read as the darkest other player darker
     than that (a black stone), with ``colour_face_confidence``: a black stone greyed in a
     bright frame or by a lamp's sheen, whose pixels the tables took for deep-shaded cyan,
-    is grey all over its face, while the cyan and magenta stones :func:`washed_out_stones`
-    finds in a glare spot are grey and nearly white (board bench tuning seeds 1, 5, 6, 7, Spexxx,
-    standalone: 18 black stones read cyan at L 50-191, chroma 0.03-0.32; cyan stones under
-    0.4 at L 235 or more: docs/vision.md, 2026-11-28, eleventh session). Games without
-    stacks: a tower's top face is the piece's alone only one high."""
+    is grey all over its face and dark, while the cyan and magenta stones
+    :func:`washed_out_stones` finds in a glare spot, or those pale in haze, are grey but
+    light (board bench tuning seeds 1, 5, 6, 7, Spexxx, standalone: 15 of 18 black stones
+    read cyan at L 50-76, chroma 0.03-0.32; magenta and cyan stones under 0.4 at L 175 or
+    more: docs/vision.md, 2026-11-28, eleventh session). Games without stacks: a tower's
+    top face is the piece's alone only one high."""
     if geometry.max_height != 1 or not classes.colourful:
         return states
     lightness = _lab_of(classes.player_bgr)[:, 0]

@@ -1589,7 +1589,9 @@ def grey_faces_read_dark(rectified: np.ndarray, matrix: np.ndarray,
         return states
     darkest = classes.players[min(others, key=lambda p: lightness[p])]
     players = {classes.players[p]: p for p in classes.colourful}
-    fields = np.array([f for f, s in enumerate(states) if s.top_colour in players], np.int64)
+    # a sure reading with such a face was made unsure by colourless_faces already
+    fields = np.array([f for f, s in enumerate(states) if s.top_colour in players
+                       and s.confidence < config.uncertain_below], np.int64)
     if not len(fields):
         return states
     face_lab = _lab_of(_face_medians(rectified, matrix, geometry, fields))

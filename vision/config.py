@@ -450,6 +450,12 @@ class VisionConfig:
     #: 2026-11-28, ninth session).
     colour_face_min_chroma: float = 0.4
     colour_face_confidence: float = 0.5
+    #: Such a piece whose face also lies darker than this (8-bit Lab L) reads as the
+    #: darkest other player (a black stone; :func:`fields.grey_faces_read_dark`; board
+    #: bench tuning seeds 1, 5, 6, 7, Spexxx: 15 of 18 black stones read cyan at L 50-76,
+    #: three greyed at 160-191; magenta and cyan stones so grey at 175 or more, pale or
+    #: washed by glare: docs/vision.md, 2026-11-28, eleventh session).
+    colour_face_dark_lightness: float = 140.0
     #: In a game without stacks with colourful players (Spexxx), a field read surely
     #: empty whose one-piece top face is lighter than the cell just beyond its rim all
     #: round (the median over ``disc_samples`` directions of the grey at ``disc_outer_mm``
@@ -465,6 +471,16 @@ class VisionConfig:
     disc_samples: int = 32
     disc_min_ring: float = 0.3
     disc_confidence: float = 0.5
+    #: A field read empty on a square a lighter player's piece matches but for brightness
+    #: (a white stone on Spexxx's silver) holds that piece, read with ``disc_confidence``,
+    #: where its top face is a disc lighter than the cell beyond its rim by this much (the
+    #: median grey at ``disc_outer_mm`` less that at ``disc_inner_mm``, over the board
+    #: around as for ``disc_min_step``) and lighter than the square's corners
+    #: (:func:`fields.lit_look_alikes`; board bench tuning seeds 1, 5, 6, 7, standalone:
+    #: white stones read empty on silver 0.26-1.58, 12 of 21 at 0.6 or more; empty cells
+    #: with a face lighter than their corners at most 0.47: docs/vision.md, 2026-11-28,
+    #: eleventh session).
+    look_alike_disc_step: float = 0.6
     #: A field read empty in a game without stacks whose top face lies, in a/b (8-bit
     #: Lab), within ``frame_colour_piece_distance`` of this frame's own pieces of a
     #: colourful player (calibrated chroma over ``frame_colour_chroma``: magenta, cyan)

@@ -1596,6 +1596,49 @@ def colourless_faces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fie
     return out
 
 
+def grey_faces_read_dark(rectified: np.ndarray, matrix: np.ndarray,
+                         states: list[FieldState], geometry: BoardGeometry,
+                         classes: ColourClasses, config: VisionConfig) -> list[FieldState]:
+    """``states`` with the pieces read as a colourful player (magenta, cyan) whose top
+    face's median holds less than ``colour_face_min_chroma`` of that player's chroma along
+    its hue (as :func:`colourless_faces` measures it) and lies darker than
+    ``colour_face_dark_lightness`` (8-bit Lab L) read as the darkest other player darker
+    than that (a black stone), with ``colour_face_confidence``: a black stone greyed in a
+    bright frame or by a lamp's sheen, whose pixels the tables took for deep-shaded cyan,
+    is grey all over its face and dark, while the cyan and magenta stones
+    :func:`washed_out_stones` finds in a glare spot, or those pale in haze, are grey but
+    light (board bench tuning seeds 1, 5, 6, 7, Spexxx, standalone: 15 of 18 black stones
+    read cyan at L 50-76, chroma 0.03-0.32; magenta and cyan stones under 0.4 at L 175 or
+    more: docs/vision.md, 2026-11-28, eleventh session). Games without stacks: a tower's
+    top face is the piece's alone only one high."""
+    if geometry.max_height != 1 or not classes.colourful:
+        return states
+    lightness = _lab_of(classes.player_bgr)[:, 0]
+    others = [p for p in range(len(classes.players)) if p not in classes.colourful
+              and lightness[p] < config.colour_face_dark_lightness]
+    if not others:
+        return states
+    darkest = classes.players[min(others, key=lambda p: lightness[p])]
+    players = {classes.players[p]: p for p in classes.colourful}
+    # a sure reading with such a face was made unsure by colourless_faces already
+    fields = np.array([f for f, s in enumerate(states) if s.top_colour in players
+                       and s.confidence < config.uncertain_below], np.int64)
+    if not len(fields):
+        return states
+    face_lab = _lab_of(_face_medians(rectified, matrix, geometry, fields))
+    own = np.array([players[states[f].top_colour] for f in fields])
+    player_ab = _lab_of(classes.player_bgr[own])[:, 1:] - 128.0
+    chroma = (((face_lab[:, 1:] - 128.0) * player_ab).sum(axis=1)
+              / np.maximum((player_ab ** 2).sum(axis=1), 1.0))
+    dark = (chroma < config.colour_face_min_chroma) & (face_lab[:, 0]
+                                                      < config.colour_face_dark_lightness)
+    out = list(states)
+    for f in fields[dark].tolist():
+        out[f] = FieldState(states[f].name, darkest, states[f].height,
+                            min(states[f].confidence, config.colour_face_confidence))
+    return out
+
+
 def lit_discs(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState],
               geometry: BoardGeometry, classes: ColourClasses,
               config: VisionConfig) -> list[FieldState]:
@@ -1614,28 +1657,92 @@ def lit_discs(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState
     fields = fields[[states[f].confidence >= config.uncertain_below for f in fields]]
     if not len(fields):
         return states
+    step = np.median(np.diff(_disc_greys(rectified, matrix, fields, geometry, config),
+                             axis=1)[:, 0], axis=1)
+    out = list(states)
+    for f in _lit_disc_fields(rectified, matrix, fields, step, geometry, classes, config,
+                              config.disc_min_step).tolist():
+        out[f] = FieldState(states[f].name, states[f].top_colour, states[f].height,
+                            min(states[f].confidence, config.disc_confidence))
+    return out
+
+
+def lit_look_alikes(rectified: np.ndarray, matrix: np.ndarray, states: list[FieldState],
+                    geometry: BoardGeometry, classes: ColourClasses,
+                    config: VisionConfig) -> list[FieldState]:
+    """``states`` with the fields read empty on a square printed in a colour a lighter
+    player's piece matches but for brightness (a white stone on Spexxx's silver) read as
+    that piece, with ``disc_confidence``, where the top face is a disc lighter than the
+    cell beyond its rim by ``look_alike_disc_step`` (the median grey over the circle at
+    ``disc_outer_mm`` less that at ``disc_inner_mm``, as a share of the board around as
+    in :func:`lit_discs`, which takes the median of the differences: the side and shadow
+    of a stone lying off centre darken only some directions) and its median lies above
+    the corners' ``look_alike_rim_percentile`` (the raw ``rectified`` frame normalised
+    by ``matrix``, 3x4): a white stone dimmed,
+    greyed or blurred to silver's brightness, past the face test of
+    :func:`look_alike_pieces`, keeps its shaded rim and outline, while an empty cell is
+    even within its square (board bench tuning seeds 1, 5, 6, 7: white stones read empty
+    on silver 0.26-1.58, empty cells whose face is lighter than the corners 0.47 at most:
+    docs/vision.md, 2026-11-28, eleventh session)."""
+    if geometry.surround_idx is None:
+        return states
+    lighter = {board: max(pairs, key=lambda pair: pair[1])[0]
+               for board, pairs in classes.look_alikes.items() if max(p[1] for p in pairs) > 0}
+    entries = {entry[0]: entry for entry in geometry.look_alike
+               if entry[1] in lighter and not states[entry[0]].height
+               and geometry.playable[entry[0]]
+               and geometry.surround_area[entry[0]] >= config.washed_min_surround_px}
+    if not entries:
+        return states
+    fields = np.array(list(entries), np.int64)
+    greys = np.median(_disc_greys(rectified, matrix, fields, geometry, config), axis=2)
+    lit = _lit_disc_fields(rectified, matrix, fields, greys[:, 1] - greys[:, 0], geometry,
+                           classes, config, config.look_alike_disc_step)
+    out = list(states)
+    for f in lit.tolist():
+        _, board, face_idx, rim_idx, _ = entries[f]
+        face, rim = (_grey(rectified, matrix, idx) for idx in (face_idx, rim_idx))
+        if np.median(face) > np.percentile(rim, config.look_alike_rim_percentile):
+            out[f] = FieldState(states[f].name, classes.players[lighter[board]], 1,
+                                config.disc_confidence)
+    return out
+
+
+def _grey(rectified: np.ndarray, matrix: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The grey (B + G + R) of the flat pixels ``idx`` of ``rectified``, normalised by
+    ``matrix`` (3x4) in floats."""
+    return rectified.reshape(-1, 3)[idx] @ np.diag(matrix)[:3] + matrix[:, 3].sum()
+
+
+def _disc_greys(rectified: np.ndarray, matrix: np.ndarray, fields: np.ndarray,
+                geometry: BoardGeometry, config: VisionConfig) -> np.ndarray:
+    """(n, 2, ``disc_samples``) the grey (:func:`_grey`) of each of ``fields``' one-piece
+    top face at ``disc_inner_mm`` and ``disc_outer_mm`` from its centre, direction by
+    direction."""
     width, height = geometry.size
     centres = geometry.top_centres[fields]  # one layer: segment f is field f
     angles = np.linspace(0.0, 2 * np.pi, config.disc_samples, endpoint=False)
     unit = np.stack([np.cos(angles), np.sin(angles)], axis=1) * geometry.px_per_mm
     radii = np.array([config.disc_inner_mm, config.disc_outer_mm])
-    # both circles' pixels in one gather; grey as the sum of the normalised channels
+    # both circles' pixels in one gather
     at = np.rint(centres[:, None, None, :] + radii[None, :, None, None] * unit).astype(np.int64)
-    flat = (np.clip(at[..., 1], 0, height - 1) * width + np.clip(at[..., 0], 0, width - 1))
-    grey = rectified.reshape(-1, 3)[flat] @ np.diag(matrix)[:3] + matrix[:, 3].sum()
-    step = np.median(grey[:, 1] - grey[:, 0], axis=1)
+    return _grey(rectified, matrix, np.clip(at[..., 1], 0, height - 1) * width
+                 + np.clip(at[..., 0], 0, width - 1))
+
+
+def _lit_disc_fields(rectified: np.ndarray, matrix: np.ndarray, fields: np.ndarray,
+                     step: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
+                     config: VisionConfig, min_step: float) -> np.ndarray:
+    """Those of ``fields`` whose ``step`` (the grey beyond the face's rim less that within
+    it) is ``min_step`` of the board printed around them or more below zero: its grey
+    (:attr:`BoardGeometry.surround_idx`), at least ``disc_min_ring`` of its print."""
     printed = classes.board_bgr[geometry.printed[fields]].sum(axis=1)
     # the ring's medians only where the step could reach the cut: few fields
     floor = np.maximum(config.disc_min_ring * printed, 1.0)
-    near = step <= -config.disc_min_step * floor
+    near = step <= -min_step * floor
     fields, step, floor = fields[near], step[near], floor[near]
     ring = _surround_medians(rectified, matrix, geometry, fields).sum(axis=1)
-    share = step / np.maximum(ring, floor)
-    out = list(states)
-    for f in fields[share <= -config.disc_min_step].tolist():
-        out[f] = FieldState(states[f].name, states[f].top_colour, states[f].height,
-                            min(states[f].confidence, config.disc_confidence))
-    return out
+    return fields[step / np.maximum(ring, floor) <= -min_step]
 
 
 def _lab_of(bgr: np.ndarray) -> np.ndarray:

@@ -40,7 +40,9 @@ from vision.fields import (
     colourless_faces,
     darker_than_neighbours,
     frame_colour_pieces,
+    grey_faces_read_dark,
     lit_discs,
+    lit_look_alikes,
     look_alike_pieces,
     pale_colourful_pieces,
     print_read_as_pieces,
@@ -375,6 +377,9 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     states = print_read_as_pieces(rectified, matrix, states, geometry, tracker.classes, config)
     states = washed_out_pieces(rectified, matrix, states, geometry, tracker.classes, config,
                                tracker.symbols)
+    states = grey_faces_read_dark(rectified, matrix, states, geometry, tracker.classes,
+                                  config)
+    states = lit_look_alikes(rectified, matrix, states, geometry, tracker.classes, config)
     states = lit_discs(rectified, matrix, states, geometry, tracker.classes, config)
     # a field that looks changed while its reading is not may hold a piece the reader
     # missed: say so by its confidence

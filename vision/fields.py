@@ -1584,16 +1584,26 @@ def colourless_faces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fie
                        and s.confidence >= config.uncertain_below], np.int64)
     if not len(fields):
         return states
-    faces = _face_medians(rectified, matrix, geometry, fields)
-    face_ab = _lab_of(faces)[:, 1:] - 128.0
-    own = np.array([players[states[f].top_colour] for f in fields])
-    player_ab = _lab_of(classes.player_bgr[own])[:, 1:] - 128.0
-    chroma = (face_ab * player_ab).sum(axis=1) / np.maximum((player_ab ** 2).sum(axis=1), 1.0)
+    _, chroma = _face_chroma(rectified, matrix, geometry, classes, states, fields, players)
     out = list(states)
     for f in fields[chroma < config.colour_face_min_chroma].tolist():
         out[f] = FieldState(states[f].name, states[f].top_colour, states[f].height,
                             config.colour_face_confidence)
     return out
+
+
+def _face_chroma(rectified: np.ndarray, matrix: np.ndarray, geometry: BoardGeometry,
+                 classes: ColourClasses, states: list[FieldState], fields: np.ndarray,
+                 players: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Each of ``fields``' one-piece top face median (:func:`_face_medians`) in 8-bit
+    Lab, and its chroma along the hue of the player read there (``players``: colour ->
+    index), as a share of that player's own."""
+    face_lab = _lab_of(_face_medians(rectified, matrix, geometry, fields))
+    own = np.array([players[states[f].top_colour] for f in fields])
+    player_ab = _lab_of(classes.player_bgr[own])[:, 1:] - 128.0
+    chroma = (((face_lab[:, 1:] - 128.0) * player_ab).sum(axis=1)
+              / np.maximum((player_ab ** 2).sum(axis=1), 1.0))
+    return face_lab, chroma
 
 
 def grey_faces_read_dark(rectified: np.ndarray, matrix: np.ndarray,
@@ -1625,11 +1635,8 @@ def grey_faces_read_dark(rectified: np.ndarray, matrix: np.ndarray,
                        and s.confidence < config.uncertain_below], np.int64)
     if not len(fields):
         return states
-    face_lab = _lab_of(_face_medians(rectified, matrix, geometry, fields))
-    own = np.array([players[states[f].top_colour] for f in fields])
-    player_ab = _lab_of(classes.player_bgr[own])[:, 1:] - 128.0
-    chroma = (((face_lab[:, 1:] - 128.0) * player_ab).sum(axis=1)
-              / np.maximum((player_ab ** 2).sum(axis=1), 1.0))
+    face_lab, chroma = _face_chroma(rectified, matrix, geometry, classes, states, fields,
+                                    players)
     dark = (chroma < config.colour_face_min_chroma) & (face_lab[:, 0]
                                                       < config.colour_face_dark_lightness)
     out = list(states)

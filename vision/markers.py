@@ -42,8 +42,9 @@ class Localisation:
     #: markers and the printed board aligned to the frame), "previous" (too few seen) or
     #: "corners"
     source: str = "markers"
-    #: the markers' own homography where ``homography`` was refined against the print
-    #: from three markers: it puts the markers where they are, for their black and white
+    #: the markers' own homography (or two markers' fit) where ``homography`` was
+    #: refined against the print: it puts the markers where they are, for their black and
+    #: white
     markers_homography: np.ndarray | None = None
 
     @property
@@ -448,6 +449,8 @@ class Localiser:
         self._full: np.ndarray | None = None  # the last homography from 3-4 markers
         #: (three markers' homography, the same refined against the print)
         self._on_print: tuple[np.ndarray, np.ndarray] | None = None
+        #: (a board put on its print from two markers, the two markers' fit)
+        self._two_fit: tuple[np.ndarray, np.ndarray] | None = None
         self.fixed = corners_px is not None
         if corners_px is not None:
             self.homography = homography_from_corners(corners_px, layout, self.camera)
@@ -513,10 +516,11 @@ class Localiser:
             self.homography = self._on_print = None
             located = self._from_two(image.whole(), found) if len(found) == 2 else None
             if located is not None:
-                homography, source = located
+                homography, source, on_markers = located
                 self.bumps += bumped
                 self.homography = homography
-                return Localisation(homography, found, bumped, source)
+                self._two_fit = None if on_markers is None else (homography, on_markers)
+                return Localisation(homography, found, bumped, source, on_markers)
             # Only now: two markers the camera model or the print pin put the board closer
             # than three with a blurred one found again (bench seed 1: 0.4-0.6 px against
             # 1.6-2.2 px at the median field).
@@ -586,13 +590,14 @@ class Localiser:
         return found
 
     def _from_two(self, gray: np.ndarray, found: dict[int, np.ndarray]
-                  ) -> tuple[np.ndarray, str] | None:
-        """The homography fitted to two markers under the camera model and its source,
-        or None when it may be too far off at the fields (config ``two_marker_*``) and
-        no alignment of the printed board to the frame from there is believed (config
-        ``print_align_*``). The focal length is the config's, else the
-        one the last 3-4 marker homography gave (the same camera, bumped), else fitted
-        too."""
+                  ) -> tuple[np.ndarray, str, np.ndarray | None] | None:
+        """The homography fitted to two markers under the camera model, its source and,
+        where it was put on the print, the fit (it puts the markers where they are, for
+        their black and white: the print's may be a few mm off there); or None when the
+        fit may be too far off at the fields (config ``two_marker_*``) and no alignment
+        of the printed board to the frame from there is believed (config
+        ``print_align_*``). The focal length is the config's, else the one the last 3-4
+        marker homography gave (the same camera, bumped), else fitted too."""
         cfg = self.config
         focal = cfg.focal_px
         if focal is None and self._full is not None:
@@ -603,7 +608,7 @@ class Localiser:
         except VisionError:
             return None
         if fit.sure(cfg):
-            return fit.homography, "two markers"
+            return fit.homography, "two markers", None
         from vision.print_align import align_to_print, print_match  # (imports markers)
 
         # ECC from the fit and from the fit swung either way along its loosest direction
@@ -646,7 +651,7 @@ class Localiser:
         agreeing = sum(float(mm) <= cfg.print_align_two_agree_mm for mm in apart)
         if agreeing < cfg.print_align_two_min_agreeing:
             return None
-        return best, "print"
+        return best, "print", fit.homography
 
     def _three_on_print(self, gray: np.ndarray, homography: np.ndarray,
                         found: dict[int, np.ndarray]) -> np.ndarray | None:
@@ -706,10 +711,13 @@ class Localiser:
     def _previous(self, previous: np.ndarray, found: dict[int, np.ndarray]) -> Localisation:
         """Too few markers seen: the board where it was, on the print where the last
         three markers' homography was refined (else a live frame is read a few mm off its
-        clear view, and the change cue hides the board: bench seed 1 frame 171)."""
+        clear view, and the change cue hides the board: bench seed 1 frame 171); a board
+        put on its print from two markers keeps their fit for their black and white."""
         aligned = self._on_print_for(previous)
         if aligned is not None:
             return Localisation(aligned, found, False, "previous", previous)
+        if self._two_fit is not None and self._two_fit[0] is previous:
+            return Localisation(previous, found, False, "previous", self._two_fit[1])
         return Localisation(previous, found, False, "previous")
 
     def _kept_on_print(self, homography: np.ndarray, found: dict[int, np.ndarray]

@@ -1362,9 +1362,9 @@ def darker_than_neighbours(lab: np.ndarray, rectified: np.ndarray, matrix: np.nd
             lit[judged] = ratio >= (config.lightness_shade_ratio if occluded
                                     else config.lightness_glare_ratio)
             if not occluded and lit.any():  # the board washed by that glare is no stone
-                lit[lit] = _board_share(*_board_offsets(
-                    rectified, matrix, pieces[lit], np.full(lit.sum(), light), geometry,
-                    classes)) >= config.washed_board_share
+                off, step, _ = _board_offsets(rectified, matrix, pieces[lit],
+                                              np.full(lit.sum(), light), geometry, classes)
+                lit[lit] = _board_share(off, step) >= config.washed_board_share
         for k in np.flatnonzero(lit | (greyed & (not occluded))):
             state = out[pieces[k]]
             out[pieces[k]] = FieldState(state.name, names[0], state.height,
@@ -1408,7 +1408,7 @@ def washed_out_board(rectified: np.ndarray, matrix: np.ndarray, states: list[Fie
     if not len(fields):
         return states
     players = np.array([light[states[f].top_colour] for f in fields])
-    off, step = _board_offsets(rectified, matrix, fields, players, geometry, classes)
+    off, step, rings = _board_offsets(rectified, matrix, fields, players, geometry, classes)
     share = _board_share(off, step)
     along = (off * step).sum(axis=1) / np.maximum((step * step).sum(axis=1), 1.0)
     out = list(states)
@@ -1422,9 +1422,8 @@ def washed_out_board(rectified: np.ndarray, matrix: np.ndarray, states: list[Fie
     dark = (share >= config.washed_board_share) & (along < config.white_face_dark_share)
     others = np.array([p for p in range(len(classes.players)) if p not in classes.whitish])
     if dark.any() and len(others):
-        fields, off = fields[dark], off[dark]
+        fields, off, rings = fields[dark], off[dark], rings[dark]
         printed = classes.board_bgr[geometry.printed[fields]]
-        rings = _surround_medians(rectified, matrix, geometry, fields)
         board = ((rings * printed).sum(axis=1) >= config.white_face_ring_min_cosine
                  * np.linalg.norm(rings, axis=1) * np.linalg.norm(printed, axis=1))
         fields, off, printed = fields[board], off[board], printed[board]
@@ -1480,12 +1479,14 @@ def _empty_ringed(states: list[FieldState], geometry: BoardGeometry, min_px: flo
 
 def _board_offsets(rectified: np.ndarray, matrix: np.ndarray, fields: np.ndarray,
                    players: np.ndarray, geometry: BoardGeometry, classes: ColourClasses
-                   ) -> tuple[np.ndarray, np.ndarray]:
-    """Each of ``fields``' one-piece top face less the board printed around it, and the
-    step a piece of ``players`` makes from that print (both (n, 3) BGR)."""
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each of ``fields``' one-piece top face less the board printed around it, the
+    step a piece of ``players`` makes from that print, and that board's median (all
+    (n, 3) BGR)."""
     faces = _face_medians(rectified, matrix, geometry, fields)
     rings = _surround_medians(rectified, matrix, geometry, fields)
-    return faces - rings, classes.player_bgr[players] - classes.board_bgr[geometry.printed[fields]]
+    return (faces - rings,
+            classes.player_bgr[players] - classes.board_bgr[geometry.printed[fields]], rings)
 
 
 def _board_share(off: np.ndarray, step: np.ndarray) -> np.ndarray:

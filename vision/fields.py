@@ -1778,10 +1778,7 @@ def print_read_as_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list
         return states
     towers = tower_mask([s.height for s in states], geometry,
                         config.roof_tower_margin_mm).ravel()
-    ends = np.cumsum(geometry.square_area)
-    square, square_of = _runs(geometry.square_idx, ends[read] - geometry.square_area[read],
-                              ends[read], towers)
-    square_px = np.bincount(square_of, minlength=len(read))
+    square, square_of, square_px = _square_runs(geometry, read, towers)
     judged = square_px >= config.roof_min_face_px
     if not judged.any():
         return states
@@ -1832,11 +1829,8 @@ def washed_out_pieces(rectified: np.ndarray, matrix: np.ndarray, states: list[Fi
     segs = empty * geometry.max_height  # one piece high
     face, face_of = _runs(geometry.top_idx, top_ends[segs] - geometry.top_area[segs],
                           top_ends[segs], towers)
-    ends = np.cumsum(geometry.square_area)
-    square, square_of = _runs(geometry.square_idx, ends[empty] - geometry.square_area[empty],
-                              ends[empty], towers)
+    square, square_of, square_px = _square_runs(geometry, empty, towers)
     face_px = np.bincount(face_of, minlength=len(empty))
-    square_px = np.bincount(square_of, minlength=len(empty))
     judged = (face_px >= config.roof_min_face_px) & (square_px >= config.roof_min_face_px)
     if not judged.any():
         return states
@@ -1932,6 +1926,17 @@ def _towards_players(faces: np.ndarray, around: np.ndarray, printed: np.ndarray,
     rows = np.arange(len(faces))
     share = along_step[rows, best] / np.maximum((step[rows, best] ** 2).sum(axis=1), 1.0)
     return best, cosine[rows, best], share
+
+
+def _square_runs(geometry: BoardGeometry, fields: np.ndarray, towers: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pixels of ``fields``' own squares (:attr:`BoardGeometry.square_idx`) outside
+    the ``towers`` mask, one field's after the other's, the number of each one's field
+    (its place in ``fields``), and how many each field kept (:func:`_runs`)."""
+    ends = np.cumsum(geometry.square_area)
+    square, square_of = _runs(geometry.square_idx, ends[fields] - geometry.square_area[fields],
+                              ends[fields], towers)
+    return square, square_of, np.bincount(square_of, minlength=len(fields))
 
 
 def _runs(idx: np.ndarray, begin: np.ndarray, end: np.ndarray, covered: np.ndarray

@@ -538,15 +538,6 @@ class VisionConfig:
     #: base (a tower standing off centre towards the nadir otherwise read a piece short).
     base_side_run_mm: float = 1.0
     base_seam_gap_mm: float = 2.5
-    #: The foot's contact and cast shadow darken the board until its colour labels call
-    #: it a (dark) piece: a run of at least ``foot_shadow_run_mm`` after the base the
-    #: silhouette picked, each sample at most ``foot_shadow_darker`` as bright as the
-    #: board ``edge_plateau_mm`` before it and of its colour (within
-    #: ``foot_shadow_angle_deg``, in the camera's levels, where a shadow scales all
-    #: channels alike), is still board: the base lies past it (towers read a piece long).
-    foot_shadow_angle_deg: float = 3.0
-    foot_shadow_darker: float = 0.9
-    foot_shadow_run_mm: float = 0.75
     #: A tower's silhouette measures this much longer than its geometry, per piece shape:
     #: blur and the dark contact shadow at its foot widen it, a disc's rounded top edge
     #: shortens it, a roof's shaded cone lengthens it (about the median over rendered

@@ -862,9 +862,6 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
         if gives_way[k].any():
             a = _base_past_seam(outsides[k], np.flatnonzero(gives_way[k]) + gap - 1,
                                 int(base[k]), t, float(near[k]), config)
-            if profiles.levels is not None:
-                a = _base_past_foot_shadow(_camera_levels(colours, profiles.levels), a, t,
-                                           config)
             edge = _refine_edge(colours, t, a, 1, _crossing(t, profile, a, a + 1), config)
         far = float(t[-1])
         end = int(ends[k])  # first outside sample after it
@@ -896,38 +893,6 @@ def _base_past_seam(outside: np.ndarray, starts: np.ndarray, base: int, t: np.nd
             break
         base = start
     return base
-
-
-def _camera_levels(colours: np.ndarray, levels: np.ndarray) -> np.ndarray:
-    """Normalised BGR ``colours`` back in the camera's own levels, undoing ``levels``
-    (the per-channel 3x4 affine of :meth:`~vision.calibration.Levels.matrix`): there a
-    shadow scales every channel alike, which the black level's offset hides."""
-    return (colours - levels[:, 3]) / np.diag(levels[:, :3])
-
-
-def _base_past_foot_shadow(camera: np.ndarray, base: int, t: np.ndarray,
-                           config: VisionConfig) -> int:
-    """The last outside sample before a tower's base, moved on past the shadow at its
-    foot: the board, darkened there, can match a dark piece colour (a purple field
-    shaded to blue), and the tower then read a piece long (board bench seeds 1 and 5).
-    ``camera`` are the profile's colours in the camera's levels (:func:`_camera_levels`);
-    samples after ``base`` that are the board's colour ``edge_plateau_mm`` before it,
-    darkened (``foot_shadow_angle_deg``, ``foot_shadow_darker``), for at least
-    ``foot_shadow_run_mm``, are still board."""
-    step = float(t[1] - t[0])
-    width = max(2, int(round(config.edge_plateau_mm / step)))
-    centre = int(np.searchsorted(t, 0.0))
-    if base < width or base + 1 >= centre:
-        return base
-    board = camera[base - width]
-    ahead = camera[base + 1:centre]
-    bright = np.linalg.norm(ahead, axis=1)
-    lit = float(np.linalg.norm(board))
-    shade = ((ahead @ board >= np.cos(np.radians(config.foot_shadow_angle_deg))
-              * np.maximum(bright * lit, 1e-6))
-             & (bright <= config.foot_shadow_darker * lit))
-    run = int(np.argmin(shade)) if not shade.all() else len(shade)
-    return base + run if run * step >= config.foot_shadow_run_mm else base
 
 
 def _majority_colours(labels: np.ndarray, players: int) -> np.ndarray:
@@ -1132,7 +1097,6 @@ class TowerProfiles:
     labels: np.ndarray  # (n * lines, K) colour labels (see ColourClasses.label)
     colours: np.ndarray  # (n, K, 3) normalised BGR, mean over each field's lines
     outline: np.ndarray | None = None  # (n * J, L, 3) normalised BGR of the outline lines
-    levels: np.ndarray | None = None  # the 3x4 levels matrix that normalised the colours
 
 
 def sample_profiles(frame: np.ndarray, geometry: BoardGeometry, classes: ColourClasses,
@@ -1159,8 +1123,7 @@ def sample_profiles(frame: np.ndarray, geometry: BoardGeometry, classes: ColourC
                                 levels_matrix)
     return TowerProfiles(np.asarray(fields), rows,
                          classes.label(lab, geometry.profile_offsets[rows]),
-                         colours.mean(axis=1, dtype=np.float32), outline,
-                         np.asarray(levels_matrix, np.float64))
+                         colours.mean(axis=1, dtype=np.float32), outline)
 
 
 def _crossing(t: np.ndarray, profile: np.ndarray, i: int, j: int) -> float:

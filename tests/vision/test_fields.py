@@ -21,7 +21,6 @@ from vision.fields import (
     UNKNOWN,
     ColourClasses,
     FieldState,
-    _base_past_foot_shadow,
     _base_past_seam,
     _column_medians,
     _masked_medians,
@@ -1029,48 +1028,6 @@ def test_a_tower_off_centre_reads_its_lowest_piece_beyond_a_seam(index, towers):
     nearest = replace(config, base_side_run_mm=float("inf"))
     other = read_board(rendered.frame, layout, calibration, nearest)
     assert {n: other.fields[n].height for n in towers} == {n: h - 1 for n, h in towers.items()}
-
-
-def test_the_foot_shadow_is_board():
-    """Samples every 0.25 mm (in the camera's levels); the labels put the base after
-    sample 20: board, then a stretch the foot's shadow darkens (the board's colour at 0.6
-    of its brightness) and the tower. The base moves on past the shadow when it runs
-    ``foot_shadow_run_mm`` or more, keeps the board's colour within
-    ``foot_shadow_angle_deg`` and is darker than ``foot_shadow_darker`` of it."""
-    config = VisionConfig()
-    t = -17.0 + 0.25 * np.arange(60)  # the field centre at sample 68, past the line
-    board = np.array([150.0, 160.0, 170.0])
-    piece = np.array([40.0, 130.0, 160.0])
-
-    def base(run: int, shade: np.ndarray = 0.6 * board) -> int:
-        camera = np.tile(piece, (60, 1))
-        camera[:21] = board
-        camera[21:21 + run] = shade
-        return _base_past_foot_shadow(camera, 20, t, config)
-
-    assert base(run=6) == 26  # 1.5 mm of shadow: the base past it
-    assert base(run=2) == 20  # 0.5 mm: the tower's own blurred foot
-    assert base(run=6, shade=0.95 * board) == 20  # hardly darker: no shadow
-    tinted = 0.6 * board + np.array([-8.0, 0.0, 8.0])  # 3.9 deg off the board's colour
-    assert base(run=6, shade=tinted) == 20
-
-
-@pytest.mark.parametrize("index,towers", [
-    (67, {"F0": 1, "F2": 2, "A3": 4, "B4": 2}),  # Cuatro
-    (90, {"E1": 3}),  # Just 4 Fun
-])
-def test_a_tower_reads_past_the_shadow_at_its_foot(index, towers):
-    """Board bench seed 1 (`--games just4fun,cuatro`, tuning frames), strong shadows
-    (strength 0.5-0.6): the board darkened at the towers' feet matched a dark piece
-    colour and they read a piece long (E1 of frame 90 surely); the board's colour
-    darkened, taken as board, reads them right (docs/vision.md, twelfth session)."""
-    layout, calibration, rendered = _tower_frame(index, towers)
-    config = VisionConfig()
-    reading = read_board(rendered.frame, layout, calibration, config)
-    assert {n: reading.fields[n].height for n in towers} == towers
-    blind = replace(config, foot_shadow_run_mm=float("inf"))
-    other = read_board(rendered.frame, layout, calibration, blind)
-    assert {n: other.fields[n].height for n in towers} == {n: h + 1 for n, h in towers.items()}
 
 
 @pytest.mark.parametrize("seed,index,printed", [

@@ -171,6 +171,38 @@ class VisionConfig:
     print_align_three_coarse_iterations: int = 20
     print_align_three_iterations: int = 4
     print_align_three_covered_mm: float = 40.0
+    #: A board left unlocated with two markers found has a hand over it where an arm
+    #: reaches in from the frame's edge (:func:`vision.markers.arm_reaching_in`): seen
+    #: on the frame shrunk ``unlocated_arm_shrink`` times, outside the board grown by
+    #: ``unlocated_arm_board_margin_mm`` on the two markers' loose fit (the marker cards,
+    #: and the fit's 40-60 px at the covered corners, lie inside), as what lies over
+    #: ``unlocated_arm_min_distance`` (or ``unlocated_arm_spread_factor`` times the
+    #: table's own median spread) from the table's median colour in a ring
+    #: ``unlocated_arm_table_mm`` wide beyond (Lab, lightness weighted by
+    #: ``unlocated_arm_lightness_weight``: glare and shade change it most), reaching from
+    #: the frame's edge to within ``unlocated_arm_reach_mm`` of that grown board, at least
+    #: ``unlocated_arm_min_area_mm2`` large and standing out from the table beside it by
+    #: ``unlocated_arm_min_step`` across its rim (``unlocated_arm_rim_px`` shrunk px
+    #: either side: a lamp's glare or a table's grain fades out, an arm's edge is a
+    #: step), and whose lightness inside that rim varies by a standard deviation of at
+    #: least ``unlocated_arm_min_lightness_sd`` (an arm is shaded round; a card lying on
+    #: the table beside the board is one flat colour). (2026-11-29, twelfth session:
+    #: tuning seeds 1, 5, 6, 7's unlocated two-marker photos, 16 of 18 hand frames
+    #: flagged and none of 20 without a hand; their four-marker photos fitted from two
+    #: markers, 82 of 102 hands and 16 of 531 no-hand frames, 6 with the lightness rule,
+    #: which a standard deviation of 2.5-3.5 gave alike; the margin 35-45 mm, the reach
+    #: 10-20, the ring 100-150 and the step 4-5 gave the same.)
+    unlocated_arm_shrink: int = 4
+    unlocated_arm_board_margin_mm: float = 45.0
+    unlocated_arm_reach_mm: float = 20.0
+    unlocated_arm_table_mm: float = 150.0
+    unlocated_arm_lightness_weight: float = 0.5
+    unlocated_arm_min_distance: float = 12.0
+    unlocated_arm_spread_factor: float = 3.0
+    unlocated_arm_min_area_mm2: float = 5000.0
+    unlocated_arm_min_step: float = 4.0
+    unlocated_arm_rim_px: int = 2
+    unlocated_arm_min_lightness_sd: float = 3.0
 
     #: The board/camera geometry is rebuilt only when the board corners move by more
     #: than this (px); marker jitter below it would otherwise cost a rebuild per frame.

@@ -28,7 +28,12 @@ _CORNER_OFFSETS = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
 
 
 class NoBoard(VisionError):
-    """The board cannot be located in the frame."""
+    """The board cannot be located in the frame. ``rough``: where two markers found put
+    it (their loose fit, tens of px off at the covered corners), if two were found."""
+
+    def __init__(self, message: str, rough: np.ndarray | None = None) -> None:
+        super().__init__(message)
+        self.rough = rough
 
 
 @dataclass
@@ -421,6 +426,67 @@ def reprojection_error(homography: np.ndarray, src_mm: np.ndarray, dst_px: np.nd
     return float(np.sqrt((diff**2).sum(axis=1).mean()))
 
 
+def arm_reaching_in(frame: np.ndarray, homography: np.ndarray, layout: Layout,
+                    camera: Camera, config: VisionConfig) -> bool:
+    """Whether an arm reaches from the frame's edge to the board ``homography`` places
+    roughly (two markers' loose fit), for a board left unlocated: a person would rather
+    hear that a hand is over it. Judged outside the board and its marker cards, against
+    the table's colour there: an arm crosses the frame's edge, a card over a marker does
+    not, and cables keep clear of the board; its rim is a step, where a lamp's glare or a
+    table's grain fades out; and it is shaded round, where a card on the table is one flat
+    colour (config ``unlocated_arm_*``)."""
+    cfg = config
+    shrink = cfg.unlocated_arm_shrink
+    small = cv2.resize(frame, None, fx=1 / shrink, fy=1 / shrink, interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    shape = small.shape[:2]
+
+    def grown(mm: float) -> np.ndarray:
+        w, h = layout.board_size_mm
+        corners = np.array([[-mm, -mm], [w + mm, -mm], [w + mm, h + mm], [-mm, h + mm]])
+        mask = np.zeros(shape, np.uint8)
+        px = camera.board_to_frame(homography, corners) / shrink
+        cv2.fillConvexPoly(mask, np.round(px).astype(np.int32), 1)
+        return mask.astype(bool)
+
+    margin = cfg.unlocated_arm_board_margin_mm
+    board = grown(margin)
+    near = grown(margin + cfg.unlocated_arm_reach_mm)
+    table = grown(margin + cfg.unlocated_arm_table_mm) & ~board
+    if not table.any():
+        return False
+    lightness = lab[..., 0].copy()
+    lab[..., 0] *= cfg.unlocated_arm_lightness_weight
+    distance = np.linalg.norm(lab - np.median(lab[table], axis=0), axis=2)
+    level = max(cfg.unlocated_arm_min_distance,
+                cfg.unlocated_arm_spread_factor * float(np.median(distance[table])))
+    square = np.ones((3, 3), np.uint8)
+    foreign = cv2.morphologyEx(((distance > level) & ~board).astype(np.uint8), cv2.MORPH_OPEN,
+                               square)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(foreign, connectivity=8)
+    edge = np.zeros(shape, bool)
+    edge[[0, -1], :] = edge[:, [0, -1]] = True
+    board_px = cv2.contourArea(camera.board_to_frame(homography, board_corners_mm(layout))
+                               .astype(np.float32)) / shrink**2
+    px_per_mm2 = board_px / float(np.prod(layout.board_size_mm))
+    rim = np.ones((2 * cfg.unlocated_arm_rim_px + 1,) * 2, np.uint8)
+    for k in range(1, count):
+        if stats[k, cv2.CC_STAT_AREA] < cfg.unlocated_arm_min_area_mm2 * px_per_mm2:
+            continue
+        part = labels == k
+        if not (part & edge).any() or not (part & near).any():
+            continue
+        core = cv2.erode(part.astype(np.uint8), rim).astype(bool)
+        inside = part & ~core & ~edge
+        outside = cv2.dilate(part.astype(np.uint8), rim).astype(bool) & ~part & ~board
+        if (inside.any() and outside.any() and float(np.median(distance[inside]))
+                - float(np.median(distance[outside])) >= cfg.unlocated_arm_min_step
+                and core.any() and float(np.std(lightness[core]))
+                >= cfg.unlocated_arm_min_lightness_sd):
+            return True
+    return False
+
+
 class Localiser:
     """Tracks the board across frames.
 
@@ -514,7 +580,8 @@ class Localiser:
             if previous is not None and not bumped:
                 return self._previous(previous, found)
             self.homography = self._on_print = None
-            located = self._from_two(image.whole(), found) if len(found) == 2 else None
+            two = self._two_markers(found) if len(found) == 2 else None
+            located = None if two is None else self._from_two(image.whole(), found, *two)
             if located is not None:
                 homography, source, on_markers = located
                 self.bumps += bumped
@@ -530,7 +597,8 @@ class Localiser:
             if len(found) < 3:
                 what = "moved and " if bumped else ""
                 raise NoBoard(f"the board {what}cannot be located: only {len(found)} of 4 "
-                              "corner markers visible, need at least 3")
+                              "corner markers visible, need at least 3",
+                              None if two is None else two[0].homography)
         homography, error = fit_homography(found, self.layout, self.camera)
         if error > cfg.max_fit_error_px:
             raise NoBoard(f"the board markers do not fit together (error {error:.1f} px); "
@@ -589,24 +657,31 @@ class Localiser:
                 self._last_seen[marker_id] = (window, image.window(window).copy(), corners)
         return found
 
-    def _from_two(self, gray: np.ndarray, found: dict[int, np.ndarray]
-                  ) -> tuple[np.ndarray, str, np.ndarray | None] | None:
-        """The homography fitted to two markers under the camera model, its source and,
-        where it was put on the print, the fit (it puts the markers where they are, for
-        their black and white: the print's may be a few mm off there); or None when the
-        fit may be too far off at the fields (config ``two_marker_*``) and no alignment
-        of the printed board to the frame from there is believed (config
-        ``print_align_*``). The focal length is the config's, else the one the last 3-4
-        marker homography gave (the same camera, bumped), else fitted too."""
+    def _two_markers(self, found: dict[int, np.ndarray]
+                     ) -> tuple[TwoMarkerFit, float | None] | None:
+        """The two markers' fit under the camera model and the focal length it was given
+        (None: fitted too), or None where no pose fits. The focal length is the
+        config's, else the one the last 3-4 marker homography gave (the same camera,
+        bumped)."""
         cfg = self.config
         focal = cfg.focal_px
         if focal is None and self._full is not None:
             pose = recover_pose(self._full, cfg)
             focal = pose.focal_px if pose.focal_estimated else None
         try:
-            fit = fit_two_markers(found, self.layout, self.camera, cfg, focal)
+            return fit_two_markers(found, self.layout, self.camera, cfg, focal), focal
         except VisionError:
             return None
+
+    def _from_two(self, gray: np.ndarray, found: dict[int, np.ndarray], fit: TwoMarkerFit,
+                  focal: float | None) -> tuple[np.ndarray, str, np.ndarray | None] | None:
+        """The homography fitted to two markers (``fit``, :meth:`_two_markers`), its
+        source and, where it was put on the print, the fit (it puts the markers where they
+        are, for their black and white: the print's may be a few mm off there); or None
+        when the fit may be too far off at the fields (config ``two_marker_*``) and no
+        alignment of the printed board to the frame from there is believed (config
+        ``print_align_*``)."""
+        cfg = self.config
         if fit.sure(cfg):
             return fit.homography, "two markers", None
         from vision.print_align import align_to_print, print_match  # (imports markers)

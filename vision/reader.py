@@ -55,7 +55,7 @@ from vision.fields import (
     washed_out_stones,
     white_stones_read_empty,
 )
-from vision.markers import Localisation, Localiser, NoBoard, project
+from vision.markers import Localisation, Localiser, NoBoard, arm_reaching_in, project
 from vision.occlusion import (
     ClearView,
     Occlusion,
@@ -332,6 +332,9 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
         where: Localisation = tracker.localiser.locate(frame)
         geometry, pose = tracker.geometry(where.homography)
     except NoBoard as exc:
+        if exc.rough is not None and arm_reaching_in(frame, exc.rough, layout,
+                                                     tracker.localiser.camera, config):
+            return BoardReading(occluded=True, problem=f"a hand reaches over the board ({exc})")
         return BoardReading(problem=str(exc))
     except VisionError as exc:
         return BoardReading(problem=f"the board cannot be read: {exc}")

@@ -14,6 +14,7 @@ from vision.errors import VisionError
 from vision.markers import (
     Localiser,
     NoBoard,
+    arm_reaching_in,
     detect_markers,
     fit_two_markers,
     homography_from_corners,
@@ -475,3 +476,22 @@ def test_three_markers_pin_their_own_corners_and_the_print_the_covered_one():
     camera = Camera.from_config(VisionConfig())
     placed = field_errors(layout, rendered, camera, where.homography).max()
     assert 2 * placed < field_errors(layout, rendered, camera, where.markers_homography).max()
+
+
+@pytest.mark.parametrize(("seed", "index"), [(1, 38), (5, 6)])
+def test_a_flat_card_beside_a_board_is_no_arm_reaching_in(seed, index):
+    """Board bench seeds 1 frame 38 and 5 frame 6 (Mühle, no hand; tuning) placed from
+    two of their four markers, as a board left unlocated is: a card lying on the table
+    reaches from the frame's edge to near the board and stands out from the table by a
+    step, as an arm does, but is one flat colour where an arm is shaded round."""
+    layout, _, rendered, _ = bench_frame(seed, index)
+    assert not any(t.occluded for t in rendered.truth.fields.values())
+    config = VisionConfig()
+    localiser = Localiser(layout, config)
+    grey = cv2.cvtColor(rendered.frame, cv2.COLOR_BGR2GRAY)
+    found = detect_markers(grey, layout, config, localiser.detector)
+    two = {m: found[m] for m in (0, 1)}
+    rough = fit_two_markers(two, layout, localiser.camera, config).homography
+    assert not arm_reaching_in(rendered.frame, rough, layout, localiser.camera, config)
+    flat = replace(config, unlocated_arm_min_lightness_sd=0.0)
+    assert arm_reaching_in(rendered.frame, rough, layout, localiser.camera, flat)

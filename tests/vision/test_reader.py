@@ -139,8 +139,8 @@ def one_start_levels(monkeypatch: pytest.MonkeyPatch) -> None:
     and flags none of seed 5 frame 3's loose cue: placements main no longer reads)."""
     from_two = Localiser._from_two
 
-    def on_print(self: Localiser, gray: np.ndarray, found: dict) -> tuple | None:
-        located = from_two(self, gray, found)
+    def on_print(self: Localiser, gray: np.ndarray, found: dict, *fit: object) -> tuple | None:
+        located = from_two(self, gray, found, *fit)
         return None if located is None else (*located[:2], None)
 
     monkeypatch.setattr(Localiser, "_from_two", on_print)
@@ -747,3 +747,36 @@ def test_symbols_hidden_beside_a_sleeve_found_join_its_hand_on_a_photo():
     off = replace(VisionConfig(), symbols_lost_ratio=0.0)
     without = read_board(rendered.frame, layout, calibration, off)
     assert len(truly_hidden - without.hidden_fields) >= 5
+
+
+@pytest.mark.parametrize(("seed", "index"), [(1, 226), (7, 325)])
+def test_a_hand_over_a_board_left_unlocated_is_a_hand(seed, index):
+    """Board bench seed 1 frame 226 (Mühle: a card over one marker, an arm over another)
+    and seed 7 frame 325 (Cuatro: two markers lost in blur, a hand reaching in over the
+    fields): two markers found and the board left unlocated. The arm reaches from the
+    frame's edge to the board where the two markers' loose fit puts it: a hand, no fields,
+    the problem kept. The same table without the hand is no hand."""
+    layout, calibration, rendered, before = bench_frame(seed, index)
+    assert any(t.occluded for t in rendered.truth.fields.values())
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.occluded and not reading.ok and not reading.fields
+    assert reading.problem.startswith("a hand reaches over the board (the board cannot be "
+                                      "located: only 2 of 4")
+    off = replace(VisionConfig(), unlocated_arm_min_area_mm2=float("inf"))
+    reading = read_board(rendered.frame, layout, calibration, off)
+    assert not reading.occluded and reading.problem.startswith("the board cannot be located")
+    assert not read_board(before.frame, layout, calibration).occluded
+
+
+@pytest.mark.parametrize(("seed", "index"), [(11, 485), (12, 308)])
+def test_a_table_that_fades_beside_a_board_left_unlocated_is_no_hand(seed, index):
+    """Seed 11 frame 485 (Cuatro, cards over two markers, a dark streak of wood grain
+    reaching the board) and seed 12 frame 308 (Just 4 Fun, a lamp's glare over half the
+    table): what differs from the table's median colour reaches from the frame's edge to
+    the board, but fades out where an arm's edge is a step (``unlocated_arm_min_step``)."""
+    layout, calibration, rendered, _ = bench_frame(seed, index)
+    assert not any(t.occluded for t in rendered.truth.fields.values())
+    reading = read_board(rendered.frame, layout, calibration)
+    assert not reading.occluded and reading.problem.startswith("the board cannot be located")
+    no_step = replace(VisionConfig(), unlocated_arm_min_step=0.0)
+    assert read_board(rendered.frame, layout, calibration, no_step).occluded

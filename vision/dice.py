@@ -2347,7 +2347,7 @@ def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo
                   leaning: bool = False) -> DieReading:
     """The face in frame pixels; a face whose die is not wholly inside the frame is
     unreadable (value None); one that may be a leaning die's (`_leaning_outlines`) is read
-    at most at ``lean_outline_confidence``."""
+    at most at ``lean_outline_confidence``, a dim 1 (`_dim_one`) at ``dim_one_confidence``."""
     s = config.rectified_px_per_mm
     c, sn = math.cos(face.angle), math.sin(face.angle)
     rot = np.array([[c, -sn], [sn, c]])
@@ -2379,7 +2379,7 @@ def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo
     confidence = round(float(np.clip((0.5 * fit + 0.5 * roundness) * alike, 0.0, 1.0)), 3)
     if leaning:
         confidence = min(confidence, config.lean_outline_confidence)
-    if face.value == 1 and pips[0].contrast < config.single_min_contrast:  # `_dim_one`
+    if face.value == 1 and pips[0].contrast < config.single_min_contrast:
         confidence = min(confidence, config.dim_one_confidence)
     return DieReading(face.value, confidence, box, (float(mid[0]), float(mid[1])))
 

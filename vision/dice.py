@@ -68,6 +68,12 @@ class DiceConfig:
     single_roundness: float = 0.8
     # top view: least mean black-hat contrast of a 1's pip; 0: min_contrast is enough
     single_min_contrast: float = 0.0
+    # ... or of a dim 1's pip with no other pip round it: no black-hat blob over
+    # faint_contrast within dim_one_reach lattice pitches of it (a dim 2-6's other pips
+    # there are fainter still); such a 1 is read at most at dim_one_confidence. 0: off
+    dim_one_contrast: float = 0.0
+    dim_one_reach: float = 3.0
+    dim_one_confidence: float = 0.4
     # a lone pip stretched towards the point under the lens is a round pip blurred by the
     # frame, whose pixels cover more table that way; 0 keeps single_roundness for it too
     single_radial_roundness: float = 0.0
@@ -2227,7 +2233,7 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     if face.value != 1:
         return True
     pip = pips[face.members[0]]
-    if pip.contrast < config.single_min_contrast:
+    if pip.contrast < config.single_min_contrast and not _dim_one(pip, face, hat, config):
         return False
     if pip.roundness < _lone_pip_roundness(pip, pips, nadir_px, config):
         return False
@@ -2237,6 +2243,25 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     ys = _pixels(pip.y + r * np.sin(angles), 0, h - 1)
     ring = closed[ys, xs].astype(np.float32)
     return bool(ring.max() - ring.min() <= config.single_ring_spread)
+
+
+def _dim_one(pip: Pip, face: GridFace, hat: np.ndarray, config: DiceConfig) -> bool:
+    """A lone pip under ``single_min_contrast`` (at least ``dim_one_contrast``) alone on its
+    die: no other blob of the black-hat over ``faint_contrast`` within ``dim_one_reach``
+    pitches (a 2's other pip lies 2.8 pitches off). A dim 2-6 whose other pips are fainter
+    still shows them there; a dim 1's die shows nothing round its pip."""
+    if not config.dim_one_contrast or pip.contrast < config.dim_one_contrast:
+        return False
+    reach = config.dim_one_reach * face.pitch * config.rectified_px_per_mm
+    h, w = hat.shape
+    x0, y0 = max(int(pip.x - reach), 0), max(int(pip.y - reach), 0)
+    x1, y1 = min(int(pip.x + reach) + 2, w), min(int(pip.y + reach) + 2, h)
+    blobs = (hat[y0:y1, x0:x1] > config.faint_contrast).astype(np.uint8)
+    _, labels = cv2.connectedComponents(blobs)
+    ys, xs = np.ogrid[y0:y1, x0:x1]
+    near = (xs - pip.x) ** 2 + (ys - pip.y) ** 2 <= reach ** 2
+    own = labels[_pixels(pip.y, 0, h - 1) - y0, _pixels(pip.x, 0, w - 1) - x0]
+    return not np.any(near & (labels > 0) & (labels != own))
 
 
 def _pixels(coords: np.ndarray, lo: int, hi: int | tuple[int, int]) -> np.ndarray:
@@ -2322,7 +2347,7 @@ def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo
                   leaning: bool = False) -> DieReading:
     """The face in frame pixels; a face whose die is not wholly inside the frame is
     unreadable (value None); one that may be a leaning die's (`_leaning_outlines`) is read
-    at most at ``lean_outline_confidence``."""
+    at most at ``lean_outline_confidence``, a dim 1 (`_dim_one`) at ``dim_one_confidence``."""
     s = config.rectified_px_per_mm
     c, sn = math.cos(face.angle), math.sin(face.angle)
     rot = np.array([[c, -sn], [sn, c]])
@@ -2354,6 +2379,8 @@ def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo
     confidence = round(float(np.clip((0.5 * fit + 0.5 * roundness) * alike, 0.0, 1.0)), 3)
     if leaning:
         confidence = min(confidence, config.lean_outline_confidence)
+    if face.value == 1 and pips[0].contrast < config.single_min_contrast:
+        confidence = min(confidence, config.dim_one_confidence)
     return DieReading(face.value, confidence, box, (float(mid[0]), float(mid[1])))
 
 

@@ -1078,3 +1078,26 @@ def test_faint_lopsided_two_is_left_as_it_is() -> None:
     faces = [(two, [Pip(10.0, 10.0, 9.0, 0.9, 40.0), Pip(30.0, 30.0, 9.0, 0.9, 40.0)])]
     assert _lopsided_twos_as_ones(np.zeros((4, 4, 3), np.uint8), faces, [two], [],
                                   {id(two)}, None, TABLE) == (faces, [two])
+
+
+@pytest.mark.parametrize("seed", [1254, 1255])
+def test_dim_one_alone_on_its_die_is_read_unsure(seed: int) -> None:
+    """A dim, blurred 1 (hard tuning seeds 1254 and 1255: its pip's contrast 56-57, under
+    ``single_min_contrast``, 60) with no other blob over ``faint_contrast`` round it is read,
+    at most at ``dim_one_confidence``: a dim 2-6 shows its other pips there."""
+    scene = _bench_scene(seed, hard=True)
+    one = _read_at(scene, TABLE, 1)
+    assert one is not None and one.value == 1 and one.confidence < 0.5
+    before = _read_at(scene, dataclasses.replace(TABLE, dim_one_contrast=0.0), 1)
+    assert before is None or before.value is None
+
+
+def test_dim_four_with_fainter_pips_is_no_one() -> None:
+    """A dim 4 (hard tuning seed 1130) with one pip over ``min_contrast`` and its other
+    corners fainter, within 2-3 pitches of it: no dim 1 (``dim_one_reach``, 3 pitches,
+    beyond a 2's diagonal)."""
+    scene = _bench_scene(1130, hard=True)
+    four = _read_at(scene, TABLE, 4)
+    assert four is None or four.value != 1
+    near = _read_at(scene, dataclasses.replace(TABLE, dim_one_reach=2.0), 4)
+    assert near is not None and near.value == 1

@@ -570,6 +570,16 @@ class VisionConfig:
     #: base (a tower standing off centre towards the nadir otherwise read a piece short).
     base_side_run_mm: float = 1.0
     base_seam_gap_mm: float = 2.5
+    #: A tower whose inside ``edge_plateau_mm`` past its base is at least
+    #: ``foot_dip_rise`` times as bright as the darkest sample within ``edge_plateau_mm``
+    #: either side of the base (a lit piece over a dark foot: the lowest piece's shaded
+    #: side and the contact shadow, which the labels call board) stands where the
+    #: brightness has fallen half way from the board's ``edge_plateau_mm`` outside to that
+    #: darkest sample, ``foot_dip_shift_mm`` further in; the half-way colour edge lands on
+    #: the dip's far slope there and read towers a piece short (bench seeds 1 and 5,
+    #: docs/vision.md, twelfth session).
+    foot_dip_rise: float = 1.6
+    foot_dip_shift_mm: float = 0.5
     #: A tower's silhouette measures this much longer than its geometry, per piece shape:
     #: blur and the dark contact shadow at its foot widen it, a disc's rounded top edge
     #: shortens it, a roof's shaded cone lengthens it (about the median over rendered

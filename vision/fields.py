@@ -863,6 +863,7 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
             a = _base_past_seam(outsides[k], np.flatnonzero(gives_way[k]) + gap - 1,
                                 int(base[k]), t, float(near[k]), config)
             edge = _refine_edge(colours, t, a, 1, _crossing(t, profile, a, a + 1), config)
+            edge = min(edge, _foot_before_dip(colours, t, a, config))
         far = float(t[-1])
         end = int(ends[k])  # first outside sample after it
         if touching[k] >= 0:
@@ -893,6 +894,30 @@ def _base_past_seam(outside: np.ndarray, starts: np.ndarray, base: int, t: np.nd
             break
         base = start
     return base
+
+
+def _foot_before_dip(colours: np.ndarray, t: np.ndarray, base: int,
+                     config: VisionConfig) -> float:
+    """Where a tower stands whose lowest piece's shaded side and contact shadow, dark and
+    labelled board, lie before a lit piece (``foot_dip_rise``, ``foot_dip_shift_mm``): on
+    the dark dip's near slope, not half way to the tower's colour on its far one, which
+    read such towers a piece short (board bench seeds 1 and 5). ``base`` is the last
+    sample the labels call outside; infinity where the profile shows no such dip."""
+    width = max(2, int(round(config.edge_plateau_mm / config.profile_step_mm)))
+    if base - width < 0 or base + width >= len(t):
+        return math.inf
+    bright = colours[base - width:base + width + 1].mean(axis=1)
+    darkest = int(np.argmin(bright))
+    if bright[-1] < config.foot_dip_rise * bright[darkest]:
+        return math.inf
+    half = 0.5 * (bright[0] + bright[darkest])
+    below = np.flatnonzero(bright[:darkest + 1] < half)
+    if not len(below) or below[0] == 0:
+        return math.inf
+    i = int(below[0])
+    fraction = (bright[i - 1] - half) / max(float(bright[i - 1] - bright[i]), 1e-6)
+    step = float(t[1] - t[0])
+    return float(t[base - width + i - 1] + fraction * step + config.foot_dip_shift_mm)
 
 
 def _majority_colours(labels: np.ndarray, players: int) -> np.ndarray:

@@ -23,6 +23,7 @@ from vision.fields import (
     FieldState,
     _base_past_seam,
     _column_medians,
+    _foot_before_dip,
     _masked_medians,
     _neighbour_edges,
     _segment_medians,
@@ -1027,6 +1028,48 @@ def test_a_tower_off_centre_reads_its_lowest_piece_beyond_a_seam(index, towers):
     assert {n: reading.fields[n].height for n in towers} == towers
     nearest = replace(config, base_side_run_mm=float("inf"))
     other = read_board(rendered.frame, layout, calibration, nearest)
+    assert {n: other.fields[n].height for n in towers} == {n: h - 1 for n, h in towers.items()}
+
+
+def test_a_dark_foot_before_a_lit_piece_is_the_base():
+    """Samples every 0.25 mm, brightness only: board (200), then from sample 15 a dark
+    dip (80: the lowest piece's shaded side and the contact shadow, labelled board up to
+    sample 20) before a lit piece (180). The base lies where the brightness has fallen
+    half way to the dip, ``foot_dip_shift_mm`` further in; not where the piece is no
+    brighter than ``foot_dip_rise`` times the dip, nor where the cue is off."""
+    config = VisionConfig()
+    t = -17.0 + 0.25 * np.arange(40)
+
+    def foot(piece: float, config: VisionConfig = config) -> float:
+        bright = np.full(40, 200.0)
+        bright[14] = 150.0
+        bright[15:22] = 80.0
+        bright[22] = 130.0
+        bright[23:] = piece
+        return _foot_before_dip(np.repeat(bright[:, None], 3, axis=1), t, 20, config)
+
+    # half way (140) between 150 at sample 14 and 80 at sample 15
+    assert foot(180.0) == pytest.approx(t[14] + 0.25 / 7 + config.foot_dip_shift_mm)
+    assert foot(120.0) == math.inf  # no lit piece after the dip
+    assert foot(180.0, replace(config, foot_dip_rise=math.inf)) == math.inf
+
+
+@pytest.mark.parametrize("index,towers", [
+    (12, {"A3": 2, "E3": 2}),  # Just 4 Fun
+    (236, {"B5": 2, "C6": 2}),
+    (157, {"F4": 2}),  # Cuatro
+])
+def test_a_tower_reads_its_dark_foot_before_a_lit_piece(index, towers):
+    """Board bench seed 1 (`--games just4fun,cuatro`, tuning frames): towers whose lowest
+    piece's shaded side and contact shadow read as board before a lit piece; the edge half
+    way to the tower's colour lay on the dark dip's far slope and read them a piece short.
+    The base on the dip's near slope reads them right (docs/vision.md, twelfth session)."""
+    layout, calibration, rendered = _tower_frame(index, towers)
+    config = VisionConfig()
+    reading = read_board(rendered.frame, layout, calibration, config)
+    assert {n: reading.fields[n].height for n in towers} == towers
+    off = replace(config, foot_dip_rise=math.inf)
+    other = read_board(rendered.frame, layout, calibration, off)
     assert {n: other.fields[n].height for n in towers} == {n: h - 1 for n, h in towers.items()}
 
 

@@ -254,6 +254,10 @@ class DiceConfig:
     # lattice point of any of its pips it crosses (a pip is off the body). 0: off
     lean_square_lattice: float = 0.0
     lean_square_pip_clear: float = 1.15
+    # ... a read 1-3 whose amplitude is over lean_square_unreadable top-face edges (flat
+    # faces measure under ~0.1, blurred ones up to ~0.27; a leaning die's tilted face
+    # 0.12-0.54) is unreadable rather than unsure: its value is no throw's. 0: off
+    lean_square_unreadable: float = 0.0
     # ... a read 2 so found no square (or lopsided, lean_outline) read as a 1 where exactly
     # one of its pips alone is a plausible 1 whose top face round it is a square within
     # lopsided_two_one top-face edges (amplitude as lean_square; flat 1s so read measure
@@ -959,11 +963,15 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     shown = drop_side_faces([f for f, _ in faces], lens, config, _strengths(faces))
     if config.one_beside_pips:
         shown = _ones_beside_pips(faces, shown, layers, lens, config)
-    leaning = (_leaning_outlines(frame, shown, view, config)
-               if (config.lean_outline or config.lean_square) and frame.ndim == 3 else set())
+    leaning, tilted = (_leaning_outlines(frame, shown, view, config)
+                       if (config.lean_outline or config.lean_square) and frame.ndim == 3
+                       else (set(), set()))
     if config.lopsided_two_one and leaning:
         faces, shown = _lopsided_twos_as_ones(frame, faces, shown, judges, leaning, view,
                                               config)
+    if tilted:  # a 2 read as a 1 by `_lopsided_twos_as_ones` is a new face, not in it
+        shown = [replace(g, value=None) if g is not None and id(g) in tilted else g
+                 for g in shown]
     readings = [_face_reading(g, members, rect_to_frame, lo, grey.shape, config,
                               id(g) in leaning)
                 for (f, members), g in zip(faces, shown, strict=True)
@@ -1016,7 +1024,7 @@ _RING_SHARES = np.repeat(np.linspace(0.0, 1.0, 3), 49)[:, None]
 
 
 def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _TopView,
-                      config: DiceConfig) -> set[int]:
+                      config: DiceConfig) -> tuple[set[int], set[int]]:
     """The ids of read faces whose die may be leaning, told by its body's outline in the top
     view: with ``lean_outline``, a body reaching ``lean_outline`` top-face edges farther on
     one side across the view (at right angles to the way to the point under the lens) than
@@ -1024,17 +1032,19 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     shows its top face and, towards the lens, its sides; a leaning die shows its lifted side
     too, whichever way it leans. With ``lean_square``, a 1 whose top face is no square
     round its pip (`_lopsided_ones`). Rays ending near another read die's outline are not
-    judged (`_body_reach`)."""
+    judged (`_body_reach`). Second, the ids of those `_lopsided_ones` finds tilted past
+    doubt (``lean_square_unreadable``)."""
     read = [g for g in shown if g is not None and g.value]
     if not read:
-        return set()
+        return set(), set()
     nadir = view.lens[0]
     outlines = _read_outlines(read, view, config)
-    flagged = set()
+    flagged: set[int] = set()
+    tilted: set[int] = set()
     if config.lean_square:
-        flagged |= _lopsided_ones(frame, read, outlines, view, config)
+        flagged, tilted = _lopsided_ones(frame, read, outlines, view, config)
     if not config.lean_outline:
-        return flagged
+        return flagged, tilted
     centres = np.array([g.centre for g in read])  # (faces, 2)
     tops = np.array([g.pitch / config.pip_pitch_share for g in read])
     turns = np.radians(np.arange(-config.lean_outline_window_deg,
@@ -1059,7 +1069,7 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
                 run = run + 1 if far and judge else 0
                 if run >= config.lean_outline_rays:
                     flagged.add(id(g))
-    return flagged
+    return flagged, tilted
 
 
 def _read_outlines(read: list[GridFace], view: _TopView, config: DiceConfig) -> np.ndarray:
@@ -1125,7 +1135,7 @@ def _lopsided_twos_as_ones(frame: np.ndarray, faces: list[tuple[GridFace, list[P
 
 
 def _lopsided_ones(frame: np.ndarray, read: list[GridFace], outlines: np.ndarray,
-                   view: _TopView, config: DiceConfig) -> set[int]:
+                   view: _TopView, config: DiceConfig) -> tuple[set[int], set[int]]:
     """The ids of read 1s whose top face is no square round the pip: a flat 1's top face
     seen from above is one (the table-plane view of a level square), so on the half away
     from the lens, where no side of its die shows, its body reaches as far at each angle as
@@ -1135,12 +1145,16 @@ def _lopsided_ones(frame: np.ndarray, read: list[GridFace], outlines: np.ndarray
     over ``lean_square`` top-face edges; rays reaching past ``lean_square_reach`` (a
     neighbour, a shadow) or stopped at once are left out, and so are dice whose top is
     under ``lean_square_contrast`` from the table (no outline to follow). With
-    ``lean_square_lattice``, read 2s and 3s too, round their lattice's centre."""
+    ``lean_square_lattice``, read 2s and 3s too, round their lattice's centre. Second, the
+    ids of those over ``lean_square_unreadable`` (0: none): a flat face, even blurred,
+    is seldom that far from a square, a leaning die's often is."""
     limits = {1: config.lean_square, 2: config.lean_square_lattice,
               3: config.lean_square_lattice}
     amplitudes = _square_amplitudes(frame, read, outlines, view, config,
                                     [k for k, g in enumerate(read) if limits.get(g.value)])
-    return {id(read[k]) for k, amp in amplitudes.items() if amp > limits[read[k].value]}
+    tilted = config.lean_square_unreadable or np.inf
+    return ({id(read[k]) for k, amp in amplitudes.items() if amp > limits[read[k].value]},
+            {id(read[k]) for k, amp in amplitudes.items() if amp > tilted})
 
 
 def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: np.ndarray,

@@ -258,6 +258,9 @@ class DiceConfig:
     # faces measure under ~0.1, blurred ones up to ~0.27; a leaning die's tilted face
     # 0.12-0.54) is unreadable rather than unsure: its value is no throw's. 0: off
     lean_square_unreadable: float = 0.0
+    # ... unless its top is darker than this CIE L* (a black die: its soft shadow, as dark
+    # as its body, draws its outline out on the shadow's side, flat or not)
+    lean_square_unreadable_lightness: float = 0.0
     # ... a read 2 so found no square (or lopsided, lean_outline) read as a 1 where exactly
     # one of its pips alone is a plausible 1 whose top face round it is a square within
     # lopsided_two_one top-face edges (amplitude as lean_square; flat 1s so read measure
@@ -1057,7 +1060,7 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     rays = np.stack([c * across[:, :1] - sn * across[:, 1:], sn * across[:, :1]
                      + c * across[:, 1:]], axis=2)
     rays = np.concatenate([rays, -rays], axis=1)  # (faces, rays, 2): each, then its opposite
-    ends, judged, _ = _body_reach(frame, centres, tops, rays, outlines,
+    ends, judged, _, _ = _body_reach(frame, centres, tops, rays, outlines,
                                   list(range(len(read))), view, config)
     half = len(turns)
     wider = (ends[:, :half] - ends[:, half:]) / tops[:, None]  # farther than opposite
@@ -1123,7 +1126,7 @@ def _lopsided_twos_as_ones(frame: np.ndarray, faces: list[tuple[GridFace, list[P
         amps = _square_amplitudes(frame, trial, _read_outlines(trial, view, config), view,
                                   config, which)
         for k in ones:
-            square[k].append(k in amps and amps[k] <= config.lopsided_two_one)
+            square[k].append(k in amps and amps[k][0] <= config.lopsided_two_one)
     faces, shown = list(faces), list(shown)
     for k, fits in square.items():
         if sum(fits) == 1:
@@ -1146,22 +1149,26 @@ def _lopsided_ones(frame: np.ndarray, read: list[GridFace], outlines: np.ndarray
     neighbour, a shadow) or stopped at once are left out, and so are dice whose top is
     under ``lean_square_contrast`` from the table (no outline to follow). With
     ``lean_square_lattice``, read 2s and 3s too, round their lattice's centre. Second, the
-    ids of those over ``lean_square_unreadable`` (0: none): a flat face, even blurred,
-    is seldom that far from a square, a leaning die's often is."""
+    ids of those over ``lean_square_unreadable`` (0: none) whose top is not darker than
+    ``lean_square_unreadable_lightness``: a flat face, even blurred, is seldom that far
+    from a square, a leaning die's often is."""
     limits = {1: config.lean_square, 2: config.lean_square_lattice,
               3: config.lean_square_lattice}
-    amplitudes = _square_amplitudes(frame, read, outlines, view, config,
-                                    [k for k, g in enumerate(read) if limits.get(g.value)])
+    measured = _square_amplitudes(frame, read, outlines, view, config,
+                                  [k for k, g in enumerate(read) if limits.get(g.value)])
     tilted = config.lean_square_unreadable or np.inf
-    return ({id(read[k]) for k, amp in amplitudes.items() if amp > limits[read[k].value]},
-            {id(read[k]) for k, amp in amplitudes.items() if amp > tilted})
+    return ({id(read[k]) for k, (amp, _) in measured.items() if amp > limits[read[k].value]},
+            {id(read[k]) for k, (amp, light) in measured.items()
+             if amp > tilted and light >= config.lean_square_unreadable_lightness})
 
 
 def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: np.ndarray,
-                       view: _TopView, config: DiceConfig, which: list[int]) -> dict[int, float]:
+                       view: _TopView, config: DiceConfig, which: list[int]
+                       ) -> dict[int, tuple[float, float]]:
     """`_lopsided_ones`' amplitude (top-face edges) of each face ``which`` indexes in
-    ``read`` that has enough judged pairs of rays and contrast. A ray crossing one of the
-    face's own pips (``lean_square_pip_clear``) is followed from past it."""
+    ``read`` that has enough judged pairs of rays and contrast, with its top's CIE L*. A
+    ray crossing one of the face's own pips (``lean_square_pip_clear``) is followed from
+    past it."""
     if not which:
         return {}
     centres = np.array([read[k].centre for k in which])
@@ -1181,8 +1188,8 @@ def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: np.nda
         crossed = (along > 0) & (across < radius)
         exits = along + np.sqrt(np.maximum(radius ** 2 - across ** 2, 0.0))
         starts[n] = np.maximum(starts[n], np.where(crossed, exits, 0.0).max(axis=1))
-    ends, judged, contrast = _body_reach(frame, centres, tops, rays, outlines, which, view,
-                                         config, starts, config.lean_square_reach)
+    ends, judged, contrast, light = _body_reach(frame, centres, tops, rays, outlines, which,
+                                                view, config, starts, config.lean_square_reach)
     reach = ends / tops[:, None]
     usable = (judged & (ends > starts + 1e-6 * tops[:, None])
               & (reach < config.lean_square_reach))
@@ -1199,20 +1206,21 @@ def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: np.nda
     w = both[judge].astype(np.float64)
     normal = np.einsum("fn,ni,nj->fij", w, basis, basis)
     coef = np.linalg.solve(normal, np.einsum("fn,ni->fi", w * diff[judge], basis)[..., None])
-    return {k: float(np.hypot(*c[:, 0]))
-            for k, c in zip(np.asarray(which)[judge].tolist(), coef, strict=True)}
+    return {k: (float(np.hypot(*c[:, 0])), float(lk)) for k, c, lk in zip(
+        np.asarray(which)[judge].tolist(), coef, light[judge], strict=True)}
 
 
 def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: np.ndarray,
                 outlines: np.ndarray, owners: list[int], view: _TopView,
                 config: DiceConfig, starts: np.ndarray | None = None,
-                stop: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                stop: float | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """How far the die body reaches from each face's centre along each of its ``rays``
     ((faces, rays, 2) unit vectors; top-face edges ``tops``): mm (faces, rays), whether
     each ray is judged (not ending within ``lean_outline_near_body`` die edges of another
     read die's outline, ``outlines`` (`_stacked_hulls`); ``owners``: each face's own
-    outline) and each face's top colour's
-    distance to the table's. Each ray follows the body from ``lean_outline_span``'s start
+    outline), each face's top colour's distance to the table's and its top's CIE L*.
+    Each ray follows the body from ``lean_outline_span``'s start
     (or from ``starts``, mm (faces, rays), each ray's samples before it taken as body)
     until ``lean_outline_gap_px`` view pixels in a row are off it, or to past ``stop``
     top-face edges (a ray not ending before it ends past it)
@@ -1273,7 +1281,8 @@ def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: 
     inside = _inside_hulls(outlines, tips.reshape(-1, 2)).reshape(
         len(outlines), faces, -1)  # [outline, face, ray]
     inside[owners, np.arange(faces)] = False
-    return ends, ~inside.any(axis=0), np.linalg.norm(table - body, axis=1)
+    return (ends, ~inside.any(axis=0), np.linalg.norm(table - body, axis=1),
+            body[:, 0] / config.lean_outline_lightness)
 
 
 def _stacked_hulls(hulls: list[np.ndarray]) -> np.ndarray:

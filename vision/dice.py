@@ -1061,7 +1061,7 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
                      + c * across[:, 1:]], axis=2)
     rays = np.concatenate([rays, -rays], axis=1)  # (faces, rays, 2): each, then its opposite
     ends, judged, _, _ = _body_reach(frame, centres, tops, rays, outlines,
-                                  list(range(len(read))), view, config)
+                                     list(range(len(read))), view, config)
     half = len(turns)
     wider = (ends[:, :half] - ends[:, half:]) / tops[:, None]  # farther than opposite
     valid = judged[:, :half] & judged[:, half:]

@@ -260,6 +260,13 @@ class DiceConfig:
     # lattice point of any of its pips it crosses (a pip is off the body). 0: off
     lean_square_lattice: float = 0.0
     lean_square_pip_clear: float = 1.15
+    # ... a read 1-3 whose amplitude is over lean_square_unreadable top-face edges (flat
+    # faces measure under ~0.1, blurred ones up to ~0.27; a leaning die's tilted face
+    # 0.12-0.54) is unreadable rather than unsure: its value is no throw's. 0: off
+    lean_square_unreadable: float = 0.0
+    # ... unless its top is darker than this CIE L* (a black die: its soft shadow, as dark
+    # as its body, draws its outline out on the shadow's side, flat or not)
+    lean_square_unreadable_lightness: float = 0.0
     # ... a read 2 so found no square (or lopsided, lean_outline) read as a 1 where exactly
     # one of its pips alone is a plausible 1 whose top face round it is a square within
     # lopsided_two_one top-face edges (amplitude as lean_square; flat 1s so read measure
@@ -965,11 +972,15 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     shown = drop_side_faces([f for f, _ in faces], lens, config, _strengths(faces))
     if config.one_beside_pips:
         shown = _ones_beside_pips(faces, shown, layers, lens, config)
-    leaning = (_leaning_outlines(frame, shown, view, config)
-               if (config.lean_outline or config.lean_square) and frame.ndim == 3 else set())
+    leaning, tilted = (_leaning_outlines(frame, shown, view, config)
+                       if (config.lean_outline or config.lean_square) and frame.ndim == 3
+                       else (set(), set()))
     if config.lopsided_two_one and leaning:
         faces, shown = _lopsided_twos_as_ones(frame, faces, shown, judges, leaning, view,
                                               config)
+    if tilted:  # a 2 read as a 1 by `_lopsided_twos_as_ones` is a new face, not in it
+        shown = [replace(g, value=None) if g is not None and id(g) in tilted else g
+                 for g in shown]
     readings = [_face_reading(g, members, rect_to_frame, lo, grey.shape, config,
                               id(g) in leaning)
                 for (f, members), g in zip(faces, shown, strict=True)
@@ -1022,7 +1033,7 @@ _RING_SHARES = np.repeat(np.linspace(0.0, 1.0, 3), 49)[:, None]
 
 
 def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _TopView,
-                      config: DiceConfig) -> set[int]:
+                      config: DiceConfig) -> tuple[set[int], set[int]]:
     """The ids of read faces whose die may be leaning, told by its body's outline in the top
     view: with ``lean_outline``, a body reaching ``lean_outline`` top-face edges farther on
     one side across the view (at right angles to the way to the point under the lens) than
@@ -1030,17 +1041,19 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     shows its top face and, towards the lens, its sides; a leaning die shows its lifted side
     too, whichever way it leans. With ``lean_square``, a 1 whose top face is no square
     round its pip (`_lopsided_ones`). Rays ending near another read die's outline are not
-    judged (`_body_reach`)."""
+    judged (`_body_reach`). Second, the ids of those `_lopsided_ones` finds tilted past
+    doubt (``lean_square_unreadable``)."""
     read = [g for g in shown if g is not None and g.value]
     if not read:
-        return set()
+        return set(), set()
     nadir = view.lens[0]
     outlines = _read_outlines(read, view, config)
-    flagged = set()
+    flagged: set[int] = set()
+    tilted: set[int] = set()
     if config.lean_square:
-        flagged |= _lopsided_ones(frame, read, outlines, view, config)
+        flagged, tilted = _lopsided_ones(frame, read, outlines, view, config)
     if not config.lean_outline:
-        return flagged
+        return flagged, tilted
     centres = np.array([g.centre for g in read])  # (faces, 2)
     tops = np.array([g.pitch / config.pip_pitch_share for g in read])
     turns = np.radians(np.arange(-config.lean_outline_window_deg,
@@ -1053,8 +1066,8 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     rays = np.stack([c * across[:, :1] - sn * across[:, 1:], sn * across[:, :1]
                      + c * across[:, 1:]], axis=2)
     rays = np.concatenate([rays, -rays], axis=1)  # (faces, rays, 2): each, then its opposite
-    ends, judged, _ = _body_reach(frame, centres, tops, rays, outlines,
-                                  list(range(len(read))), view, config)
+    ends, judged, _, _ = _body_reach(frame, centres, tops, rays, outlines,
+                                     list(range(len(read))), view, config)
     half = len(turns)
     wider = (ends[:, :half] - ends[:, half:]) / tops[:, None]  # farther than opposite
     valid = judged[:, :half] & judged[:, half:]
@@ -1065,7 +1078,7 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
                 run = run + 1 if far and judge else 0
                 if run >= config.lean_outline_rays:
                     flagged.add(id(g))
-    return flagged
+    return flagged, tilted
 
 
 def _read_outlines(read: list[GridFace], view: _TopView, config: DiceConfig) -> np.ndarray:
@@ -1119,7 +1132,7 @@ def _lopsided_twos_as_ones(frame: np.ndarray, faces: list[tuple[GridFace, list[P
         amps = _square_amplitudes(frame, trial, _read_outlines(trial, view, config), view,
                                   config, which)
         for k in ones:
-            square[k].append(k in amps and amps[k] <= config.lopsided_two_one)
+            square[k].append(k in amps and amps[k][0] <= config.lopsided_two_one)
     faces, shown = list(faces), list(shown)
     for k, fits in square.items():
         if sum(fits) == 1:
@@ -1131,7 +1144,7 @@ def _lopsided_twos_as_ones(frame: np.ndarray, faces: list[tuple[GridFace, list[P
 
 
 def _lopsided_ones(frame: np.ndarray, read: list[GridFace], outlines: np.ndarray,
-                   view: _TopView, config: DiceConfig) -> set[int]:
+                   view: _TopView, config: DiceConfig) -> tuple[set[int], set[int]]:
     """The ids of read 1s whose top face is no square round the pip: a flat 1's top face
     seen from above is one (the table-plane view of a level square), so on the half away
     from the lens, where no side of its die shows, its body reaches as far at each angle as
@@ -1141,19 +1154,27 @@ def _lopsided_ones(frame: np.ndarray, read: list[GridFace], outlines: np.ndarray
     over ``lean_square`` top-face edges; rays reaching past ``lean_square_reach`` (a
     neighbour, a shadow) or stopped at once are left out, and so are dice whose top is
     under ``lean_square_contrast`` from the table (no outline to follow). With
-    ``lean_square_lattice``, read 2s and 3s too, round their lattice's centre."""
+    ``lean_square_lattice``, read 2s and 3s too, round their lattice's centre. Second, the
+    ids of those over ``lean_square_unreadable`` (0: none) whose top is not darker than
+    ``lean_square_unreadable_lightness``: a flat face, even blurred, is seldom that far
+    from a square, a leaning die's often is."""
     limits = {1: config.lean_square, 2: config.lean_square_lattice,
               3: config.lean_square_lattice}
-    amplitudes = _square_amplitudes(frame, read, outlines, view, config,
-                                    [k for k, g in enumerate(read) if limits.get(g.value)])
-    return {id(read[k]) for k, amp in amplitudes.items() if amp > limits[read[k].value]}
+    measured = _square_amplitudes(frame, read, outlines, view, config,
+                                  [k for k, g in enumerate(read) if limits.get(g.value)])
+    tilted = config.lean_square_unreadable or np.inf
+    return ({id(read[k]) for k, (amp, _) in measured.items() if amp > limits[read[k].value]},
+            {id(read[k]) for k, (amp, light) in measured.items()
+             if amp > tilted and light >= config.lean_square_unreadable_lightness})
 
 
 def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: np.ndarray,
-                       view: _TopView, config: DiceConfig, which: list[int]) -> dict[int, float]:
+                       view: _TopView, config: DiceConfig, which: list[int]
+                       ) -> dict[int, tuple[float, float]]:
     """`_lopsided_ones`' amplitude (top-face edges) of each face ``which`` indexes in
-    ``read`` that has enough judged pairs of rays and contrast. A ray crossing one of the
-    face's own pips (``lean_square_pip_clear``) is followed from past it."""
+    ``read`` that has enough judged pairs of rays and contrast, with its top's CIE L*. A
+    ray crossing one of the face's own pips (``lean_square_pip_clear``) is followed from
+    past it."""
     if not which:
         return {}
     centres = np.array([read[k].centre for k in which])
@@ -1173,8 +1194,8 @@ def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: np.nda
         crossed = (along > 0) & (across < radius)
         exits = along + np.sqrt(np.maximum(radius ** 2 - across ** 2, 0.0))
         starts[n] = np.maximum(starts[n], np.where(crossed, exits, 0.0).max(axis=1))
-    ends, judged, contrast = _body_reach(frame, centres, tops, rays, outlines, which, view,
-                                         config, starts, config.lean_square_reach)
+    ends, judged, contrast, light = _body_reach(frame, centres, tops, rays, outlines, which,
+                                                view, config, starts, config.lean_square_reach)
     reach = ends / tops[:, None]
     usable = (judged & (ends > starts + 1e-6 * tops[:, None])
               & (reach < config.lean_square_reach))
@@ -1191,20 +1212,21 @@ def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: np.nda
     w = both[judge].astype(np.float64)
     normal = np.einsum("fn,ni,nj->fij", w, basis, basis)
     coef = np.linalg.solve(normal, np.einsum("fn,ni->fi", w * diff[judge], basis)[..., None])
-    return {k: float(np.hypot(*c[:, 0]))
-            for k, c in zip(np.asarray(which)[judge].tolist(), coef, strict=True)}
+    return {k: (float(np.hypot(*c[:, 0])), float(lk)) for k, c, lk in zip(
+        np.asarray(which)[judge].tolist(), coef, light[judge], strict=True)}
 
 
 def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: np.ndarray,
                 outlines: np.ndarray, owners: list[int], view: _TopView,
                 config: DiceConfig, starts: np.ndarray | None = None,
-                stop: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                stop: float | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """How far the die body reaches from each face's centre along each of its ``rays``
     ((faces, rays, 2) unit vectors; top-face edges ``tops``): mm (faces, rays), whether
     each ray is judged (not ending within ``lean_outline_near_body`` die edges of another
     read die's outline, ``outlines`` (`_stacked_hulls`); ``owners``: each face's own
-    outline) and each face's top colour's
-    distance to the table's. Each ray follows the body from ``lean_outline_span``'s start
+    outline), each face's top colour's distance to the table's and its top's CIE L*.
+    Each ray follows the body from ``lean_outline_span``'s start
     (or from ``starts``, mm (faces, rays), each ray's samples before it taken as body)
     until ``lean_outline_gap_px`` view pixels in a row are off it, or to past ``stop``
     top-face edges (a ray not ending before it ends past it)
@@ -1265,7 +1287,8 @@ def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: 
     inside = _inside_hulls(outlines, tips.reshape(-1, 2)).reshape(
         len(outlines), faces, -1)  # [outline, face, ray]
     inside[owners, np.arange(faces)] = False
-    return ends, ~inside.any(axis=0), np.linalg.norm(table - body, axis=1)
+    return (ends, ~inside.any(axis=0), np.linalg.norm(table - body, axis=1),
+            body[:, 0] / config.lean_outline_lightness)
 
 
 def _stacked_hulls(hulls: list[np.ndarray]) -> np.ndarray:

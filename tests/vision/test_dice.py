@@ -1035,6 +1035,16 @@ def _read_at(scene, config: DiceConfig, value: int) -> DieReading | None:
     return near[0] if near else None
 
 
+def _read_unsure_only_with(seed: int, value: int, **off: float) -> None:
+    """The flat die showing ``value`` in hard bench scene ``seed`` is read as it, unsure,
+    and not read at all with the settings ``off``."""
+    scene = _bench_scene(seed, hard=True)
+    read = _read_at(scene, TABLE, value)
+    assert read is not None and read.value == value and read.confidence < 0.5
+    before = _read_at(scene, dataclasses.replace(TABLE, **off), value)
+    assert before is None or before.value is None
+
+
 @pytest.mark.parametrize("value", [2, 3])
 def test_flat_black_die_by_its_shadow_is_read(value: int) -> None:
     """A flat black 2 and 3 (hard tuning seed 1204, blurred): their soft shadow, as dark as
@@ -1055,11 +1065,7 @@ def test_six_of_unlike_pips_is_read_unsure(seed: int) -> None:
     size (hard tuning seeds 1149 and 1342: past ``pip_size_ratio``, unreadable). A 6's
     pattern is hard to make of two faces' pips, so up to ``many_pip_size_ratio`` it is
     read, at confidence 0: unlike pips may still be another face's."""
-    scene = _bench_scene(seed, hard=True)
-    six = _read_at(scene, TABLE, 6)
-    assert six is not None and six.value == 6 and six.confidence < 0.5
-    before = _read_at(scene, dataclasses.replace(TABLE, many_pip_size_ratio=0.0), 6)
-    assert before is None or before.value is None
+    _read_unsure_only_with(seed, 6, many_pip_size_ratio=0.0)
 
 
 def test_four_of_unlike_pips_is_not_read() -> None:
@@ -1090,11 +1096,7 @@ def test_faint_five_of_pips_less_round_is_read() -> None:
     1130), 0.7-0.75 round on average, under ``faint_roundness`` (0.75; a faint 2-4 that
     round can be made of blobs round far dice, `test_faint_pips_need_to_be_round`). A 5's
     or 6's pattern is not, so from ``faint_many_roundness`` (0.7) it is read, unsure."""
-    scene = _bench_scene(1130, hard=True)
-    five = _read_at(scene, TABLE, 5)
-    assert five is not None and five.value == 5 and five.confidence < 0.5
-    before = _read_at(scene, dataclasses.replace(TABLE, faint_many_roundness=0.0), 5)
-    assert before is None or before.value is None
+    _read_unsure_only_with(1130, 5, faint_many_roundness=0.0)
 
 
 @pytest.mark.parametrize("seed", [1206, 1216])
@@ -1128,11 +1130,7 @@ def test_dim_one_alone_on_its_die_is_read_unsure(seed: int) -> None:
     """A dim, blurred 1 (hard tuning seeds 1254 and 1255: its pip's contrast 56-57, under
     ``single_min_contrast``, 60) with no other blob over ``faint_contrast`` round it is read,
     at most at ``dim_one_confidence``: a dim 2-6 shows its other pips there."""
-    scene = _bench_scene(seed, hard=True)
-    one = _read_at(scene, TABLE, 1)
-    assert one is not None and one.value == 1 and one.confidence < 0.5
-    before = _read_at(scene, dataclasses.replace(TABLE, dim_one_contrast=0.0), 1)
-    assert before is None or before.value is None
+    _read_unsure_only_with(seed, 1, dim_one_contrast=0.0)
 
 
 def test_dim_four_with_fainter_pips_is_no_one() -> None:

@@ -2017,12 +2017,56 @@ def frame_colour_pieces(lab: np.ndarray, states: list[FieldState], geometry: Boa
     reach = config.frame_colour_ratio * to_board
     found = ((to_board >= config.frame_colour_board_distance)
              & (to_piece <= config.frame_colour_piece_distance) & (to_piece < reach))
+    mixed = _mixed_stones(lab, faces[fields], own, np.array([pieces[p] for p in players]),
+                          nearest, fields, geometry, config) & ~found
     out = list(states)
     for k in np.flatnonzero(found):
         f = fields[k]
         out[f] = FieldState(states[f].name, classes.players[players[nearest[k]]], 1,
                             float(min(1.0, 1.0 - to_piece[k] / reach[k])))
+    for k in np.flatnonzero(mixed):
+        f = fields[k]
+        out[f] = FieldState(states[f].name, classes.players[players[nearest[k]]], 1,
+                            config.frame_colour_mix_confidence)
     return out
+
+
+def _mixed_stones(lab: np.ndarray, faces: np.ndarray, boards: np.ndarray, pieces: np.ndarray,
+                  nearest: np.ndarray, fields: np.ndarray, geometry: BoardGeometry,
+                  config: VisionConfig) -> np.ndarray:
+    """Which of ``fields`` (read empty; ``faces``: their top faces' a/b) hold a stone
+    blurred into its cell: the face lies on the line in a/b from this frame's own empty
+    cells of its print (``boards``, per field) to its own pieces of the ``nearest``
+    player (``pieces``, per player), ``frame_colour_mix_share`` of the way or more and
+    within ``frame_colour_mix_off`` of it, and that share drops by
+    ``frame_colour_mix_disc`` or more on the circle just beyond a stone's rim
+    (``disc_outer_mm``, the median over ``disc_samples`` directions). Blur, haze or dim
+    light mixes a magenta or cyan stone with the red, blue or green cell round it, past
+    :func:`frame_colour_pieces`' distance, while the cell beyond its rim stays the cell;
+    an empty cell a neighbour's stone or a hand colours is as coloured at its rim as at
+    its centre (board bench tuning seeds 1, 5, 6, 7, Spexxx: docs/vision.md, 2026-11-29,
+    twelfth session)."""
+    line = pieces[nearest] - boards
+    length2 = np.maximum((line * line).sum(axis=1), 1.0)
+    rel = faces - boards
+    share = (rel * line).sum(axis=1) / length2
+    off = np.abs(line[:, 0] * rel[:, 1] - line[:, 1] * rel[:, 0]) / np.sqrt(length2)
+    near = ((share >= config.frame_colour_mix_share) & (off <= config.frame_colour_mix_off)
+            & (length2 >= config.frame_colour_board_distance ** 2)
+            & geometry.playable[fields])
+    mixed = np.zeros(len(fields), bool)
+    if not near.any():
+        return mixed
+    width, height = geometry.size
+    angles = np.linspace(0.0, 2 * np.pi, config.disc_samples, endpoint=False)
+    unit = np.stack([np.cos(angles), np.sin(angles)], axis=1) * (config.disc_outer_mm
+                                                                  * geometry.px_per_mm)
+    at = np.rint(geometry.top_centres[fields[near]][:, None, :] + unit).astype(np.int64)
+    ring = np.median(lab[np.clip(at[..., 1], 0, height - 1), np.clip(at[..., 0], 0, width - 1),
+                         1:].astype(np.float64), axis=1)
+    beyond = ((ring - boards[near]) * line[near]).sum(axis=1) / length2[near]
+    mixed[near] = share[near] - beyond >= config.frame_colour_mix_disc
+    return mixed
 
 
 def pale_colourful_pieces(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometry,

@@ -498,13 +498,13 @@ class VisionConfig:
     frame_colour_sure: float = 0.5
     frame_colour_board_fields: int = 3
     frame_colour_piece_fields: int = 2
-    #: Such a field whose face lies ``frame_colour_mix_share`` of the way or more from
-    #: those empty cells to those pieces and within ``frame_colour_mix_off`` of that line,
-    #: while on the circle just beyond a stone's rim (``disc_outer_mm``) that share is
-    #: ``frame_colour_mix_disc`` lower, holds a stone blurred into its cell, read with
-    #: ``frame_colour_mix_confidence`` (:func:`fields.frame_colour_pieces`; board bench
-    #: tuning seeds 1, 5, 6, 7, Spexxx: 29 of 90 magenta and cyan stones read empty, no
-    #: empty cell: docs/vision.md, 2026-11-29, twelfth session).
+    #: After occlusion, a field read empty whose face lies ``frame_colour_mix_share`` of
+    #: the way or more from those empty cells to those pieces and within
+    #: ``frame_colour_mix_off`` of that line, while on the circle just beyond a stone's
+    #: rim (``disc_outer_mm``) that share is ``frame_colour_mix_disc`` lower, holds a
+    #: stone blurred into its cell, read with ``frame_colour_mix_confidence``
+    #: (:func:`fields.mixed_stones`; board bench tuning seeds 1, 5, 6, 7, Spexxx: FIGURES:
+    #: docs/vision.md, 2026-11-29, twelfth session).
     frame_colour_mix_share: float = 0.55
     frame_colour_mix_off: float = 15.0
     frame_colour_mix_disc: float = 0.15

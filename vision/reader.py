@@ -44,6 +44,7 @@ from vision.fields import (
     lit_discs,
     lit_look_alikes,
     look_alike_pieces,
+    mixed_stones,
     pale_colourful_pieces,
     print_read_as_pieces,
     read_fields,
@@ -379,6 +380,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
                                tracker.symbols)
     states = grey_faces_read_dark(rectified, matrix, states, geometry, tracker.classes,
                                   config)
+    states = mixed_stones(colour_lab, states, geometry, tracker.classes, config)
     states = lit_look_alikes(rectified, matrix, states, geometry, tracker.classes, config)
     states = lit_discs(rectified, matrix, states, geometry, tracker.classes, config)
     # a field that looks changed while its reading is not may hold a piece the reader

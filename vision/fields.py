@@ -1975,17 +1975,33 @@ def _otsu_cut(ranked: np.ndarray) -> int:
     return int(np.argmax(count * (len(ranked) - count) * (above - below) ** 2))
 
 
-def frame_colour_pieces(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
-                        classes: ColourClasses, config: VisionConfig) -> list[FieldState]:
+def one_piece_faces(lab: np.ndarray, geometry: BoardGeometry, classes: ColourClasses
+                    ) -> np.ndarray | None:
+    """Every field's one-piece top face median in a/b (8-bit Lab, (fields, 2)), which
+    :func:`frame_colour_pieces` and :func:`mixed_stones` judge, taken once a frame; None
+    in a game with stacks (a tower's top face is not its own square's) or without
+    colourful players."""
+    if geometry.max_height > 1 or not classes.colourful:
+        return None
+    # every field's top face: no segment to pick (top_seg is sorted)
+    tops = np.take(lab.reshape(-1, 3), geometry.top_idx, axis=0)
+    return np.stack([_medians_of_runs(tops[:, c], geometry.top_seg, geometry.top_area)
+                     for c in (1, 2)], axis=1)
+
+
+def frame_colour_pieces(faces: np.ndarray | None, states: list[FieldState],
+                        geometry: BoardGeometry, classes: ColourClasses,
+                        config: VisionConfig) -> list[FieldState]:
     """``states`` with the colourful pieces (magenta, cyan) found on fields read empty by
     the colours this frame shows: its own empty cells of each printed colour and its own
     pieces of each player, from the fields read surely (``frame_colour_*``). A dim or
     colour-cast frame moves a piece and the cell under it alike, so the two stay apart
     within the frame while both match the tables. Games without stacks only: there a
-    field's top face shows its own square when empty, not a neighbour's tower."""
-    if geometry.max_height > 1 or not classes.colourful:
+    field's top face shows its own square when empty, not a neighbour's tower
+    (``faces``: :func:`one_piece_faces`)."""
+    if faces is None:
         return states
-    seen = _frame_colours(lab, states, geometry, classes, config)
+    seen = _frame_colours(faces, states, geometry, classes, config)
     if seen is None:
         return states
     faces, fields, own, pieces, players = seen
@@ -2004,7 +2020,7 @@ def frame_colour_pieces(lab: np.ndarray, states: list[FieldState], geometry: Boa
     return out
 
 
-def _frame_colours(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
+def _frame_colours(faces: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
                    classes: ColourClasses, config: VisionConfig
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[int]] | None:
     """The colours this frame shows, in a/b (8-bit Lab), from the fields read with
@@ -2012,34 +2028,33 @@ def _frame_colours(lab: np.ndarray, states: list[FieldState], geometry: BoardGeo
     ``frame_colour_board_fields`` such empty cells, their top faces, the fields, and the
     median of those cells (per field); the median top face of each colourful player with
     at least ``frame_colour_piece_fields`` such pieces, and those players. None where the
-    frame shows no such print or player."""
-    # every field's top face: no segment to pick (top_seg is sorted)
-    tops = np.take(lab.reshape(-1, 3), geometry.top_idx, axis=0)
-    faces = np.stack([_medians_of_runs(tops[:, c], geometry.top_seg, geometry.top_area)
-                      for c in (1, 2)], axis=1)
+    frame shows no such print or player (``faces``: :func:`one_piece_faces`)."""
     sure = np.array([s.confidence >= config.frame_colour_sure for s in states])
     empty = np.array([s.height == 0 for s in states])
-    colours = np.array([s.top_colour or "" for s in states])
-    boards = {}
+    index = {classes.players[p]: p for p in classes.colourful}
+    owner = np.array([index.get(s.top_colour, -1) for s in states])
+    # per printed colour, the median of its sure empty cells (NaN: too few)
+    boards = np.full((int(geometry.printed.max()) + 1, 2), np.nan)
     for board in np.unique(geometry.printed):
         chosen = sure & empty & (geometry.printed == board)
         if chosen.sum() >= config.frame_colour_board_fields:
             boards[board] = _column_medians(faces[chosen])
     pieces = {}
     for p in classes.colourful:
-        chosen = sure & (colours == classes.players[p])
+        chosen = sure & (owner == p)
         if chosen.sum() >= config.frame_colour_piece_fields:
             pieces[p] = _column_medians(faces[chosen])
-    if not boards or not pieces:
+    own = boards[geometry.printed]
+    fields = np.flatnonzero(empty & ~np.isnan(own[:, 0]))
+    if not len(fields) or not pieces:
         return None
-    fields = np.flatnonzero(empty & np.isin(geometry.printed, list(boards)))
-    own = np.array([boards[b] for b in geometry.printed[fields]]).reshape(-1, 2)
     players = list(pieces)
-    return faces[fields], fields, own, np.array([pieces[p] for p in players]), players
+    return faces[fields], fields, own[fields], np.array([pieces[p] for p in players]), players
 
 
-def mixed_stones(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
-                 classes: ColourClasses, config: VisionConfig) -> list[FieldState]:
+def mixed_stones(lab: np.ndarray, faces: np.ndarray | None, states: list[FieldState],
+                 geometry: BoardGeometry, classes: ColourClasses,
+                 config: VisionConfig) -> list[FieldState]:
     """``states`` with the fields read empty that hold a stone blurred into its cell read
     as that colourful player (magenta, cyan) with ``frame_colour_mix_confidence``: the top
     face lies on the line in a/b from this frame's own empty cells of its print to its own
@@ -2051,11 +2066,12 @@ def mixed_stones(lab: np.ndarray, states: list[FieldState], geometry: BoardGeome
     :func:`frame_colour_pieces`' distance, while the cell beyond its rim stays the cell;
     an empty cell a neighbour's stone colours is as coloured at its rim as at its centre
     (board bench tuning seeds 1, 5, 6, 7, Spexxx: docs/vision.md, 2026-11-29, twelfth
-    session). Games without stacks, cells a piece may lie on; after occlusion, whose cues
-    were tuned on the readings before it."""
-    if geometry.max_height > 1 or not classes.colourful:
+    session). Games without stacks (``faces``: :func:`one_piece_faces`; ``lab``: the
+    image they come from), cells a piece may lie on; after occlusion, whose cues were
+    tuned on the readings before it."""
+    if faces is None:
         return states
-    seen = _frame_colours(lab, states, geometry, classes, config)
+    seen = _frame_colours(faces, states, geometry, classes, config)
     if seen is None:
         return states
     faces, fields, boards, pieces, players = seen

@@ -503,7 +503,9 @@ class VisionConfig:
     #: ``frame_colour_mix_off`` of that line, while on the circle just beyond a stone's
     #: rim (``disc_outer_mm``) that share is ``frame_colour_mix_disc`` lower, holds a
     #: stone blurred into its cell, read with ``frame_colour_mix_confidence``
-    #: (:func:`fields.mixed_stones`; board bench tuning seeds 1, 5, 6, 7, Spexxx: FIGURES:
+    #: (:func:`fields.mixed_stones`; board bench tuning seeds 1, 5, 6, 7, Spexxx,
+    #: standalone: 25 of 72 magenta and cyan stones read empty there, at shares 0.56-0.86
+    #: and drops 0.15-0.65; of 756 empty cells near such a line, one at 0.56 and 0.15:
     #: docs/vision.md, 2026-11-29, twelfth session).
     frame_colour_mix_share: float = 0.55
     frame_colour_mix_off: float = 15.0

@@ -2058,8 +2058,9 @@ def mixed_stones(lab: np.ndarray, faces: np.ndarray | None, states: list[FieldSt
     """``states`` with the fields read empty that hold a stone blurred into its cell read
     as that colourful player (magenta, cyan) with ``frame_colour_mix_confidence``: the top
     face lies on the line in a/b from this frame's own empty cells of its print to its own
-    pieces of the player nearest it (:func:`_frame_colours`), ``frame_colour_mix_share``
-    of the way or more and within ``frame_colour_mix_off`` of it, and that share drops by
+    pieces of the player nearest it (:func:`_frame_colours`; a line at least
+    ``frame_colour_board_distance`` long), ``frame_colour_mix_share`` of the way or more
+    and within ``frame_colour_mix_off`` of it, and that share drops by
     ``frame_colour_mix_disc`` or more on the circle just beyond a stone's rim
     (``disc_outer_mm``, the median over ``disc_samples`` directions). Blur, haze or dim
     light mixes a stone with the red, blue or green cell round it, past

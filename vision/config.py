@@ -530,6 +530,19 @@ class VisionConfig:
     frame_colour_sure: float = 0.5
     frame_colour_board_fields: int = 3
     frame_colour_piece_fields: int = 2
+    #: After occlusion, a field read empty whose face lies ``frame_colour_mix_share`` of
+    #: the way or more from those empty cells to those pieces and within
+    #: ``frame_colour_mix_off`` of that line, while on the circle just beyond a stone's
+    #: rim (``disc_outer_mm``) that share is ``frame_colour_mix_disc`` lower, holds a
+    #: stone blurred into its cell, read with ``frame_colour_mix_confidence``
+    #: (:func:`fields.mixed_stones`; board bench tuning seeds 1, 5, 6, 7, Spexxx,
+    #: standalone: 25 of 72 magenta and cyan stones read empty there, at shares 0.56-0.86
+    #: and drops 0.15-0.65; of 756 empty cells near such a line, one at 0.56 and 0.15:
+    #: docs/vision.md, 2026-11-29, twelfth session).
+    frame_colour_mix_share: float = 0.55
+    frame_colour_mix_off: float = 15.0
+    frame_colour_mix_disc: float = 0.15
+    frame_colour_mix_confidence: float = 0.5
     #: A piece read white in a game without stacks whose top face lies, at its
     #: ``pale_piece_percentile`` pixel, ``pale_piece_shift`` or more (8-bit Lab a/b) from
     #: the median of this frame's sure white stones (at least ``pale_piece_white_fields``)

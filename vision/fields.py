@@ -2000,43 +2000,38 @@ def _otsu_cut(ranked: np.ndarray) -> int:
     return int(np.argmax(count * (len(ranked) - count) * (above - below) ** 2))
 
 
-def frame_colour_pieces(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
-                        classes: ColourClasses, config: VisionConfig) -> list[FieldState]:
+def one_piece_faces(lab: np.ndarray, geometry: BoardGeometry, classes: ColourClasses
+                    ) -> np.ndarray | None:
+    """Every field's one-piece top face median in a/b (8-bit Lab, (fields, 2)), which
+    :func:`frame_colour_pieces` and :func:`mixed_stones` judge, taken once a frame; None
+    in a game with stacks (a tower's top face is not its own square's) or without
+    colourful players."""
+    if geometry.max_height > 1 or not classes.colourful:
+        return None
+    # every field's top face: no segment to pick (top_seg is sorted)
+    tops = np.take(lab.reshape(-1, 3), geometry.top_idx, axis=0)
+    return np.stack([_medians_of_runs(tops[:, c], geometry.top_seg, geometry.top_area)
+                     for c in (1, 2)], axis=1)
+
+
+def frame_colour_pieces(faces: np.ndarray | None, states: list[FieldState],
+                        geometry: BoardGeometry, classes: ColourClasses,
+                        config: VisionConfig) -> list[FieldState]:
     """``states`` with the colourful pieces (magenta, cyan) found on fields read empty by
     the colours this frame shows: its own empty cells of each printed colour and its own
     pieces of each player, from the fields read surely (``frame_colour_*``). A dim or
     colour-cast frame moves a piece and the cell under it alike, so the two stay apart
     within the frame while both match the tables. Games without stacks only: there a
-    field's top face shows its own square when empty, not a neighbour's tower."""
-    if geometry.max_height > 1:
+    field's top face shows its own square when empty, not a neighbour's tower
+    (``faces``: :func:`one_piece_faces`)."""
+    if faces is None:
         return states
-    if not classes.colourful:
+    seen = _frame_colours(faces, states, geometry, classes, config)
+    if seen is None:
         return states
-    # every field's top face: no segment to pick (top_seg is sorted)
-    tops = np.take(lab.reshape(-1, 3), geometry.top_idx, axis=0)
-    faces = np.stack([_medians_of_runs(tops[:, c], geometry.top_seg, geometry.top_area)
-                      for c in (1, 2)], axis=1)
-    sure = np.array([s.confidence >= config.frame_colour_sure for s in states])
-    empty = np.array([s.height == 0 for s in states])
-    colours = np.array([s.top_colour or "" for s in states])
-    boards = {}
-    for board in np.unique(geometry.printed):
-        chosen = sure & empty & (geometry.printed == board)
-        if chosen.sum() >= config.frame_colour_board_fields:
-            boards[board] = _column_medians(faces[chosen])
-    pieces = {}
-    for p in classes.colourful:
-        chosen = sure & (colours == classes.players[p])
-        if chosen.sum() >= config.frame_colour_piece_fields:
-            pieces[p] = _column_medians(faces[chosen])
-    if not boards or not pieces:
-        return states
-    fields = np.flatnonzero(empty & np.isin(geometry.printed, list(boards)))
-    own = np.array([boards[b] for b in geometry.printed[fields]]).reshape(-1, 2)
-    to_board = np.hypot(*(faces[fields] - own).T)
-    players = list(pieces)
-    to_pieces = np.hypot(*(faces[fields, None, :] - np.array([pieces[p] for p in players]))
-                         .transpose(2, 0, 1))
+    faces, fields, own, pieces, players = seen
+    to_board = np.hypot(*(faces - own).T)
+    to_pieces = np.hypot(*(faces[:, None, :] - pieces).transpose(2, 0, 1))
     nearest = to_pieces.argmin(axis=1)
     to_piece = to_pieces[np.arange(len(fields)), nearest]
     reach = config.frame_colour_ratio * to_board
@@ -2047,6 +2042,90 @@ def frame_colour_pieces(lab: np.ndarray, states: list[FieldState], geometry: Boa
         f = fields[k]
         out[f] = FieldState(states[f].name, classes.players[players[nearest[k]]], 1,
                             float(min(1.0, 1.0 - to_piece[k] / reach[k])))
+    return out
+
+
+def _frame_colours(faces: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
+                   classes: ColourClasses, config: VisionConfig
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[int]] | None:
+    """The colours this frame shows, in a/b (8-bit Lab), from the fields read with
+    ``frame_colour_sure``: of the fields read empty whose print has at least
+    ``frame_colour_board_fields`` such empty cells, their top faces, the fields, and the
+    median of those cells (per field); the median top face of each colourful player with
+    at least ``frame_colour_piece_fields`` such pieces, and those players. None where the
+    frame shows no such print or player (``faces``: :func:`one_piece_faces`)."""
+    sure = np.array([s.confidence >= config.frame_colour_sure for s in states])
+    empty = np.array([s.height == 0 for s in states])
+    index = {classes.players[p]: p for p in classes.colourful}
+    owner = np.array([index.get(s.top_colour, -1) for s in states])
+    # per printed colour, the median of its sure empty cells (NaN: too few)
+    boards = np.full((int(geometry.printed.max()) + 1, 2), np.nan)
+    for board in np.unique(geometry.printed):
+        chosen = sure & empty & (geometry.printed == board)
+        if chosen.sum() >= config.frame_colour_board_fields:
+            boards[board] = _column_medians(faces[chosen])
+    pieces = {}
+    for p in classes.colourful:
+        chosen = sure & (owner == p)
+        if chosen.sum() >= config.frame_colour_piece_fields:
+            pieces[p] = _column_medians(faces[chosen])
+    own = boards[geometry.printed]
+    fields = np.flatnonzero(empty & ~np.isnan(own[:, 0]))
+    if not len(fields) or not pieces:
+        return None
+    players = list(pieces)
+    return faces[fields], fields, own[fields], np.array([pieces[p] for p in players]), players
+
+
+def mixed_stones(lab: np.ndarray, faces: np.ndarray | None, states: list[FieldState],
+                 geometry: BoardGeometry, classes: ColourClasses,
+                 config: VisionConfig) -> list[FieldState]:
+    """``states`` with the fields read empty that hold a stone blurred into its cell read
+    as that colourful player (magenta, cyan) with ``frame_colour_mix_confidence``: the top
+    face lies on the line in a/b from this frame's own empty cells of its print to its own
+    pieces of the player nearest it (:func:`_frame_colours`; a line at least
+    ``frame_colour_board_distance`` long), ``frame_colour_mix_share`` of the way or more
+    and within ``frame_colour_mix_off`` of it, and that share drops by
+    ``frame_colour_mix_disc`` or more on the circle just beyond a stone's rim
+    (``disc_outer_mm``, the median over ``disc_samples`` directions). Blur, haze or dim
+    light mixes a stone with the red, blue or green cell round it, past
+    :func:`frame_colour_pieces`' distance, while the cell beyond its rim stays the cell;
+    an empty cell a neighbour's stone colours is as coloured at its rim as at its centre
+    (board bench tuning seeds 1, 5, 6, 7, Spexxx: docs/vision.md, 2026-11-29, twelfth
+    session). Games without stacks (``faces``: :func:`one_piece_faces`; ``lab``: the
+    image they come from), cells a piece may lie on; after occlusion, whose cues were
+    tuned on the readings before it."""
+    if faces is None:
+        return states
+    seen = _frame_colours(faces, states, geometry, classes, config)
+    if seen is None:
+        return states
+    faces, fields, boards, pieces, players = seen
+    nearest = np.hypot(*(faces[:, None, :] - pieces).transpose(2, 0, 1)).argmin(axis=1)
+    line = pieces[nearest] - boards
+    length2 = np.maximum((line * line).sum(axis=1), 1.0)
+    rel = faces - boards
+    share = (rel * line).sum(axis=1) / length2
+    off = np.abs(line[:, 0] * rel[:, 1] - line[:, 1] * rel[:, 0]) / np.sqrt(length2)
+    near = np.flatnonzero((share >= config.frame_colour_mix_share)
+                          & (off <= config.frame_colour_mix_off)
+                          & (length2 >= config.frame_colour_board_distance ** 2)
+                          & geometry.playable[fields])
+    if not len(near):
+        return states
+    width, height = geometry.size
+    angles = np.linspace(0.0, 2 * np.pi, config.disc_samples, endpoint=False)
+    unit = np.stack([np.cos(angles), np.sin(angles)], axis=1) * (config.disc_outer_mm
+                                                                  * geometry.px_per_mm)
+    at = np.rint(geometry.top_centres[fields[near]][:, None, :] + unit).astype(np.int64)
+    ring = np.median(lab[np.clip(at[..., 1], 0, height - 1), np.clip(at[..., 0], 0, width - 1),
+                         1:].astype(np.float64), axis=1)
+    beyond = ((ring - boards[near]) * line[near]).sum(axis=1) / length2[near]
+    out = list(states)
+    for k in near[share[near] - beyond >= config.frame_colour_mix_disc].tolist():
+        f = fields[k]
+        out[f] = FieldState(states[f].name, classes.players[players[nearest[k]]], 1,
+                            config.frame_colour_mix_confidence)
     return out
 
 

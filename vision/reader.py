@@ -44,6 +44,8 @@ from vision.fields import (
     lit_discs,
     lit_look_alikes,
     look_alike_pieces,
+    mixed_stones,
+    one_piece_faces,
     pale_colourful_pieces,
     print_read_as_pieces,
     read_fields,
@@ -359,7 +361,8 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
                          partial(sample_profiles, frame, geometry, tracker.classes, matrix))
     states = look_alike_pieces(colours, states, geometry, tracker.classes, config)
     states = split_lightness(colour_lab, states, geometry, tracker.classes, config)
-    states = frame_colour_pieces(colour_lab, states, geometry, tracker.classes, config)
+    faces = one_piece_faces(colour_lab, geometry, tracker.classes)
+    states = frame_colour_pieces(faces, states, geometry, tracker.classes, config)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
     occlusion = occlusion_of(normalised, lab, geometry, tracker, states, missing,
                              where.relocalised, frame, ceiling)
@@ -382,6 +385,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
                                tracker.symbols)
     states = grey_faces_read_dark(rectified, matrix, states, geometry, tracker.classes,
                                   config)
+    states = mixed_stones(colour_lab, faces, states, geometry, tracker.classes, config)
     states = lit_look_alikes(rectified, matrix, states, geometry, tracker.classes, config)
     states = lit_discs(rectified, matrix, states, geometry, tracker.classes, config)
     # a field that looks changed while its reading is not may hold a piece the reader

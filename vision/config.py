@@ -537,7 +537,10 @@ class VisionConfig:
     #: stone blurred into its cell, read with ``frame_colour_mix_confidence``
     #: (:func:`fields.mixed_stones`; board bench tuning seeds 1, 5, 6, 7, Spexxx,
     #: standalone: 25 of 72 magenta and cyan stones read empty there, at shares 0.56-0.86
-    #: and drops 0.15-0.65; of 756 empty cells near such a line, one at 0.56 and 0.15:
+    #: and drops 0.15-0.65; of 756 empty cells near such a line, one at 0.56 and 0.15;
+    #: the same cuts, in Lab, for black stones (the pieces of a lightness pair's darker
+    #: player): 7 of 33 black stones read empty there, at shares 0.67-1.05 and drops
+    #: 0.16-0.39, and no empty cell reaches both (the nearest 0.58 and 0.12):
     #: docs/vision.md, 2026-11-29, twelfth session).
     frame_colour_mix_share: float = 0.55
     frame_colour_mix_off: float = 15.0

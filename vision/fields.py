@@ -2002,7 +2002,7 @@ def _otsu_cut(ranked: np.ndarray) -> int:
 
 def one_piece_faces(lab: np.ndarray, geometry: BoardGeometry, classes: ColourClasses
                     ) -> np.ndarray | None:
-    """Every field's one-piece top face median in a/b (8-bit Lab, (fields, 2)), which
+    """Every field's one-piece top face median in Lab (8-bit, (fields, 3)), which
     :func:`frame_colour_pieces` and :func:`mixed_stones` judge, taken once a frame; None
     in a game with stacks (a tower's top face is not its own square's) or without
     colourful players."""
@@ -2011,7 +2011,7 @@ def one_piece_faces(lab: np.ndarray, geometry: BoardGeometry, classes: ColourCla
     # every field's top face: no segment to pick (top_seg is sorted)
     tops = np.take(lab.reshape(-1, 3), geometry.top_idx, axis=0)
     return np.stack([_medians_of_runs(tops[:, c], geometry.top_seg, geometry.top_area)
-                     for c in (1, 2)], axis=1)
+                     for c in range(3)], axis=1)
 
 
 def frame_colour_pieces(faces: np.ndarray | None, states: list[FieldState],
@@ -2019,14 +2019,14 @@ def frame_colour_pieces(faces: np.ndarray | None, states: list[FieldState],
                         config: VisionConfig) -> list[FieldState]:
     """``states`` with the colourful pieces (magenta, cyan) found on fields read empty by
     the colours this frame shows: its own empty cells of each printed colour and its own
-    pieces of each player, from the fields read surely (``frame_colour_*``). A dim or
-    colour-cast frame moves a piece and the cell under it alike, so the two stay apart
+    pieces of each player, from the fields read surely (``frame_colour_*``), in a/b. A dim
+    or colour-cast frame moves a piece and the cell under it alike, so the two stay apart
     within the frame while both match the tables. Games without stacks only: there a
     field's top face shows its own square when empty, not a neighbour's tower
     (``faces``: :func:`one_piece_faces`)."""
     if faces is None:
         return states
-    seen = _frame_colours(faces, states, geometry, classes, config)
+    seen = _frame_colours(faces[:, 1:], states, geometry, classes, classes.colourful, config)
     if seen is None:
         return states
     faces, fields, own, pieces, players = seen
@@ -2046,26 +2046,27 @@ def frame_colour_pieces(faces: np.ndarray | None, states: list[FieldState],
 
 
 def _frame_colours(faces: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
-                   classes: ColourClasses, config: VisionConfig
+                   classes: ColourClasses, among: list[int], config: VisionConfig
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[int]] | None:
-    """The colours this frame shows, in a/b (8-bit Lab), from the fields read with
-    ``frame_colour_sure``: of the fields read empty whose print has at least
-    ``frame_colour_board_fields`` such empty cells, their top faces, the fields, and the
-    median of those cells (per field); the median top face of each colourful player with
-    at least ``frame_colour_piece_fields`` such pieces, and those players. None where the
-    frame shows no such print or player (``faces``: :func:`one_piece_faces`)."""
+    """The colours this frame shows, in the channels of ``faces`` (8-bit Lab, a column
+    each; :func:`one_piece_faces`), from the fields read with ``frame_colour_sure``: of the
+    fields read empty whose print has at least ``frame_colour_board_fields`` such empty
+    cells, their top faces, the fields, and the median of those cells (per field); the
+    median top face of each player of ``among`` (indices) with at least
+    ``frame_colour_piece_fields`` such pieces, and those players. None where the frame
+    shows no such print or player."""
     sure = np.array([s.confidence >= config.frame_colour_sure for s in states])
     empty = np.array([s.height == 0 for s in states])
-    index = {classes.players[p]: p for p in classes.colourful}
+    index = {classes.players[p]: p for p in among}
     owner = np.array([index.get(s.top_colour, -1) for s in states])
     # per printed colour, the median of its sure empty cells (NaN: too few)
-    boards = np.full((int(geometry.printed.max()) + 1, 2), np.nan)
+    boards = np.full((int(geometry.printed.max()) + 1, faces.shape[1]), np.nan)
     for board in np.unique(geometry.printed):
         chosen = sure & empty & (geometry.printed == board)
         if chosen.sum() >= config.frame_colour_board_fields:
             boards[board] = _column_medians(faces[chosen])
     pieces = {}
-    for p in classes.colourful:
+    for p in among:
         chosen = sure & (owner == p)
         if chosen.sum() >= config.frame_colour_piece_fields:
             pieces[p] = _column_medians(faces[chosen])
@@ -2081,52 +2082,69 @@ def mixed_stones(lab: np.ndarray, faces: np.ndarray | None, states: list[FieldSt
                  geometry: BoardGeometry, classes: ColourClasses,
                  config: VisionConfig) -> list[FieldState]:
     """``states`` with the fields read empty that hold a stone blurred into its cell read
-    as that colourful player (magenta, cyan) with ``frame_colour_mix_confidence``: the top
-    face lies on the line in a/b from this frame's own empty cells of its print to its own
-    pieces of the player nearest it (:func:`_frame_colours`; a line at least
-    ``frame_colour_board_distance`` long), ``frame_colour_mix_share`` of the way or more
-    and within ``frame_colour_mix_off`` of it, and that share drops by
-    ``frame_colour_mix_disc`` or more on the circle just beyond a stone's rim
-    (``disc_outer_mm``, the median over ``disc_samples`` directions). Blur, haze or dim
-    light mixes a stone with the red, blue or green cell round it, past
-    :func:`frame_colour_pieces`' distance, while the cell beyond its rim stays the cell;
-    an empty cell a neighbour's stone colours is as coloured at its rim as at its centre
-    (board bench tuning seeds 1, 5, 6, 7, Spexxx: docs/vision.md, 2026-11-29, twelfth
-    session). Games without stacks (``faces``: :func:`one_piece_faces`; ``lab``: the
-    image they come from), cells a piece may lie on; after occlusion, whose cues were
-    tuned on the readings before it."""
+    as that player with ``frame_colour_mix_confidence``: the top face lies on the line
+    from this frame's own empty cells of its print to its own pieces of the player
+    nearest it (:func:`_frame_colours`; a line at least ``frame_colour_board_distance``
+    long), ``frame_colour_mix_share`` of the way or more and within
+    ``frame_colour_mix_off`` of it, and that share drops by ``frame_colour_mix_disc`` or
+    more on the circle just beyond a stone's rim (``disc_outer_mm``, the median over
+    ``disc_samples`` directions). Blur, haze or dim light mixes a stone with the cell
+    round it, past :func:`frame_colour_pieces`' distance, while the cell beyond its rim
+    stays the cell; an empty cell a neighbour's stone colours or shades is as coloured at
+    its rim as at its centre. Colourful players (magenta, cyan) are judged in a/b, the
+    darker of a pair told by lightness (black) in Lab: a black stone blurred into its
+    cell or lifted by a lamp's sheen is a grey the tables take for silver, yet lies most
+    of the way from this frame's silver cells to its blacks (board bench tuning seeds 1,
+    5, 6, 7, Spexxx: docs/vision.md, 2026-11-29, twelfth session). Games without stacks
+    (``faces``: :func:`one_piece_faces`; ``lab``: the image they come from), cells a
+    piece may lie on; after occlusion, whose cues were tuned on the readings before it;
+    both judged on ``states`` as given."""
     if faces is None:
         return states
-    seen = _frame_colours(faces, states, geometry, classes, config)
+    found = (_mixed_on_line(lab, faces, slice(1, 3), classes.colourful, states, geometry,
+                            classes, config)
+             + _mixed_on_line(lab, faces, slice(0, 3), [p for p, _ in classes.lightness_pairs],
+                              states, geometry, classes, config))
+    out = list(states)
+    for f, player in reversed(found):  # the colourful reading first where both find one
+        out[f] = FieldState(states[f].name, classes.players[player], 1,
+                            config.frame_colour_mix_confidence)
+    return out
+
+
+def _mixed_on_line(lab: np.ndarray, faces: np.ndarray, channels: slice, among: list[int],
+                   states: list[FieldState], geometry: BoardGeometry, classes: ColourClasses,
+                   config: VisionConfig) -> list[tuple[int, int]]:
+    """The (field, player) pairs :func:`mixed_stones` finds among the players ``among``,
+    judged in the Lab ``channels`` given."""
+    if not among:
+        return []
+    seen = _frame_colours(faces[:, channels], states, geometry, classes, among, config)
     if seen is None:
-        return states
+        return []
     faces, fields, boards, pieces, players = seen
-    nearest = np.hypot(*(faces[:, None, :] - pieces).transpose(2, 0, 1)).argmin(axis=1)
+    nearest = np.sqrt(((faces[:, None, :] - pieces) ** 2).sum(axis=2)).argmin(axis=1)
     line = pieces[nearest] - boards
     length2 = np.maximum((line * line).sum(axis=1), 1.0)
     rel = faces - boards
     share = (rel * line).sum(axis=1) / length2
-    off = np.abs(line[:, 0] * rel[:, 1] - line[:, 1] * rel[:, 0]) / np.sqrt(length2)
+    off = np.sqrt(np.maximum((rel * rel).sum(axis=1) - share * share * length2, 0.0))
     near = np.flatnonzero((share >= config.frame_colour_mix_share)
                           & (off <= config.frame_colour_mix_off)
                           & (length2 >= config.frame_colour_board_distance ** 2)
                           & geometry.playable[fields])
     if not len(near):
-        return states
+        return []
     width, height = geometry.size
     angles = np.linspace(0.0, 2 * np.pi, config.disc_samples, endpoint=False)
     unit = np.stack([np.cos(angles), np.sin(angles)], axis=1) * (config.disc_outer_mm
                                                                   * geometry.px_per_mm)
     at = np.rint(geometry.top_centres[fields[near]][:, None, :] + unit).astype(np.int64)
     ring = np.median(lab[np.clip(at[..., 1], 0, height - 1), np.clip(at[..., 0], 0, width - 1),
-                         1:].astype(np.float64), axis=1)
+                         channels].astype(np.float64), axis=1)
     beyond = ((ring - boards[near]) * line[near]).sum(axis=1) / length2[near]
-    out = list(states)
-    for k in near[share[near] - beyond >= config.frame_colour_mix_disc].tolist():
-        f = fields[k]
-        out[f] = FieldState(states[f].name, classes.players[players[nearest[k]]], 1,
-                            config.frame_colour_mix_confidence)
-    return out
+    return [(int(fields[k]), players[nearest[k]])
+            for k in near[share[near] - beyond >= config.frame_colour_mix_disc].tolist()]
 
 
 def pale_colourful_pieces(lab: np.ndarray, states: list[FieldState], geometry: BoardGeometry,

@@ -563,6 +563,19 @@ def test_a_card_across_a_corner_joined_to_a_band_round_the_board_is_no_hand(seed
     assert read_board(rendered.frame, layout, calibration, anywhere).occluded
 
 
+def _no_hand_from_three_markers_unless(seed: int, index: int, **off: float) -> None:
+    """Board bench frame ``index`` of ``seed``, with no field under a hand, is read from
+    three markers on a photo with no hand and no field hidden, and as a hand with the
+    settings ``off``."""
+    layout, calibration, rendered, _ = bench_frame(seed, index)
+    assert not any(t.occluded for t in rendered.truth.fields.values())
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.ok and reading.markers_seen == 3
+    assert not reading.occluded and not reading.hidden_fields
+    assert read_board(rendered.frame, layout, calibration,
+                      replace(VisionConfig(), **off)).occluded
+
+
 @pytest.mark.parametrize(("seed", "index"), [(5, 177), (6, 440), (7, 559)])
 def test_a_board_a_few_mm_off_its_print_is_no_hand_on_a_photo(seed, index):
     """A card over one marker, the board placed from the other three a few mm off its
@@ -570,13 +583,7 @@ def test_a_board_a_few_mm_off_its_print_is_no_hand_on_a_photo(seed, index):
     the gaps between fields and the towers' rims show off the print, joined to the
     card's broken edge, and hid 6-116 fields. Against every printed colour within
     ``faint_hand_shift_mm`` they are print; a hand is off every print near it."""
-    layout, calibration, rendered, _ = bench_frame(seed, index)
-    assert not any(t.occluded for t in rendered.truth.fields.values())
-    reading = read_board(rendered.frame, layout, calibration)
-    assert reading.ok and reading.markers_seen == 3
-    assert not reading.occluded and not reading.hidden_fields
-    unshifted = replace(VisionConfig(), faint_hand_shift_mm=0.0)
-    assert read_board(rendered.frame, layout, calibration, unshifted).occluded
+    _no_hand_from_three_markers_unless(seed, index, faint_hand_shift_mm=0.0)
 
 
 def test_a_faint_hand_at_a_board_from_three_markers_is_still_one_against_a_shifted_print():
@@ -598,13 +605,7 @@ def test_a_hand_at_a_covered_corner_of_a_board_put_on_its_print_is_no_hand_over_
     covered corner only; the blurred border band joins it to the far side, where the
     band reaches in, and hid all 252 cells: beside the broken edge nothing reaches in
     (``faint_hand_reach_near_mm``), and the cells are read."""
-    layout, calibration, rendered, _ = bench_frame(1, 379)
-    assert not any(t.occluded for t in rendered.truth.fields.values())
-    reading = read_board(rendered.frame, layout, calibration)
-    assert reading.ok and reading.markers_seen == 3
-    assert not reading.occluded and not reading.hidden_fields
-    anywhere = replace(VisionConfig(), faint_hand_reach_near_mm=0.0)
-    assert read_board(rendered.frame, layout, calibration, anywhere).occluded
+    _no_hand_from_three_markers_unless(1, 379, faint_hand_reach_near_mm=0.0)
 
 
 @pytest.mark.parametrize("index", [467, 503])

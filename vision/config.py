@@ -549,11 +549,12 @@ class VisionConfig:
     #: A field read as a whitish player (white) under
     #: ``frame_colour_cell_sure`` whose face lies less than ``frame_colour_cell_share`` of
     #: the way, in Lab, from this frame's sure empty cells of its print to its sure white
-    #: stones is a pale cell, read empty with ``frame_colour_mix_confidence``
-    #: (:func:`fields.mixed_stones`; board bench tuning seeds 1, 5, 6, 7, Spexxx, empty
-    #: cells read white at that stage lie at shares -0.23 to 0.55 there, 4 / 5 standalone
-    #: / live, against one white stone (0.0-0.04); unsure whites nearest above 0.58-0.64:
-    #: docs/vision.md, 2026-11-29, twelfth session).
+    #: stones, within ``frame_colour_mix_off`` of that line, is a pale cell, read empty
+    #: with ``frame_colour_mix_confidence``
+    #: (:func:`fields.mixed_stones`; board bench tuning seeds 1, 5, 6, 7, Spexxx: of the
+    #: fields read white under 0.3 at that stage on a line of 20 or more, 4 / 5 empty
+    #: cells (standalone / live) lie at shares -0.24 to 0.58, one white stone at 0.0-0.04,
+    #: the next whites at 0.64 / 0.74: docs/vision.md, 2026-11-29, twelfth session).
     frame_colour_cell_share: float = 0.6
     frame_colour_cell_sure: float = 0.3
     #: A piece read white in a game without stacks whose top face lies, at its

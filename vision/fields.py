@@ -2132,11 +2132,12 @@ def _short_of_line(faces: np.ndarray, states: list[FieldState], geometry: BoardG
     """The fields read as a whitish player (``ColourClasses.whitish``: white) under
     ``frame_colour_cell_sure`` whose top face lies less than ``frame_colour_cell_share``
     of the way, in Lab, from this frame's own empty cells of their print to its own
-    stones of that player (:func:`_frame_references`; a line at least
-    ``frame_colour_board_distance`` long): a silver cell lit pale matches white's table
-    better than its own, yet stays nearer the frame's silver cells than its whites, which
-    that light lifts alike (board bench tuning seeds, Spexxx: docs/vision.md,
-    2026-11-29, twelfth session)."""
+    stones of that player, within ``frame_colour_mix_off`` of that line
+    (:func:`_frame_references`; a line at least ``frame_colour_board_distance`` long;
+    a face off it is no cell of that print, as where the rings miss their stones): a
+    silver cell lit pale matches white's table better than its own, yet stays nearer the
+    frame's silver cells than its whites, which that light lifts alike (board bench
+    tuning seeds, Spexxx: docs/vision.md, 2026-11-29, twelfth session)."""
     own, pieces = _frame_references(faces, states, geometry, classes, classes.whitish, config)
     emptied: list[int] = []
     for q, piece in pieces.items():
@@ -2146,9 +2147,12 @@ def _short_of_line(faces: np.ndarray, states: list[FieldState], geometry: BoardG
             & geometry.playable & ~np.isnan(own[:, 0]))
         line = piece - own[fields]
         length2 = (line * line).sum(axis=1)
-        share = ((faces[fields] - own[fields]) * line).sum(axis=1) / np.maximum(length2, 1.0)
+        rel = faces[fields] - own[fields]
+        share = (rel * line).sum(axis=1) / np.maximum(length2, 1.0)
+        off2 = (rel * rel).sum(axis=1) - share * share * length2
         emptied += fields[(length2 >= config.frame_colour_board_distance ** 2)
-                          & (share < config.frame_colour_cell_share)].tolist()
+                          & (share < config.frame_colour_cell_share)
+                          & (off2 <= config.frame_colour_mix_off ** 2)].tolist()
     return emptied
 
 

@@ -546,6 +546,17 @@ class VisionConfig:
     frame_colour_mix_off: float = 15.0
     frame_colour_mix_disc: float = 0.15
     frame_colour_mix_confidence: float = 0.5
+    #: A field read as a whitish player (white) under
+    #: ``frame_colour_cell_sure`` whose face lies less than ``frame_colour_cell_share`` of
+    #: the way, in Lab, from this frame's sure empty cells of its print to its sure white
+    #: stones, within ``frame_colour_mix_off`` of that line, is a pale cell, read empty
+    #: with ``frame_colour_mix_confidence``
+    #: (:func:`fields.mixed_stones`; board bench tuning seeds 1, 5, 6, 7, Spexxx: of the
+    #: fields read white under 0.3 at that stage on a line of 20 or more, 4 / 5 empty
+    #: cells (standalone / live) lie at shares -0.24 to 0.58, one white stone at 0.0-0.04,
+    #: the next whites at 0.64 / 0.74: docs/vision.md, 2026-11-29, twelfth session).
+    frame_colour_cell_share: float = 0.6
+    frame_colour_cell_sure: float = 0.3
     #: A piece read white in a game without stacks whose top face lies, at its
     #: ``pale_piece_percentile`` pixel, ``pale_piece_shift`` or more (8-bit Lab a/b) from
     #: the median of this frame's sure white stones (at least ``pale_piece_white_fields``)

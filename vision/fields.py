@@ -2055,6 +2055,22 @@ def _frame_colours(faces: np.ndarray, states: list[FieldState], geometry: BoardG
     median top face of each player of ``among`` (indices) with at least
     ``frame_colour_piece_fields`` such pieces, and those players. None where the frame
     shows no such print or player."""
+    own, pieces = _frame_references(faces, states, geometry, classes, among, config)
+    empty = np.array([s.height == 0 for s in states])
+    fields = np.flatnonzero(empty & ~np.isnan(own[:, 0]))
+    if not len(fields) or not pieces:
+        return None
+    players = list(pieces)
+    return faces[fields], fields, own[fields], np.array([pieces[p] for p in players]), players
+
+
+def _frame_references(faces: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
+                      classes: ColourClasses, among: list[int], config: VisionConfig
+                      ) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """Per field, the median top face of the sure empty cells of its print (NaN where
+    fewer than ``frame_colour_board_fields``), and per player of ``among`` with at least
+    ``frame_colour_piece_fields`` sure pieces their median top face: see
+    :func:`_frame_colours`."""
     sure = np.array([s.confidence >= config.frame_colour_sure for s in states])
     empty = np.array([s.height == 0 for s in states])
     index = {classes.players[p]: p for p in among}
@@ -2070,12 +2086,7 @@ def _frame_colours(faces: np.ndarray, states: list[FieldState], geometry: BoardG
         chosen = sure & (owner == p)
         if chosen.sum() >= config.frame_colour_piece_fields:
             pieces[p] = _column_medians(faces[chosen])
-    own = boards[geometry.printed]
-    fields = np.flatnonzero(empty & ~np.isnan(own[:, 0]))
-    if not len(fields) or not pieces:
-        return None
-    players = list(pieces)
-    return faces[fields], fields, own[fields], np.array([pieces[p] for p in players]), players
+    return boards[geometry.printed], pieces
 
 
 def mixed_stones(lab: np.ndarray, faces: np.ndarray | None, states: list[FieldState],
@@ -2095,12 +2106,14 @@ def mixed_stones(lab: np.ndarray, faces: np.ndarray | None, states: list[FieldSt
     darker of a pair told by lightness (black) in Lab: a black stone blurred into its
     cell or lifted by a lamp's sheen is a grey the tables take for silver, yet lies most
     of the way from this frame's silver cells to its blacks (board bench tuning seeds 1,
-    5, 6, 7, Spexxx: docs/vision.md, 2026-11-29, twelfth session). Games without stacks
-    (``faces``: :func:`one_piece_faces`; ``lab``: the image they come from), cells a
-    piece may lie on; after occlusion, whose cues were tuned on the readings before it;
-    both judged on ``states`` as given."""
+    5, 6, 7, Spexxx: docs/vision.md, 2026-11-29, twelfth session). Conversely, unsure
+    white stones short of their line read empty (:func:`_short_of_line`). Games without
+    stacks (``faces``: :func:`one_piece_faces`; ``lab``: the image they come from), cells
+    a piece may lie on; after occlusion, whose cues were tuned on the readings before it;
+    all judged on ``states`` as given."""
     if faces is None:
         return states
+    emptied = _short_of_line(faces, states, geometry, classes, config)
     found = (_mixed_on_line(lab, faces, slice(1, 3), classes.colourful, states, geometry,
                             classes, config)
              + _mixed_on_line(lab, faces, slice(0, 3), [p for p, _ in classes.lightness_pairs],
@@ -2109,7 +2122,38 @@ def mixed_stones(lab: np.ndarray, faces: np.ndarray | None, states: list[FieldSt
     for f, player in reversed(found):  # the colourful reading first where both find one
         out[f] = FieldState(states[f].name, classes.players[player], 1,
                             config.frame_colour_mix_confidence)
+    for f in emptied:
+        out[f] = FieldState(states[f].name, None, 0, config.frame_colour_mix_confidence)
     return out
+
+
+def _short_of_line(faces: np.ndarray, states: list[FieldState], geometry: BoardGeometry,
+                   classes: ColourClasses, config: VisionConfig) -> list[int]:
+    """The fields read as a whitish player (``ColourClasses.whitish``: white) under
+    ``frame_colour_cell_sure`` whose top face lies less than ``frame_colour_cell_share``
+    of the way, in Lab, from this frame's own empty cells of their print to its own
+    stones of that player, within ``frame_colour_mix_off`` of that line
+    (:func:`_frame_references`; a line at least ``frame_colour_board_distance`` long;
+    a face off it is no cell of that print, as where the rings miss their stones): a
+    silver cell lit pale matches white's table better than its own, yet stays nearer the
+    frame's silver cells than its whites, which that light lifts alike (board bench
+    tuning seeds, Spexxx: docs/vision.md, 2026-11-29, twelfth session)."""
+    own, pieces = _frame_references(faces, states, geometry, classes, classes.whitish, config)
+    emptied: list[int] = []
+    for q, piece in pieces.items():
+        fields = np.flatnonzero(np.array([
+            s.height == 1 and s.top_colour == classes.players[q]
+            and s.confidence < config.frame_colour_cell_sure for s in states])
+            & geometry.playable & ~np.isnan(own[:, 0]))
+        line = piece - own[fields]
+        length2 = (line * line).sum(axis=1)
+        rel = faces[fields] - own[fields]
+        share = (rel * line).sum(axis=1) / np.maximum(length2, 1.0)
+        off2 = (rel * rel).sum(axis=1) - share * share * length2
+        emptied += fields[(length2 >= config.frame_colour_board_distance ** 2)
+                          & (share < config.frame_colour_cell_share)
+                          & (off2 <= config.frame_colour_mix_off ** 2)].tolist()
+    return emptied
 
 
 def _mixed_on_line(lab: np.ndarray, faces: np.ndarray, channels: slice, among: list[int],

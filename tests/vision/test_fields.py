@@ -533,6 +533,29 @@ def test_stones_blurred_into_their_cells_read_as_their_colour(seed, index, stone
     assert {n for n in read if read[n] != before[n]} == set(stones)
 
 
+@pytest.mark.parametrize("seed,index,cells", [
+    (6, 539, ["4x2+1x2"]),
+    (6, 559, ["3x2+2x2"]),
+])
+def test_pale_cells_short_of_the_white_line_read_empty(seed, index, cells):
+    """Board bench tuning seed 6, Spexxx: empty silver cells lit pale read white, unsure.
+    Their faces lie under ``frame_colour_cell_share`` of the way, in Lab, from the frame's
+    own silver cells to its own white stones, which the light lifts alike: they read
+    empty, unsure, and no other field changes."""
+    layout, calibration, rendered, _ = bench_frame(seed, index)
+    truth = field_states(rendered.truth)
+    assert [n for n in cells if truth[n] != (None, 0)] == []
+    config = VisionConfig()
+    reading = read_board(rendered.frame, layout, calibration, config)
+    read = read_states(reading)
+    assert [n for n in cells if read[n] != (None, 0)] == []
+    assert [n for n in cells if reading.fields[n].confidence >= config.uncertain_below] == []
+    before = read_states(read_board(rendered.frame, layout, calibration,
+                                    replace(config, frame_colour_cell_share=-np.inf)))
+    assert [n for n in cells if before[n] != ("white", 1)] == []
+    assert {n for n in read if read[n] != before[n]} == set(cells)
+
+
 @pytest.mark.parametrize("seed,index,dark", [
     (1, 346, {"d2": None, "d3": None, "b4": None, "e4": None, "f4": None, "e5": None}),
     (1, 542, {"c3": "black", "c5": "black"}),

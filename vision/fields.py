@@ -2145,15 +2145,22 @@ def _short_of_line(faces: np.ndarray, states: list[FieldState], geometry: BoardG
             s.height == 1 and s.top_colour == classes.players[q]
             and s.confidence < config.frame_colour_cell_sure for s in states])
             & geometry.playable & ~np.isnan(own[:, 0]))
-        line = piece - own[fields]
-        length2 = (line * line).sum(axis=1)
-        rel = faces[fields] - own[fields]
-        share = (rel * line).sum(axis=1) / np.maximum(length2, 1.0)
-        off2 = (rel * rel).sum(axis=1) - share * share * length2
+        share, off, length2 = _on_line(faces[fields], own[fields], piece - own[fields])
         emptied += fields[(length2 >= config.frame_colour_board_distance ** 2)
                           & (share < config.frame_colour_cell_share)
-                          & (off2 <= config.frame_colour_mix_off ** 2)].tolist()
+                          & (off <= config.frame_colour_mix_off)].tolist()
     return emptied
+
+
+def _on_line(points: np.ndarray, starts: np.ndarray, line: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """How far each point lies along its ``line`` from its start (a share of the line),
+    how far off it, and the line's squared length (at least 1), row by row."""
+    length2 = np.maximum((line * line).sum(axis=1), 1.0)
+    rel = points - starts
+    share = (rel * line).sum(axis=1) / length2
+    return (share, np.sqrt(np.maximum((rel * rel).sum(axis=1) - share * share * length2, 0.0)),
+            length2)
 
 
 def _mixed_on_line(lab: np.ndarray, faces: np.ndarray, channels: slice, among: list[int],
@@ -2169,10 +2176,7 @@ def _mixed_on_line(lab: np.ndarray, faces: np.ndarray, channels: slice, among: l
     faces, fields, boards, pieces, players = seen
     nearest = np.sqrt(((faces[:, None, :] - pieces) ** 2).sum(axis=2)).argmin(axis=1)
     line = pieces[nearest] - boards
-    length2 = np.maximum((line * line).sum(axis=1), 1.0)
-    rel = faces - boards
-    share = (rel * line).sum(axis=1) / length2
-    off = np.sqrt(np.maximum((rel * rel).sum(axis=1) - share * share * length2, 0.0))
+    share, off, length2 = _on_line(faces, boards, line)
     near = np.flatnonzero((share >= config.frame_colour_mix_share)
                           & (off <= config.frame_colour_mix_off)
                           & (length2 >= config.frame_colour_board_distance ** 2)

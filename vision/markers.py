@@ -442,8 +442,7 @@ def arm_reaching_in(frame: np.ndarray, homography: np.ndarray, layout: Layout,
     shape = small.shape[:2]
 
     def grown(mm: float) -> np.ndarray:
-        w, h = layout.board_size_mm
-        corners = np.array([[-mm, -mm], [w + mm, -mm], [w + mm, h + mm], [-mm, h + mm]])
+        corners = board_corners_mm(layout) + 2 * mm * _CORNER_OFFSETS
         mask = np.zeros(shape, np.uint8)
         px = camera.board_to_frame(homography, corners) / shrink
         cv2.fillConvexPoly(mask, np.round(px).astype(np.int32), 1)

@@ -171,11 +171,11 @@ class VisionConfig:
     print_align_three_coarse_iterations: int = 20
     print_align_three_iterations: int = 4
     print_align_three_covered_mm: float = 40.0
-    #: A board left unlocated with two markers found has a hand over it where an arm
-    #: reaches in from the frame's edge (:func:`vision.markers.arm_reaching_in`): seen
-    #: on the frame shrunk ``unlocated_arm_shrink`` times, outside the board grown by
-    #: ``unlocated_arm_board_margin_mm`` on the two markers' loose fit (the marker cards,
-    #: and the fit's 40-60 px at the covered corners, lie inside), as what lies over
+    #: A board left unlocated with one or two markers found has a hand over it where an
+    #: arm reaches in from the frame's edge (:func:`vision.markers.arm_reaching_in`):
+    #: seen on the frame shrunk ``unlocated_arm_shrink`` times, outside the board grown
+    #: by ``unlocated_arm_board_margin_mm`` on the markers' loose fit (the marker cards,
+    #: and two markers' 40-60 px at the covered corners, lie inside), as what lies over
     #: ``unlocated_arm_min_distance`` (or ``unlocated_arm_spread_factor`` times the
     #: table's own median spread) from the table's median colour in a ring
     #: ``unlocated_arm_table_mm`` wide beyond (Lab, lightness weighted by
@@ -191,7 +191,12 @@ class VisionConfig:
     #: flagged and none of 20 without a hand; their four-marker photos fitted from two
     #: markers, 82 of 102 hands and 16 of 531 no-hand frames, 6 with the lightness rule,
     #: which a standard deviation of 2.5-3.5 gave alike; the margin 35-45 mm, the reach
-    #: 10-20, the ring 100-150 and the step 4-5 gave the same.)
+    #: 10-20, the ring 100-150 and the step 4-5 gave the same. 2026-11-29, thirteenth
+    #: session: one marker's fit, a median 19 px off at the board's worst corner where
+    #: the marker is sharp, hundreds where it is small or blurred, with the same margin:
+    #: tuning unlocated one-marker photos 3 of 5 hands flagged, none of 12 without; their
+    #: four-marker photos placed from each marker alone, 298 of 384 hands and 26 of 1972
+    #: no-hand boards, where a margin of 70 or 100 mm gave 308 / 297 and 53 / 80.)
     unlocated_arm_shrink: int = 4
     unlocated_arm_board_margin_mm: float = 45.0
     unlocated_arm_reach_mm: float = 20.0

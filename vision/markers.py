@@ -28,8 +28,9 @@ _CORNER_OFFSETS = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
 
 
 class NoBoard(VisionError):
-    """The board cannot be located in the frame. ``rough``: where two markers found put
-    it (their loose fit, tens of px off at the covered corners), if two were found."""
+    """The board cannot be located in the frame. ``rough``: where the markers found put
+    it, if one or two were (two markers' loose fit, tens of px off at the covered
+    corners; one marker's, up to hundreds: :func:`fit_one_marker`)."""
 
     def __init__(self, message: str, rough: np.ndarray | None = None) -> None:
         super().__init__(message)
@@ -322,6 +323,22 @@ def fit_two_markers(
     return TwoMarkerFit(fit, float(fit.spread_px(fields).max()), jackknife)
 
 
+def fit_one_marker(detections: dict[int, np.ndarray], layout: Layout, camera: Camera,
+                   config: VisionConfig, focal_px: float | None = None) -> np.ndarray:
+    """A rough board (homography) from one marker's four corners under the camera model,
+    for a board left unlocated with one marker found. The marker pins the board's place,
+    scale and turn, but its tilt badly: its worst corner lay a median 19 px off where the
+    marker was sharp (board bench tuning seeds 1 and 5), up to a few hundred where it was
+    small or blurred. Good only to look for an arm (:func:`arm_reaching_in`), never to
+    read fields by."""
+    (marker_id, corners), = detections.items()
+    focal, sigma = _focal_prior(camera, config, focal_px)
+    noise = config.marker_corner_sigma_px**2 * np.eye(8)
+    fit = fit_plane_pose(marker_corners_mm(layout)[marker_id], camera.undistort(corners),
+                         noise, camera.width, camera.height, focal, sigma)
+    return fit.homography
+
+
 def _marker_noise(detections: dict[int, np.ndarray], layout: Layout, camera: Camera,
                   config: VisionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The seen corners in mm and px, and their noise covariance (px^2): each corner's
@@ -429,7 +446,7 @@ def reprojection_error(homography: np.ndarray, src_mm: np.ndarray, dst_px: np.nd
 def arm_reaching_in(frame: np.ndarray, homography: np.ndarray, layout: Layout,
                     camera: Camera, config: VisionConfig) -> bool:
     """Whether an arm reaches from the frame's edge to the board ``homography`` places
-    roughly (two markers' loose fit), for a board left unlocated: a person would rather
+    roughly (one or two markers' loose fit), for a board left unlocated: a person would rather
     hear that a hand is over it. Judged outside the board and its marker cards, against
     the table's colour there: an arm crosses the frame's edge, a card over a marker does
     not, and cables keep clear of the board; its rim is a step, where a lamp's glare or a
@@ -597,7 +614,7 @@ class Localiser:
                 what = "moved and " if bumped else ""
                 raise NoBoard(f"the board {what}cannot be located: only {len(found)} of 4 "
                               "corner markers visible, need at least 3",
-                              None if two is None else two[0].homography)
+                              self._rough(found, two))
         homography, error = fit_homography(found, self.layout, self.camera)
         if error > cfg.max_fit_error_px:
             raise NoBoard(f"the board markers do not fit together (error {error:.1f} px); "
@@ -662,13 +679,31 @@ class Localiser:
         (None: fitted too), or None where no pose fits. The focal length is the
         config's, else the one the last 3-4 marker homography gave (the same camera,
         bumped)."""
-        cfg = self.config
-        focal = cfg.focal_px
-        if focal is None and self._full is not None:
-            pose = recover_pose(self._full, cfg)
-            focal = pose.focal_px if pose.focal_estimated else None
+        focal = self._focal()
         try:
-            return fit_two_markers(found, self.layout, self.camera, cfg, focal), focal
+            return fit_two_markers(found, self.layout, self.camera, self.config, focal), focal
+        except VisionError:
+            return None
+
+    def _focal(self) -> float | None:
+        """The config's focal length, else the one the last 3-4 marker homography gave
+        (the same camera, bumped); None: to be fitted."""
+        cfg = self.config
+        if cfg.focal_px is not None or self._full is None:
+            return cfg.focal_px
+        pose = recover_pose(self._full, cfg)
+        return pose.focal_px if pose.focal_estimated else None
+
+    def _rough(self, found: dict[int, np.ndarray],
+               two: tuple[TwoMarkerFit, float | None] | None) -> np.ndarray | None:
+        """Where the one or two markers found put a board left unlocated, for
+        :func:`arm_reaching_in`: two markers' fit, or one marker's."""
+        if two is not None:
+            return two[0].homography
+        if len(found) != 1:
+            return None
+        try:
+            return fit_one_marker(found, self.layout, self.camera, self.config, self._focal())
         except VisionError:
             return None
 

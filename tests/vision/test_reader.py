@@ -781,3 +781,34 @@ def test_a_table_that_fades_beside_a_board_left_unlocated_is_no_hand(seed, index
     assert not reading.occluded and reading.problem.startswith("the board cannot be located")
     no_step = replace(VisionConfig(), unlocated_arm_min_step=0.0)
     assert read_board(rendered.frame, layout, calibration, no_step).occluded
+
+
+@pytest.mark.parametrize(("seed", "index"), [(1, 173), (5, 360)])
+def test_a_hand_over_a_board_left_unlocated_with_one_marker_is_a_hand(seed, index):
+    """Board bench seed 1 frame 173 (Cuatro, small markers, a card over one, an arm over
+    another) and seed 5 frame 360 (Just 4 Fun, an arm over a marker, two lost in blur):
+    one marker found and the board left unlocated. That marker's four corners place the
+    board roughly (1/173: its corners up to 184 px off, 5/360: 10 px), enough to see the
+    arm reach in from the frame's edge: a hand, no fields, the problem kept."""
+    layout, calibration, rendered, _ = bench_frame(seed, index)
+    assert any(t.occluded for t in rendered.truth.fields.values())
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.occluded and not reading.ok and not reading.fields
+    assert reading.problem.startswith("a hand reaches over the board (the board cannot be "
+                                      "located: only 1 of 4")
+    off = replace(VisionConfig(), unlocated_arm_min_area_mm2=float("inf"))
+    reading = read_board(rendered.frame, layout, calibration, off)
+    assert not reading.occluded and reading.problem.startswith("the board cannot be located")
+
+
+def test_a_cable_beside_a_board_left_unlocated_with_one_marker_is_no_hand():
+    """Board bench seed 6 frame 19 (Spexxx, no hand, blurred, one marker found; tuning): a
+    cable at the frame's edge and cards beside the board stand out from the table, but
+    not as an arm does (``unlocated_arm_min_step``): no hand, the board left unlocated."""
+    layout, calibration, rendered, _ = bench_frame(6, 19)
+    assert not any(t.occluded for t in rendered.truth.fields.values())
+    reading = read_board(rendered.frame, layout, calibration)
+    assert not reading.occluded and not reading.fields
+    assert reading.problem.startswith("the board cannot be located: only 1 of 4")
+    no_step = replace(VisionConfig(), unlocated_arm_min_step=0.0)
+    assert read_board(rendered.frame, layout, calibration, no_step).occluded

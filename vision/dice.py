@@ -107,16 +107,17 @@ class DiceConfig:
     face_faint_roundness: float = 0.45
     face_faint_min_area_px: float = 4.0  # a blurred pip is no smaller than a sharp one
     # blurred 6s whose columns run into bars (no dip left between their pips): two alike,
-    # parallel black-hat blobs over face_bar_contrast, side by side on one body where no
-    # face lies within side_distance pip diameters, are a 6's columns of three pips each,
-    # their pitch from the columns' separation: a standard die's 6 spans its separation
+    # parallel black-hat blobs over face_faint_contrast (the faint search's blobs), side by
+    # side on one body where no face lies within side_distance pip diameters, are a 6's
+    # columns of three pips each, their pitch from the columns' separation: a standard
+    # die's 6 spans its separation
     # along each column (face_bar_span, of that separation, the bar's length less its width:
     # an oblique view foreshortens either way, blur adds to it; a 4's column runs together
     # only for blur spanning its gap, leaving it about two separations less a pip long), and
     # its pips are about 0.3-0.4 of it wide (face_bar_width); a 6's column has its middle
     # pip where a 4's has its gap: the black-hat at a bar's middle is at least
-    # face_bar_middle of its darkest along it; read 6 at face_bar_confidence. 0: off
-    face_bar_contrast: float = 0.0
+    # face_bar_middle of its darkest along it; read 6 at face_bar_confidence. False: off
+    face_bars: bool = False
     face_bar_span: tuple[float, float] = (0.8, 1.35)
     face_bar_width: tuple[float, float] = (0.3, 0.65)
     face_bar_middle: float = 0.7
@@ -376,8 +377,6 @@ def read_dice(frame: np.ndarray, region=None, config: DiceConfig | None = None,
             faces = read_faces(image, pips, bounds, config, model)
             if config.face_faint_contrast > 0:
                 faces += _faint_closeup_faces(image, mask, hat, faces, bounds, config, model)
-            if config.face_bar_contrast > 0:
-                faces += _bar_sixes(image, mask, hat, faces, bounds, config)
             readings += [_to_frame(r, x0, y0, config.scale) for r in faces]
             continue
         for face in group_faces(pips, image, closed, hat, config):
@@ -392,9 +391,18 @@ def _faint_closeup_faces(image: np.ndarray, mask: np.ndarray | None, hat: np.nda
                          config: DiceConfig, model: FaceModel) -> list[DieReading]:
     """Dice a blur (a shaken camera, a rolling die) leaves with pips under ``min_contrast``
     and stretched out of round: the black-hat's blobs over ``face_faint_contrast``, at least
-    ``face_faint_roundness`` round, are read by the face check again (`faint_faces`)."""
+    ``face_faint_roundness`` round, are read by the face check again (`faint_faces`); with
+    ``face_bars``, two of its blobs may be a 6's columns run into bars (`_bar_sixes`)."""
     faint = _faint_closeup_config(config)
-    return faint_faces(image, _hat_blobs(hat, mask, faint), read, bounds, faint, model)
+    _, binary = cv2.threshold(hat, faint.min_contrast, 255, cv2.THRESH_BINARY)
+    if mask is not None:
+        binary = cv2.bitwise_and(binary, mask)
+    contours = _contours(binary, None)  # found once for both
+    found = faint_faces(image, _blobs(binary, hat, faint, contours=contours), read, bounds,
+                        faint, model)
+    if config.face_bars:
+        found += _bar_sixes(image, hat, _bars(contours, config), read + found, bounds, config)
+    return found
 
 
 class _Bar(NamedTuple):
@@ -408,15 +416,14 @@ class _Bar(NamedTuple):
     angle: float
 
 
-def _bar_sixes(image: np.ndarray, mask: np.ndarray | None, hat: np.ndarray,
-               read: list[DieReading], bounds: tuple[float, float, float, float],
+def _bar_sixes(image: np.ndarray, hat: np.ndarray, bars: list[_Bar], read: list[DieReading],
+               bounds: tuple[float, float, float, float],
                config: DiceConfig) -> list[DieReading]:
     """Blurred 6s whose columns a blur runs into bars, which neither search offers the face
     check (no pip in them): two bars make a 6 (`_six_of_bars`, their middles filled:
     `_filled_middle`, looked at for such pairs only) where no face ``read`` lies within
     ``side_distance`` pip diameters; each bar is taken once, the pairs likest a 6's columns
     first. Read at ``face_bar_confidence``: no learned check looked at them."""
-    bars = _bars(hat, mask, config)
     pairs = sorted((fit, i, j) for i in range(len(bars)) for j in range(i + 1, len(bars))
                    if (fit := _six_of_bars(bars[i], bars[j], image, config)) is not None)
     filled = {k: _filled_middle(bars[k], hat, config) for _, i, j in pairs for k in (i, j)}
@@ -439,17 +446,14 @@ def _bar_sixes(image: np.ndarray, mask: np.ndarray | None, hat: np.ndarray,
     return found
 
 
-def _bars(hat: np.ndarray, mask: np.ndarray | None, config: DiceConfig) -> list[_Bar]:
-    """The black-hat's blobs over ``face_bar_contrast`` at least twice as long as wide, as
-    wide as a blurred pip may be (``face_faint_min_area_px`` to ``max_pip_area_px``; their
-    least rotated box): print and grain make thinner lines."""
-    _, binary = cv2.threshold(hat, config.face_bar_contrast, 255, cv2.THRESH_BINARY)
-    if mask is not None:
-        binary = cv2.bitwise_and(binary, mask)
+def _bars(contours: list[np.ndarray], config: DiceConfig) -> list[_Bar]:
+    """The blobs (their outer ``contours``) at least twice as long as wide, as wide as a
+    blurred pip may be (``face_faint_min_area_px`` to ``max_pip_area_px``; their least
+    rotated box): print and grain make thinner lines."""
     thin = math.sqrt(4 * config.face_faint_min_area_px / math.pi)
     thick = math.sqrt(4 * config.max_pip_area_px / math.pi)
     bars = []
-    for contour in cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]:
+    for contour in contours:
         _, _, w, h = cv2.boundingRect(contour)
         if max(w, h) < 2 * thin:
             continue
@@ -620,16 +624,18 @@ def _hat_blobs(hat: np.ndarray, mask: np.ndarray | None, config: DiceConfig) -> 
 
 def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int = 0,
            origin: tuple[int, int] = (0, 0), windows: list[Box] | None = None,
-           rows: _RowLimits | None = None) -> list[Pip]:
+           rows: _RowLimits | None = None,
+           contours: list[np.ndarray] | None = None) -> list[Pip]:
     """Pips among the blobs of ``binary`` (only in ``windows``, if given: `_contours`). A
     blob too large or not round may be pips run together by blur: it is thresholded again
     higher up its own contrast (``split_levels``). The images anded with a blob's image are
     255 where set (a threshold, a drawn contour), so a plain bitwise and leaves them set on
     the blob only, whatever its value there (~2 µs less than with a mask). ``rows``:
-    `_row_limits` of ``config``, worked out once per search, not per blob."""
+    `_row_limits` of ``config``, worked out once per search, not per blob; ``contours``:
+    `_contours` of ``binary``, if the caller found them already."""
     rows = _row_limits(config) if rows is None else rows
     # contours, not connected components: several times faster on the same blobs
-    contours = _contours(binary, windows)
+    contours = _contours(binary, windows) if contours is None else contours
     rects = [cv2.boundingRect(c) for c in contours]
     pips: list[Pip] = []
     for contour, (x, y, w, h), alone in zip(contours, rects, _alone(rects), strict=True):

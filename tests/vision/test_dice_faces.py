@@ -159,10 +159,10 @@ def _smeared_die(value: int, angle: float, smear: int) -> np.ndarray:
 
 @pytest.mark.parametrize("angle", [0, 30, 60, 100])
 def test_a_six_whose_columns_run_into_bars_is_read_unsure(angle: float) -> None:
-    """Neither search finds a pip in the two bars, so without `face_bar_contrast` the die is
+    """Neither search finds a pip in the two bars, so without `face_bars` the die is
     not read; with it the bars are a 6's columns, read at ``face_bar_confidence``."""
     frame = _smeared_die(6, angle, 6)
-    without = read_dice(frame, config=dataclasses.replace(CLOSEUP, face_bar_contrast=0.0))
+    without = read_dice(frame, config=dataclasses.replace(CLOSEUP, face_bars=False))
     assert without == []
     assert [(r.value, r.confidence) for r in read_dice(frame, config=CLOSEUP)] == [
         (6, CLOSEUP.face_bar_confidence)]

@@ -106,6 +106,24 @@ class DiceConfig:
     face_faint_contrast: float = 0.0
     face_faint_roundness: float = 0.45
     face_faint_min_area_px: float = 4.0  # a blurred pip is no smaller than a sharp one
+    # blurred 6s whose columns run into bars (no dip left between their pips): two alike,
+    # parallel black-hat blobs over face_faint_contrast (the faint search's blobs), side by
+    # side on one body where no face lies within side_distance pip diameters, are a 6's
+    # columns of three pips each, their pitch from the columns' separation: a standard
+    # die's 6 spans its separation
+    # along each column (face_bar_span, of that separation, the bar's length less its width:
+    # an oblique view foreshortens either way, blur adds to it; a 4's column runs together
+    # only for blur spanning its gap, leaving it about two separations less a pip long), and
+    # its pips are about 0.3-0.4 of it wide (face_bar_width); a 6's column has its middle
+    # pip where a 4's has its gap: the black-hat at a bar's middle is at least
+    # face_bar_middle of its darkest along it; read 6 at face_bar_confidence. False: off
+    face_bars: bool = False
+    face_bar_span: tuple[float, float] = (0.8, 1.35)
+    face_bar_width: tuple[float, float] = (0.3, 0.65)
+    face_bar_middle: float = 0.7
+    face_bar_turn_deg: float = 15.0  # most the two columns' directions differ by
+    face_bar_shift: float = 0.35  # separations the columns' middles lie apart along them, at most
+    face_bar_confidence: float = 0.4
     # Rectified top view (used when the dice area's corners on the table are known in mm):
     rectified_px_per_mm: float = 3.0  # every die is ~48 px across there, whatever the pose
     die_min_mm: float = 13.0  # edge lengths of the dice the reader accepts
@@ -286,7 +304,8 @@ class DiceConfig:
         if unknown:
             raise DiceInputError(f"unknown dice config keys: {', '.join(unknown)}")
         for key in ("polarities", "split_levels", "pip_row_spacing", "faint_split_levels",
-                    "lean_outline_table_ring", "lean_outline_top_ring", "lean_outline_span"):
+                    "lean_outline_table_ring", "lean_outline_top_ring", "lean_outline_span",
+                    "face_bar_span", "face_bar_width"):
             if key in data:
                 data[key] = tuple(data[key])
         return cls(**data)
@@ -372,9 +391,117 @@ def _faint_closeup_faces(image: np.ndarray, mask: np.ndarray | None, hat: np.nda
                          config: DiceConfig, model: FaceModel) -> list[DieReading]:
     """Dice a blur (a shaken camera, a rolling die) leaves with pips under ``min_contrast``
     and stretched out of round: the black-hat's blobs over ``face_faint_contrast``, at least
-    ``face_faint_roundness`` round, are read by the face check again (`faint_faces`)."""
+    ``face_faint_roundness`` round, are read by the face check again (`faint_faces`); with
+    ``face_bars``, two of its blobs may be a 6's columns run into bars (`_bar_sixes`)."""
     faint = _faint_closeup_config(config)
-    return faint_faces(image, _hat_blobs(hat, mask, faint), read, bounds, faint, model)
+    _, binary = cv2.threshold(hat, faint.min_contrast, 255, cv2.THRESH_BINARY)
+    if mask is not None:
+        binary = cv2.bitwise_and(binary, mask)
+    contours = _contours(binary, None)  # found once for both
+    found = faint_faces(image, _blobs(binary, hat, faint, contours=contours), read, bounds,
+                        faint, model)
+    if config.face_bars:
+        found += _bar_sixes(image, hat, _bars(contours, config), read + found, bounds, config)
+    return found
+
+
+class _Bar(NamedTuple):
+    """A black-hat blob longer than wide (px): its middle, extent along and across, and
+    the direction along it (radians)."""
+
+    x: float
+    y: float
+    length: float
+    width: float
+    angle: float
+
+
+def _bar_sixes(image: np.ndarray, hat: np.ndarray, bars: list[_Bar], read: list[DieReading],
+               bounds: tuple[float, float, float, float],
+               config: DiceConfig) -> list[DieReading]:
+    """Blurred 6s whose columns a blur runs into bars, which neither search offers the face
+    check (no pip in them): two bars make a 6 (`_six_of_bars`, their middles filled:
+    `_filled_middle`, looked at for such pairs only) where no face ``read`` lies within
+    ``side_distance`` pip diameters; each bar is taken once, the pairs likest a 6's columns
+    first. Read at ``face_bar_confidence``: no learned check looked at them."""
+    pairs = sorted((fit, i, j) for i in range(len(bars)) for j in range(i + 1, len(bars))
+                   if (fit := _six_of_bars(bars[i], bars[j], image, config)) is not None)
+    filled = {k: _filled_middle(bars[k], hat, config) for _, i, j in pairs for k in (i, j)}
+    left, top, right, bottom = bounds
+    found: list[DieReading] = []
+    used: set[int] = set()
+    for _, i, j in pairs:
+        a, b = bars[i], bars[j]
+        x, y, d = (a.x + b.x) / 2, (a.y + b.y) / 2, (a.width + b.width) / 2
+        half = config.face_half * d
+        inside = left + half <= x <= right - half and top + half <= y <= bottom - half
+        if (i in used or j in used or not filled[i] or not filled[j] or not inside
+                or any(math.hypot(x - r.centre[0], y - r.centre[1])
+                       < config.side_distance * d for r in read + found)):
+            continue
+        used |= {i, j}
+        found.append(DieReading(6, config.face_bar_confidence,
+                                (int(round(x - half)), int(round(y - half)),
+                                 int(round(2 * half)), int(round(2 * half))), (x, y)))
+    return found
+
+
+def _bars(contours: list[np.ndarray], config: DiceConfig) -> list[_Bar]:
+    """The blobs (their outer ``contours``) at least twice as long as wide, as wide as a
+    blurred pip may be (``face_faint_min_area_px`` to ``max_pip_area_px``; their least
+    rotated box): print and grain make thinner lines."""
+    thin = math.sqrt(4 * config.face_faint_min_area_px / math.pi)
+    thick = math.sqrt(4 * config.max_pip_area_px / math.pi)
+    bars = []
+    for contour in contours:
+        _, _, w, h = cv2.boundingRect(contour)
+        if max(w, h) < 2 * thin:
+            continue
+        (x, y), (u, v), turn = cv2.minAreaRect(contour)
+        length, width = max(u, v) + 1, min(u, v) + 1  # the contour runs through edge pixels
+        if thin <= width <= thick and length >= 2 * width:
+            along = math.radians(turn if u >= v else turn + 90)
+            bars.append(_Bar(x, y, length, width, along))
+    return bars
+
+
+def _filled_middle(bar: _Bar, hat: np.ndarray, config: DiceConfig) -> bool:
+    """The black-hat along the bar's axis, within a quarter of its width of its middle, is
+    on average at least ``face_bar_middle`` of its most along it: a 6's column has its
+    middle pip there, a 4's (or a 2's diagonal) its gap."""
+    steps = np.arange(-bar.length / 2, bar.length / 2 + 1e-9)
+    h, w = hat.shape
+    xs = _pixels(bar.x + steps * math.cos(bar.angle), 0, w - 1)
+    ys = _pixels(bar.y + steps * math.sin(bar.angle), 0, h - 1)
+    values = hat[ys, xs].astype(np.float64)
+    middle = values[np.abs(steps) <= bar.width / 4]
+    return len(middle) > 0 and middle.mean() >= config.face_bar_middle * values.max()
+
+
+def _six_of_bars(a: _Bar, b: _Bar, image: np.ndarray, config: DiceConfig) -> float | None:
+    """How far two bars are from a 6's columns (0: exactly; None: no 6): parallel within
+    ``face_bar_turn_deg``, side by side (middles ``face_bar_shift`` separations apart along
+    them at most), each ``face_bar_width`` and, its length less its width,
+    ``face_bar_span`` of their separation, on one body (`_same_body`)."""
+    turn = (a.angle - b.angle + math.pi / 2) % math.pi - math.pi / 2
+    if abs(turn) > math.radians(config.face_bar_turn_deg):
+        return None
+    angle = a.angle - turn / 2
+    dx, dy = b.x - a.x, b.y - a.y
+    along = abs(dx * math.cos(angle) + dy * math.sin(angle))
+    apart = abs(-dx * math.sin(angle) + dy * math.cos(angle))
+    if apart <= 0 or along > config.face_bar_shift * apart:
+        return None
+    spans = [(bar.length - bar.width) / apart for bar in (a, b)]
+    widths = [bar.width / apart for bar in (a, b)]
+    lo, hi = config.face_bar_span
+    if not all(lo <= s <= hi for s in spans) or not all(
+            config.face_bar_width[0] <= w <= config.face_bar_width[1] for w in widths):
+        return None
+    pa, pb = (Pip(bar.x, bar.y, bar.width, 1.0, 0.0) for bar in (a, b))
+    if not _same_body(pa, pb, image, config):
+        return None
+    return abs(spans[0] - 1) + abs(spans[1] - 1) + along / apart
 
 
 @lru_cache(maxsize=4)
@@ -497,16 +624,18 @@ def _hat_blobs(hat: np.ndarray, mask: np.ndarray | None, config: DiceConfig) -> 
 
 def _blobs(binary: np.ndarray, hat: np.ndarray, config: DiceConfig, level: int = 0,
            origin: tuple[int, int] = (0, 0), windows: list[Box] | None = None,
-           rows: _RowLimits | None = None) -> list[Pip]:
+           rows: _RowLimits | None = None,
+           contours: list[np.ndarray] | None = None) -> list[Pip]:
     """Pips among the blobs of ``binary`` (only in ``windows``, if given: `_contours`). A
     blob too large or not round may be pips run together by blur: it is thresholded again
     higher up its own contrast (``split_levels``). The images anded with a blob's image are
     255 where set (a threshold, a drawn contour), so a plain bitwise and leaves them set on
     the blob only, whatever its value there (~2 µs less than with a mask). ``rows``:
-    `_row_limits` of ``config``, worked out once per search, not per blob."""
+    `_row_limits` of ``config``, worked out once per search, not per blob; ``contours``:
+    `_contours` of ``binary``, if the caller found them already."""
     rows = _row_limits(config) if rows is None else rows
     # contours, not connected components: several times faster on the same blobs
-    contours = _contours(binary, windows)
+    contours = _contours(binary, windows) if contours is None else contours
     rects = [cv2.boundingRect(c) for c in contours]
     pips: list[Pip] = []
     for contour, (x, y, w, h), alone in zip(contours, rects, _alone(rects), strict=True):

@@ -131,3 +131,46 @@ def test_a_blurred_die_with_faint_pips_is_read(angle: float) -> None:
     for die in sharp:
         assert near(with_faint, die) == [die.value]
     assert near(without, [r for r in sharp if r.value == 3][0]) == []
+
+
+def _smeared_die(value: int, angle: float, smear: int) -> np.ndarray:
+    """A white die ~46 px across (a close-up's) on a grey table, its 6's columns (or 4's)
+    along its turned y axis, pips 9 px, smeared ``smear`` px along the columns (a rolling
+    die): a 6's pips 12 px apart run into two bars with no dip between them."""
+    rng = np.random.default_rng(0)
+    image = np.full((480, 640), 150, np.float32)
+    turn = np.radians(angle)
+    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    centre = np.array([320.0, 240.0])
+    corners = np.array([(-23, -23), (23, -23), (23, 23), (-23, 23)]) @ rot.T + centre
+    cv2.fillConvexPoly(image, np.round(corners * 16).astype(np.int32), 225, cv2.LINE_AA, 4)
+    pips = {6: [(-11, -12), (-11, 0), (-11, 12), (11, -12), (11, 0), (11, 12)],
+            4: [(-12, -12), (-12, 12), (12, -12), (12, 12)]}[value]
+    for pip in pips:
+        x, y = np.round((rot @ np.array(pip, float) + centre) * 16).astype(int)
+        cv2.circle(image, (int(x), int(y)), 72, 60, -1, cv2.LINE_AA, 4)
+    kernel = np.zeros((2 * smear + 1, 2 * smear + 1), np.float32)
+    along = rot @ np.array([0.0, 1.0])
+    for s in np.linspace(-smear / 2, smear / 2, 4 * smear + 1):
+        kernel[int(round(smear + s * along[1])), int(round(smear + s * along[0]))] = 1
+    image = cv2.filter2D(image, -1, kernel / kernel.sum()) + rng.normal(0, 2, image.shape)
+    return cv2.cvtColor(np.clip(image, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+
+
+@pytest.mark.parametrize("angle", [0, 30, 60, 100])
+def test_a_six_whose_columns_run_into_bars_is_read_unsure(angle: float) -> None:
+    """Neither search finds a pip in the two bars, so without `face_bars` the die is
+    not read; with it the bars are a 6's columns, read at ``face_bar_confidence``."""
+    frame = _smeared_die(6, angle, 6)
+    without = read_dice(frame, config=dataclasses.replace(CLOSEUP, face_bars=False))
+    assert without == []
+    assert [(r.value, r.confidence) for r in read_dice(frame, config=CLOSEUP)] == [
+        (6, CLOSEUP.face_bar_confidence)]
+
+
+@pytest.mark.parametrize("smear", [20, 26])
+@pytest.mark.parametrize("angle", [0, 30, 60, 100])
+def test_a_four_whose_columns_run_into_bars_is_no_six(angle: float, smear: int) -> None:
+    """A 4's columns run together only under a smear spanning their gap: the bars are
+    longer than a 6's, and their middle, the gap's, is fainter."""
+    assert 6 not in [r.value for r in read_dice(_smeared_die(4, angle, smear), config=CLOSEUP)]

@@ -1135,6 +1135,18 @@ def test_one_fitted_with_a_foreshortened_side_pip_is_read_one_unsure(seed: int) 
     assert any(r is not None and r.value == 2 and r.confidence >= 0.5 for r in before)
 
 
+def test_small_blurred_pips_are_not_told_apart_by_roundness() -> None:
+    """A blurred flat 2 of small pips (speed bench scene 5004: 6.7 and 5.9 px, roundness
+    0.69 and 0.93) is no 1 with a side pip: under ``uneven_two_min_pip`` a pip's roundness
+    is a few pixels'. The same pips 10 px wide are."""
+    from vision.dice import Pip, _uneven_pair
+
+    assert not _uneven_pair([Pip(0.0, 0.0, 6.7, 0.69, 58.0), Pip(30.0, 30.0, 5.9, 0.93, 60.0)],
+                            TABLE)
+    assert _uneven_pair([Pip(0.0, 0.0, 10.0, 0.69, 58.0), Pip(30.0, 30.0, 10.0, 0.93, 60.0)],
+                        TABLE)
+
+
 def test_faint_lopsided_two_is_left_as_it_is() -> None:
     """A 2 of the faint search's pips (`_with_faint_faces`) has no pip colour's judge to
     tell a lone pip's 1 by: found lopsided, it is left a 2 (`bench/throw_counting.py 30

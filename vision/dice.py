@@ -291,6 +291,14 @@ class DiceConfig:
     # 0.01-0.04, a blurred flat 2's pip 0.1): a flat 1 and a pip of a side face beside it
     # fit a 2 whose lattice centre is off its die's. 0: off
     lopsided_two_one: float = 0.0
+    # a read 2 whose pips' roundness differ by more than this is read as its rounder pip's
+    # 1, capped (`_uneven_twos_as_ones`): a side face's pip beside a flat 1 is
+    # foreshortened, a flat 2's two pips are seen alike (tuning: flat 2s read right 0.18 at
+    # most but two blurred ones, 0.29 and 0.35; such 1s 0.20-0.34). 0: off
+    uneven_two_roundness: float = 0.0
+    # ... where both pips are this wide (rectified px; `_uneven_pair`): the 1s so fitted
+    # 8.9 px and up, a blurred flat 2 of 5.9-6.7 px pips (speed bench scene 5004) read 1
+    uneven_two_min_pip: float = 8.0
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -1104,6 +1112,8 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     leaning, tilted = (_leaning_outlines(frame, shown, view, config)
                        if (config.lean_outline or config.lean_square) and frame.ndim == 3
                        else (set(), set()))
+    if config.uneven_two_roundness:
+        faces, shown = _uneven_twos_as_ones(faces, shown, judges, leaning, config)
     if config.lopsided_two_one and leaning:
         faces, shown = _lopsided_twos_as_ones(frame, faces, shown, judges, leaning, view,
                                               config)
@@ -1223,6 +1233,37 @@ def _read_outlines(read: list[GridFace], view: _TopView, config: DiceConfig) -> 
         raised = nadir + (foot - nadir) * height / (height - edge)
         hulls.append(cv2.convexHull(np.vstack([foot, raised]).astype(np.float32)))
     return _stacked_hulls(hulls)
+
+
+def _uneven_twos_as_ones(faces: list[tuple[GridFace, list[Pip]]], shown: list[GridFace | None],
+                         judges: list[_Judge], leaning: set[int], config: DiceConfig
+                         ) -> tuple[list[tuple[GridFace, list[Pip]]], list[GridFace | None]]:
+    """``faces`` and ``shown`` with each read 2 of uneven pips (`_uneven_pair`) read as the
+    1 of its rounder pip where that pip alone makes a plausible 1: a flat 1 fitted with a
+    pip of a side face beside it (its own towards the lens, or a neighbour's), foreshortened
+    there, where a flat 2's two pips lie on one face and are seen alike. Capped either way
+    (ids added to ``leaning``): the rounder pip is the better guess, not a sure one."""
+    faces, shown = list(faces), list(shown)
+    for n, ((_, members), g) in enumerate(zip(faces, shown, strict=True)):
+        if g is None or g.value != 2 or not _uneven_pair(members, config):
+            continue
+        k = 0 if members[0].roundness > members[1].roundness else 1
+        judge = next((j for j in judges if any(p is members[k] for p in j.pips)), None)
+        if judge is not None:
+            i = g.members[k]
+            one = GridFace(1, (float(judge.pts[i][0]), float(judge.pts[i][1])), g.angle,
+                           g.pitch, (i,), 0.0, _CENTRE_CELL)
+            if judge.plausible(one):
+                faces[n], shown[n] = (one, [members[k]]), one
+        leaning.add(id(shown[n]))
+    return faces, shown
+
+
+def _uneven_pair(pips: list[Pip], config: DiceConfig) -> bool:
+    """Two pips whose roundness differ by more than ``uneven_two_roundness``, both
+    ``uneven_two_min_pip`` wide or more (a small blurred pip's roundness is a few pixels')."""
+    return (len(pips) == 2 and min(p.diameter for p in pips) >= config.uneven_two_min_pip
+            and abs(pips[0].roundness - pips[1].roundness) > config.uneven_two_roundness)
 
 
 def _lopsided_twos_as_ones(frame: np.ndarray, faces: list[tuple[GridFace, list[Pip]]],

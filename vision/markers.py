@@ -775,7 +775,9 @@ class Localiser:
         it is believed on the same terms.
         Coarse to fine, to be cheap, and blind round the covered marker: what covers it
         (a card, a hand) lies across the board's corner there and drew ECC off (bench
-        seed 1 frame 254: that corner 7.7 mm off, the markers' 6.7 mm; left out, 0.9)."""
+        seed 1 frame 254: that corner 7.7 mm off, the markers' 6.7 mm; left out, 0.9).
+        A board printed with lines on the gradient magnitude
+        (``print_align_three_lines_on_edges``)."""
         from vision.print_align import align_to_print, print_match  # (imports markers)
 
         cfg = self.config
@@ -786,12 +788,13 @@ class Localiser:
                                    if m not in found)
         left_out = ((np.asarray(covered, float), cfg.print_align_three_covered_mm)
                     if cfg.print_align_three_covered_mm > 0 else None)
+        edges = cfg.print_align_three_lines_on_edges and "printed_lines" in self.layout.extra
         aligned = align_to_print(gray, self.layout, self.camera, homography, cfg,
                                  cfg.print_align_three_coarse_px_per_mm,
-                                 cfg.print_align_three_coarse_iterations, left_out)
+                                 cfg.print_align_three_coarse_iterations, left_out, edges)
         if aligned is not None:
             aligned = align_to_print(gray, self.layout, self.camera, aligned, cfg, None,
-                                     cfg.print_align_three_iterations, left_out)
+                                     cfg.print_align_three_iterations, left_out, edges)
         if aligned is None:
             return None
         fields = np.array([f.centre_mm for f in self.layout.fields.values()])

@@ -210,17 +210,12 @@ def test_small_blurred_markers_are_read(seed, index):
         Localiser(LAYOUT, old).locate(grey(rendered.frame))
 
 
-#: Mühle aligned to its grey print, as before the thirteenth session: bench seed 1 frame
-#: 346's two markers are put on the print's edges (1.5 mm off), before the rescue is tried
-GREY_PRINT = replace(VisionConfig(), print_align_lines_on_edges=False)
-
-
 @pytest.mark.parametrize("index", [54, 217, 346])
 def test_markers_missed_in_blur_or_dim_light_are_found_again(index):
     # board bench seed 1: nothing over the lost markers, but blur or dim light leaves one
     # bit misread or too little contrast; two markers of four left the photo unread
     layout, _, rendered, _ = bench_frame(1, index)
-    found = Localiser(layout, GREY_PRINT).locate(grey(rendered.frame))
+    found = Localiser(layout).locate(grey(rendered.frame))
     assert found.markers_seen >= 3 and found.source == "markers"
     truth = dict(zip(rendered.truth.marker_ids, rendered.truth.marker_corners, strict=True))
     for marker_id, corners in found.marker_corners.items():
@@ -228,7 +223,7 @@ def test_markers_missed_in_blur_or_dim_light_are_found_again(index):
     assert np.abs(project(found.homography, PROBE_MM)
                   - project(rendered.truth.homography, PROBE_MM)).max() < 5.0
     with pytest.raises(NoBoard, match="2 of 4"):
-        Localiser(layout, replace(GREY_PRINT, marker_rescue_below=0)).locate(grey(rendered.frame))
+        Localiser(layout, VisionConfig(marker_rescue_below=0)).locate(grey(rendered.frame))
 
 
 def test_a_marker_found_again_that_does_not_fit_the_others_is_left_out(monkeypatch):
@@ -241,7 +236,7 @@ def test_a_marker_found_again_that_does_not_fit_the_others_is_left_out(monkeypat
     misread = {marker_id: np.roll(corners, 1, axis=0) for marker_id, corners in right.items()}
     monkeypatch.setattr("vision.markers.rescue_markers", lambda *args: misread)
     with pytest.raises(NoBoard, match="2 of 4"):
-        Localiser(layout, GREY_PRINT).locate(grey(rendered.frame))
+        Localiser(layout).locate(grey(rendered.frame))
 
 
 @cache
@@ -444,10 +439,10 @@ def test_three_markers_refined_against_the_print_leave_out_the_covered_corner():
     # board bench seed 1 frame 254 (tuning): a card across the covered marker's corner
     # drew ECC off when it looked there (the worst field 5.9 mm off, the markers' 5.3);
     # with a disc round the covered marker left out the print puts it within a mm. In
-    # grey: on the gradient magnitude, as Mühle is aligned since the thirteenth session,
-    # the card does not draw ECC off here (1.3 mm either way)
+    # grey: on the gradient magnitude, as Mühle's three markers are aligned since the
+    # thirteenth session, the card does not draw ECC off here (1.3 mm either way)
     layout, _, rendered, _ = bench_frame(1, 254)
-    grey = replace(VisionConfig(), print_align_lines_on_edges=False)
+    grey = replace(VisionConfig(), print_align_three_lines_on_edges=False)
     localiser = Localiser(layout, grey)
     where = localiser.locate(rendered.frame)
     assert where.markers_seen == 3 and where.source == "print"
@@ -497,7 +492,7 @@ def test_a_board_printed_with_lines_is_put_on_its_print_by_its_edges():
     assert where.markers_seen == 3 and where.source == "print"
     assert board_error_mm(layout, rendered, where.homography) < 1.5
     assert board_error_mm(layout, rendered, where.markers_homography) > 4.5
-    grey = replace(VisionConfig(), print_align_lines_on_edges=False)
+    grey = replace(VisionConfig(), print_align_three_lines_on_edges=False)
     assert Localiser(layout, config=grey).locate(rendered.frame).source == "markers"
 
 

@@ -213,10 +213,11 @@ def test_small_blurred_markers_are_read(seed, index):
 @pytest.mark.parametrize("index", [54, 217, 346])
 def test_markers_missed_in_blur_or_dim_light_are_found_again(index):
     # board bench seed 1: nothing over the lost markers, but blur or dim light leaves one
-    # bit misread or too little contrast; two markers of four left the photo unread
+    # bit misread or too little contrast; two markers of four left the photo unread (346,
+    # Mühle, three markers found, is then put on its print's edges: 1.1 mm off, not 2.9)
     layout, _, rendered, _ = bench_frame(1, index)
     found = Localiser(layout).locate(grey(rendered.frame))
-    assert found.markers_seen >= 3 and found.source == "markers"
+    assert found.markers_seen >= 3 and found.source in ("markers", "print")
     truth = dict(zip(rendered.truth.marker_ids, rendered.truth.marker_corners, strict=True))
     for marker_id, corners in found.marker_corners.items():
         assert np.abs(corners - truth[marker_id]).max() < 3.5

@@ -171,11 +171,12 @@ class VisionConfig:
     print_align_three_coarse_iterations: int = 20
     print_align_three_iterations: int = 4
     print_align_three_covered_mm: float = 40.0
-    #: A three-marker board printed with lines (Mühle) is refined against its print on
-    #: both pictures' gradient magnitude, not their grey (``print_align.align_to_print``;
-    #: 2026-11-29, thirteenth session: FIXME). False: grey. Not for two markers, whose
-    #: starts' agreement was chosen in grey: there it placed tuning seed 7 frame 18 5.4 mm
-    #: off (grey 1.9).
+    #: A three-marker board printed with lines (Mühle) whose refinement against the grey
+    #: print fails or is refused is refined again on both pictures' gradient magnitude
+    #: (``print_align.align_to_print``; 2026-11-29, thirteenth session: FIXME). False:
+    #: not. Not the first try (a few tenths of a mm coarser where grey converges), nor
+    #: for two markers, whose starts' agreement was chosen in grey (tuning seed 7 frame
+    #: 18 placed 5.4 mm off on edges, 1.9 in grey).
     print_align_three_lines_on_edges: bool = True
     #: A board left unlocated with one or two markers found has a hand over it where an
     #: arm reaches in from the frame's edge (:func:`vision.markers.arm_reaching_in`):

@@ -6,8 +6,8 @@ pins that swing: :func:`align_to_print` rectifies the frame with the two-marker
 homography, and refines it by ECC (OpenCV's ``findTransformECC``, a homography) against a
 grey picture of the print built from the layout, leaving out the pixels that do not look
 like the print (pieces, a hand); or on the two pictures' gradient magnitude (``edges``:
-Mühle's three-marker boards, whose 1.6 mm lines, under a pixel at the coarse stage's
-scale, left ECC in grey failing or stopping short on many photos). The result
+Mühle's three-marker boards where grey places them nowhere; its 1.6 mm lines are under
+a pixel at the coarse stage's scale, and ECC in grey failed on many). The result
 is believed only when it agrees with the two markers (``markers.print_disagreement``)
 and the print matches the frame better there than where the markers alone put it
 (:func:`print_match`, in grey); see ``markers.Localiser``.

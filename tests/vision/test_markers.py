@@ -439,15 +439,12 @@ def test_three_markers_refined_against_the_print_stay_on_their_own_corners():
 def test_three_markers_refined_against_the_print_leave_out_the_covered_corner():
     # board bench seed 1 frame 254 (tuning): a card across the covered marker's corner
     # drew ECC off when it looked there (the worst field 5.9 mm off, the markers' 5.3);
-    # with a disc round the covered marker left out the print puts it within a mm. In
-    # grey: on the gradient magnitude, as Mühle's three markers are aligned since the
-    # thirteenth session, the card does not draw ECC off here (1.3 mm either way)
+    # with a disc round the covered marker left out the print puts it within a mm
     layout, _, rendered, _ = bench_frame(1, 254)
-    grey = replace(VisionConfig(), print_align_three_lines_on_edges=False)
-    localiser = Localiser(layout, grey)
+    localiser = Localiser(layout)
     where = localiser.locate(rendered.frame)
     assert where.markers_seen == 3 and where.source == "print"
-    seeing = replace(grey, print_align_three_covered_mm=0.0)
+    seeing = replace(VisionConfig(), print_align_three_covered_mm=0.0)
     drawn = Localiser(layout, config=seeing).locate(rendered.frame)
     camera = localiser.camera
     placed = field_errors(layout, rendered, camera, where.homography).max()
@@ -486,8 +483,8 @@ def test_three_markers_pin_their_own_corners_and_the_print_the_covered_one():
 
 def test_a_board_printed_with_lines_is_put_on_its_print_by_its_edges():
     # board bench seed 1 frame 426 (tuning): Mühle, three markers found, their homography
-    # a field 5.1 mm off; ECC against the grey print does not place it (the markers' kept),
-    # on the gradient magnitude it puts every field within 1.5 mm
+    # a field 5.1 mm off; ECC against the grey print fails (the markers' kept), on the
+    # gradient magnitude it puts every field within 1.5 mm
     layout, _, rendered, _ = bench_frame(1, 426)
     where = Localiser(layout).locate(rendered.frame)
     assert where.markers_seen == 3 and where.source == "print"

@@ -171,6 +171,15 @@ class VisionConfig:
     print_align_three_coarse_iterations: int = 20
     print_align_three_iterations: int = 4
     print_align_three_covered_mm: float = 40.0
+    #: A three-marker board printed with lines (Mühle) whose refinement against the grey
+    #: print fails or is refused is refined again on both pictures' gradient magnitude
+    #: (``print_align.align_to_print``; 2026-11-29, thirteenth session: of the 143 Mühle
+    #: three-marker photos of tuning seeds 1, 5, 6, 7 a field over 3 mm off 24 -> 8, none
+    #: placed worse by over half a mm; held out 4 -> 2 of 40). False: not. Not the first
+    #: try (always on edges placed 29 tuning boards over half a mm worse, 46 better),
+    #: nor for two markers, whose starts' agreement was chosen in grey (tuning seed 7
+    #: frame 18 placed 5.4 mm off on edges, 1.9 in grey).
+    print_align_three_lines_on_edges: bool = True
     #: A board left unlocated with one or two markers found has a hand over it where an
     #: arm reaches in from the frame's edge (:func:`vision.markers.arm_reaching_in`):
     #: seen on the frame shrunk ``unlocated_arm_shrink`` times, outside the board grown

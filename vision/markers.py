@@ -775,12 +775,24 @@ class Localiser:
         it is believed on the same terms.
         Coarse to fine, to be cheap, and blind round the covered marker: what covers it
         (a card, a hand) lies across the board's corner there and drew ECC off (bench
-        seed 1 frame 254: that corner 7.7 mm off, the markers' 6.7 mm; left out, 0.9)."""
-        from vision.print_align import align_to_print, print_match  # (imports markers)
-
+        seed 1 frame 254: that corner 7.7 mm off, the markers' 6.7 mm; left out, 0.9).
+        A board printed with lines whose grey print places it nowhere is tried again on the
+        gradient magnitude (``print_align_three_lines_on_edges``)."""
         cfg = self.config
         if cfg.print_align_three_max_shift_mm <= 0:
             return None
+        aligned = self._three_refined(gray, homography, found, False)
+        if (aligned is None and cfg.print_align_three_lines_on_edges
+                and "printed_lines" in self.layout.extra):
+            aligned = self._three_refined(gray, homography, found, True)
+        return aligned
+
+    def _three_refined(self, gray: np.ndarray, homography: np.ndarray,
+                       found: dict[int, np.ndarray], edges: bool) -> np.ndarray | None:
+        """:meth:`_three_on_print` on the grey print or (``edges``) its gradient."""
+        from vision.print_align import align_to_print, print_match  # (imports markers)
+
+        cfg = self.config
         spec = self.layout.markers
         covered_id, covered = next((m, c) for m, c in zip(spec.ids, spec.centres_mm, strict=True)
                                    if m not in found)
@@ -788,10 +800,10 @@ class Localiser:
                     if cfg.print_align_three_covered_mm > 0 else None)
         aligned = align_to_print(gray, self.layout, self.camera, homography, cfg,
                                  cfg.print_align_three_coarse_px_per_mm,
-                                 cfg.print_align_three_coarse_iterations, left_out)
+                                 cfg.print_align_three_coarse_iterations, left_out, edges)
         if aligned is not None:
             aligned = align_to_print(gray, self.layout, self.camera, aligned, cfg, None,
-                                     cfg.print_align_three_iterations, left_out)
+                                     cfg.print_align_three_iterations, left_out, edges)
         if aligned is None:
             return None
         fields = np.array([f.centre_mm for f in self.layout.fields.values()])

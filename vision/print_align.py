@@ -5,10 +5,12 @@ board's own print (its outline against the table, its coloured squares, Mühle's
 pins that swing: :func:`align_to_print` rectifies the frame with the two-marker
 homography, and refines it by ECC (OpenCV's ``findTransformECC``, a homography) against a
 grey picture of the print built from the layout, leaving out the pixels that do not look
-like the print (pieces, a hand). The result is believed only when it agrees with the
-two markers (``markers.print_disagreement``) and the print matches the frame better
-there than where the markers alone put it (:func:`print_match`); see
-``markers.Localiser``.
+like the print (pieces, a hand); or on the two pictures' gradient magnitude (``edges``:
+Mühle's three-marker boards where grey places them nowhere; its 1.6 mm lines are under
+a pixel at the coarse stage's scale, and ECC in grey failed on many). The result
+is believed only when it agrees with the two markers (``markers.print_disagreement``)
+and the print matches the frame better there than where the markers alone put it
+(:func:`print_match`, in grey); see ``markers.Localiser``.
 """
 
 from __future__ import annotations
@@ -112,16 +114,20 @@ def _with_table(template: np.ndarray, board: np.ndarray, seen: np.ndarray) -> np
 def align_to_print(gray: np.ndarray, layout: Layout, camera: Camera, homography: np.ndarray,
                    config: VisionConfig, px_per_mm: float | None = None,
                    iterations: int | None = None,
-                   left_out: tuple[np.ndarray, float] | None = None) -> np.ndarray | None:
+                   left_out: tuple[np.ndarray, float] | None = None,
+                   edges: bool = False) -> np.ndarray | None:
     """The board-mm -> undistorted-px homography that lines the print up with the grey
-    frame, started from ``homography``; None when ECC does not converge. ``px_per_mm``
-    and ``iterations`` default to the config's; ``left_out`` (a point in board mm and a
-    radius, mm) is a disc ECC does not look at (what covers a marker lies there)."""
+    frame (or, ``edges``, their gradient magnitudes), started from ``homography``; None
+    when ECC does not converge. ``px_per_mm`` and ``iterations`` default to the config's;
+    ``left_out`` (a point in board mm and a radius, mm) is a disc ECC does not look at
+    (what covers a marker lies there)."""
     px_per_mm = px_per_mm or config.print_align_px_per_mm
     template, board, to_mm = print_template(layout, px_per_mm, config.print_align_margin_mm,
                                             config.default_board_hex)
     seen = _rectify(gray, camera, homography, to_mm, template.shape)
     template = _with_table(template, board, seen)
+    if edges:
+        template, seen = _edges(template), _edges(seen)
     # Leave out what does not look like the print after a gain and offset (pieces, hands).
     design = np.stack([template.ravel(), np.ones(template.size)], axis=1)
     gain, offset = np.linalg.lstsq(design, seen.ravel(), rcond=None)[0]
@@ -145,6 +151,13 @@ def align_to_print(gray: np.ndarray, layout: Layout, camera: Camera, homography:
     # template px u shows what the frame shows at homography(to_mm(warp(u)))
     refined = homography @ to_mm @ warp.astype(np.float64) @ np.linalg.inv(to_mm)
     return refined / refined[2, 2]
+
+
+def _edges(image: np.ndarray) -> np.ndarray:
+    """The gradient magnitude (3x3 Sobel): a thin line's two edges, whatever its grey."""
+    dx = cv2.Sobel(image, cv2.CV_32F, 1, 0, ksize=3)
+    dy = cv2.Sobel(image, cv2.CV_32F, 0, 1, ksize=3)
+    return cv2.magnitude(dx, dy)
 
 
 def print_match(gray: np.ndarray, layout: Layout, camera: Camera, homography: np.ndarray,

@@ -213,10 +213,11 @@ def test_small_blurred_markers_are_read(seed, index):
 @pytest.mark.parametrize("index", [54, 217, 346])
 def test_markers_missed_in_blur_or_dim_light_are_found_again(index):
     # board bench seed 1: nothing over the lost markers, but blur or dim light leaves one
-    # bit misread or too little contrast; two markers of four left the photo unread
+    # bit misread or too little contrast; two markers of four left the photo unread (346,
+    # Mühle, three markers found, is then put on its print's edges: 1.1 mm off, not 2.9)
     layout, _, rendered, _ = bench_frame(1, index)
     found = Localiser(layout).locate(grey(rendered.frame))
-    assert found.markers_seen >= 3 and found.source == "markers"
+    assert found.markers_seen >= 3 and found.source in ("markers", "print")
     truth = dict(zip(rendered.truth.marker_ids, rendered.truth.marker_corners, strict=True))
     for marker_id, corners in found.marker_corners.items():
         assert np.abs(corners - truth[marker_id]).max() < 3.5
@@ -478,6 +479,19 @@ def test_three_markers_pin_their_own_corners_and_the_print_the_covered_one():
     camera = Camera.from_config(VisionConfig())
     placed = field_errors(layout, rendered, camera, where.homography).max()
     assert 2 * placed < field_errors(layout, rendered, camera, where.markers_homography).max()
+
+
+def test_a_board_printed_with_lines_is_put_on_its_print_by_its_edges():
+    # board bench seed 1 frame 426 (tuning): Mühle, three markers found, their homography
+    # a field 5.1 mm off; ECC against the grey print fails (the markers' kept), on the
+    # gradient magnitude it puts every field within 1.5 mm
+    layout, _, rendered, _ = bench_frame(1, 426)
+    where = Localiser(layout).locate(rendered.frame)
+    assert where.markers_seen == 3 and where.source == "print"
+    assert board_error_mm(layout, rendered, where.homography) < 1.5
+    assert board_error_mm(layout, rendered, where.markers_homography) > 4.5
+    grey = replace(VisionConfig(), print_align_three_lines_on_edges=False)
+    assert Localiser(layout, config=grey).locate(rendered.frame).source == "markers"
 
 
 @pytest.mark.parametrize(("seed", "index"), [(1, 38), (5, 6)])

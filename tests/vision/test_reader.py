@@ -756,23 +756,29 @@ def test_symbols_hidden_beside_a_sleeve_found_join_its_hand_on_a_photo():
     assert len(truly_hidden - without.hidden_fields) >= 5
 
 
-@pytest.mark.parametrize(("seed", "index"), [(1, 226), (7, 325)])
-def test_a_hand_over_a_board_left_unlocated_is_a_hand(seed, index):
-    """Board bench seed 1 frame 226 (Mühle: a card over one marker, an arm over another)
-    and seed 7 frame 325 (Cuatro: two markers lost in blur, a hand reaching in over the
-    fields): two markers found and the board left unlocated. The arm reaches from the
-    frame's edge to the board where the two markers' loose fit puts it: a hand, no fields,
-    the problem kept. The same table without the hand is no hand."""
+@pytest.mark.parametrize(("seed", "index", "markers"),
+                         [(1, 226, 2), (7, 325, 2), (1, 173, 1), (5, 360, 1)])
+def test_a_hand_over_a_board_left_unlocated_is_a_hand(seed, index, markers):
+    """Two markers found: board bench seed 1 frame 226 (Mühle: a card over one marker, an
+    arm over another) and seed 7 frame 325 (Cuatro: two markers lost in blur, a hand
+    reaching in over the fields); one: seed 1 frame 173 (Cuatro, small markers, a card over
+    one, an arm over another) and seed 5 frame 360 (Just 4 Fun, an arm over a marker, two
+    lost in blur). The board is left unlocated; the markers found place it roughly (two
+    markers' loose fit; one marker's corners, 1/173 up to 184 px off, 5/360 10 px), enough
+    to see the arm reach in from the frame's edge: a hand, no fields, the problem kept. The
+    same table without the hand is no hand (but 1/173's, placed from three markers and
+    flagged with no hand: a photo false flag, docs/vision.md *False flags on a photo*)."""
     layout, calibration, rendered, before = bench_frame(seed, index)
     assert any(t.occluded for t in rendered.truth.fields.values())
     reading = read_board(rendered.frame, layout, calibration)
     assert reading.occluded and not reading.ok and not reading.fields
     assert reading.problem.startswith("a hand reaches over the board (the board cannot be "
-                                      "located: only 2 of 4")
+                                      f"located: only {markers} of 4")
     off = replace(VisionConfig(), unlocated_arm_min_area_mm2=float("inf"))
     reading = read_board(rendered.frame, layout, calibration, off)
     assert not reading.occluded and reading.problem.startswith("the board cannot be located")
-    assert not read_board(before.frame, layout, calibration).occluded
+    if (seed, index) != (1, 173):
+        assert not read_board(before.frame, layout, calibration).occluded
 
 
 @pytest.mark.parametrize(("seed", "index"), [(11, 485), (12, 308)])
@@ -787,24 +793,6 @@ def test_a_table_that_fades_beside_a_board_left_unlocated_is_no_hand(seed, index
     assert not reading.occluded and reading.problem.startswith("the board cannot be located")
     no_step = replace(VisionConfig(), unlocated_arm_min_step=0.0)
     assert read_board(rendered.frame, layout, calibration, no_step).occluded
-
-
-@pytest.mark.parametrize(("seed", "index"), [(1, 173), (5, 360)])
-def test_a_hand_over_a_board_left_unlocated_with_one_marker_is_a_hand(seed, index):
-    """Board bench seed 1 frame 173 (Cuatro, small markers, a card over one, an arm over
-    another) and seed 5 frame 360 (Just 4 Fun, an arm over a marker, two lost in blur):
-    one marker found and the board left unlocated. That marker's four corners place the
-    board roughly (1/173: its corners up to 184 px off, 5/360: 10 px), enough to see the
-    arm reach in from the frame's edge: a hand, no fields, the problem kept."""
-    layout, calibration, rendered, _ = bench_frame(seed, index)
-    assert any(t.occluded for t in rendered.truth.fields.values())
-    reading = read_board(rendered.frame, layout, calibration)
-    assert reading.occluded and not reading.ok and not reading.fields
-    assert reading.problem.startswith("a hand reaches over the board (the board cannot be "
-                                      "located: only 1 of 4")
-    off = replace(VisionConfig(), unlocated_arm_min_area_mm2=float("inf"))
-    reading = read_board(rendered.frame, layout, calibration, off)
-    assert not reading.occluded and reading.problem.startswith("the board cannot be located")
 
 
 def test_a_cable_beside_a_board_left_unlocated_with_one_marker_is_no_hand():

@@ -604,6 +604,11 @@ class VisionConfig:
     #: face's diameter long, giving way to another piece colour, is a tower's top meeting
     #: a neighbour's piece: the silhouette ends there.
     neighbour_run_ratio: float = 0.8
+    #: ... unless the silhouette measured whole (not ended there) fits a height with its
+    #: top face's colour share better by this much (cost units: layers of mismatch): a
+    #: tall tower's own upper pieces of another colour above a long side (board bench
+    #: tuning seeds: such towers 1.4-2.2 better; a cut a few tenths of a mm short, 0.06).
+    whole_tower_margin: float = 0.5
     #: A run of tower colour at least ``base_side_run_mm`` long, this side of the base the
     #: silhouette picked and parted from it by at most ``base_seam_gap_mm`` of non-piece
     #: colour (the dark shaded seam above a lower piece), is that lower piece's side: the

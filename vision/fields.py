@@ -805,7 +805,7 @@ def fit_outlines(evidence: np.ndarray, fields: np.ndarray, geometry: BoardGeomet
 
 
 def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeometry,
-                       config: VisionConfig) -> np.ndarray:
+                       config: VisionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Near and far edge (mm along the line away from the nadir, from the field centre)
     of the silhouette of each sampled (occupied) field: its near edge is the base, its far
     edge the top, so a tower standing a little off centre does not matter.
@@ -817,7 +817,10 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     is taken to end there, and one that reaches back past the start of its line (a
     nearer tower's top over its base) to start where a centred base would: still a
     height, but not a trusted one. A top that touches a neighbour's piece of another
-    colour ends where the colour changes (:func:`_neighbour_edges`)."""
+    colour ends where the colour changes (:func:`_neighbour_edges`); where one does, the
+    far edge had it not ended there is returned too (NaN elsewhere): a tall tower's own
+    upper pieces of another colour above a long side look the same
+    (:func:`measure_heights` judges both)."""
     # silhouette: anything but the printed board (seams and deep shade on a tower's side
     # match no colour at all); off the board, where a tall tower's top often leans, only
     # piece colours count (the table there matches no colour either)
@@ -830,6 +833,7 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     centre = int(np.searchsorted(t, 0.0))
     extents = np.full((len(fields), 2), np.nan)
     delimited = np.zeros(len(fields), bool)
+    whole = np.full(len(fields), np.nan)
     gap = max(1, int(round(config.seam_gap_mm / config.profile_step_mm)))  # samples
     top_run = config.neighbour_run_ratio * geometry.face_chord_mm / config.profile_step_mm
     # all the fields' samples at once: a field at a time took most of a tower frame's time
@@ -866,14 +870,15 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
             edge = min(edge, _foot_before_dip(colours, t, a, config))
         far = float(t[-1])
         end = int(ends[k])  # first outside sample after it
+        if has_after[k]:
+            far = _refine_edge(colours, t, end, -1, _crossing(t, profile, end - 1, end), config)
         if touching[k] >= 0:
             c = int(touching[k])
+            whole[k] = far
             far = _refine_edge(colours, t, c, -1, float(t[c]) - 0.5 * (t[1] - t[0]), config)
-        elif has_after[k]:
-            far = _refine_edge(colours, t, end, -1, _crossing(t, profile, end - 1, end), config)
         extents[k] = (edge, far)
         delimited[k] = before[k].any() and (has_after[k] or touching[k] >= 0)
-    return extents, delimited
+    return extents, delimited, whole
 
 
 def _base_past_seam(outside: np.ndarray, starts: np.ndarray, base: int, t: np.ndarray,
@@ -1025,7 +1030,8 @@ def far_edge_widths(colours: np.ndarray, t: np.ndarray, far: np.ndarray, config:
 
 
 def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeometry,
-                    config: VisionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    config: VisionConfig, share: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """How well each height explains the silhouette length of the sampled (occupied)
     fields (see :func:`silhouette_extents`). Returns, per field and height, the length
     mismatch in layers (0 = perfect; NaN when the field's centre shows no tower);
@@ -1035,10 +1041,36 @@ def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeomet
     the colour of the field under it, or in deep shade, is lost and the tower reads
     short), and its far edge where that height's top would be (a tower whose sides are
     lost in shade, or whose top glare washes into the board, measures a length that
-    disagrees with where its top is seen)."""
-    fields = profiles.fields
-    extents, delimited = silhouette_extents(profiles, players, geometry, config)
-    blur = far_edge_widths(profiles.colours, geometry.profile_t, extents[:, 1], config) \
+    disagrees with where its top is seen).
+    A silhouette ended at a neighbour's piece is measured whole too, and read whole where
+    that length with the top face's colour ``share`` (per field and height) costs less:
+    a tall tower seen from aside shows a long side of one colour, then its upper pieces
+    of another, which the neighbour rule cut off, reading 4-5 high towers one high
+    (board bench tuning seeds 1, 5, 6, 7: docs/vision.md, thirteenth session)."""
+    extents, delimited, whole = silhouette_extents(profiles, players, geometry, config)
+    mismatch, blurred, trusted = _length_fit(profiles.fields, profiles.colours, geometry,
+                                             extents, delimited, config)
+    cut = np.flatnonzero(np.isfinite(whole))
+    if len(cut):
+        entire = extents[cut].copy()
+        entire[:, 1] = whole[cut]
+        fit, fit_blurred, fit_trusted = _length_fit(profiles.fields[cut], profiles.colours[cut],
+                                                    geometry, entire, delimited[cut], config)
+        weight = config.top_face_weight
+        better = ((np.nanmin(fit - weight * share[cut], axis=1) + config.whole_tower_margin)
+                  < np.nanmin(mismatch[cut] - weight * share[cut], axis=1))
+        chosen = cut[better]
+        mismatch[chosen], blurred[chosen], trusted[chosen] = \
+            fit[better], fit_blurred[better], fit_trusted[better]
+    return mismatch, blurred, trusted
+
+
+def _length_fit(fields: np.ndarray, colours: np.ndarray, geometry: BoardGeometry,
+                extents: np.ndarray, delimited: np.ndarray, config: VisionConfig
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`measure_heights`' length mismatch, blur correction and trust for the
+    silhouette ``extents`` of ``fields`` (profile ``colours`` as in :class:`TowerProfiles`)."""
+    blur = far_edge_widths(colours, geometry.profile_t, extents[:, 1], config) \
         - config.edge_width_reference_mm
     blurred = config.edge_width_bias_ratio * np.nan_to_num(blur)
     length = (extents[:, 1] - extents[:, 0] - geometry.silhouette_bias_mm - blurred)[:, None]
@@ -2338,11 +2370,11 @@ def read_fields(labels: np.ndarray, geometry: BoardGeometry, classes: ColourClas
     occupied = np.nonzero(heights > 0)[0]
     if geometry.max_height > 1 and len(occupied) and sample is not None:
         profiles = sample(occupied)
-        mismatch, blurred, trusted = measure_heights(profiles, players, geometry, config)
         # The top face at the right height shows one colour all over; too high and it
         # slides off the tower, too low and it takes in the tower's side.
         segs = occupied[:, None] * geometry.max_height + np.arange(geometry.max_height)
         share = counts[segs, :players].max(axis=2) / top_area[segs]
+        mismatch, blurred, trusted = measure_heights(profiles, players, geometry, config, share)
         length_cost = np.where(np.isnan(mismatch), 0.0, mismatch) \
             - config.top_face_weight * share
         cost = length_cost

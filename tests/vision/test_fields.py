@@ -1129,6 +1129,26 @@ def test_a_tower_reads_its_dark_foot_before_a_lit_piece(index, towers):
     assert {n: other.fields[n].height for n in towers} == {n: h - 1 for n, h in towers.items()}
 
 
+@pytest.mark.parametrize("seed,index,name,top", [
+    (6, 120, "B1", "green"),  # blue, blue, blue under green, green
+    (6, 400, "C6", "blue"),  # red, red, red under blue, blue
+    (5, 572, "C2", "red"),  # blue x4 under red
+])
+def test_a_tall_tower_is_not_cut_at_its_own_upper_pieces(seed, index, name, top):
+    """Board bench tuning seeds 5 and 6, Just 4 Fun towers five high far from the nadir:
+    three or four pieces of one colour show a side as long as a top face, and the neighbour
+    rule took the upper pieces of another colour for a neighbour's piece, reading the
+    tower one high in the lower colour. Measured whole, with its top face, it reads five
+    high in its top colour (docs/vision.md, thirteenth session)."""
+    layout, calibration, rendered, _ = bench_frame(seed, index)
+    assert field_states(rendered.truth)[name] == (top, 5)
+    config = VisionConfig()
+    assert read_states(read_board(rendered.frame, layout, calibration, config))[name] == (top, 5)
+    cut = replace(config, whole_tower_margin=math.inf)
+    old = read_states(read_board(rendered.frame, layout, calibration, cut))[name]
+    assert old[1] == 1 and old[0] != top
+
+
 @pytest.mark.parametrize("seed,index,printed", [
     (1, 300, ["F5", "A6"]),
     (1, 392, ["B2"]),

@@ -558,11 +558,11 @@ class ThrowTracker:
             if mine.total() != 1 or theirs.total() != 1:
                 continue
             (a,), (b,) = mine, theirs
-            dice_a = [d for _, v, d, _ in self._still if v == values]
-            dice_b = [d for _, v, d, _ in self._still if v == other]
+            here = [d for _, v, d, _ in self._still if v == values]
+            there = [d for _, v, d, _ in self._still if v == other]
             if not any(np.hypot(*(p - q)) <= r * c.misread_reach
-                       for dice in dice_a for p, r, v in dice if v == a
-                       for theirs_ in dice_b for q, _, w in theirs_ if w == b):
+                       for dice in here for p, r, v in dice if v == a
+                       for others in there for q, _, w in others if w == b):
                 return None
             sure_a, sure_b = self._confidence(values, a), self._confidence(other, b)
             if sure_a >= c.sure_confidence and sure_b < c.flicker_confidence:

@@ -47,6 +47,12 @@ class ThrowConfig:
     flight_reach: float = 5.0
     flight_seconds: float = 5.0  # how far back before a rest dice seen are looked at
     agree_share: float = 0.6  # share of the still frames that must read the same values
+    # ... counting frames that read one die at the same place otherwise, under this (median)
+    # where the others read it at sure_confidence or more: one die flickering between a sure
+    # and a weak value (the referee's Cuatro seed 3: a 1 behind a 6 read as a 2 at 0.37-0.39
+    # in every other frame, 3 of 6 frames agreed and the throw was lost). Such a rest is
+    # reported unsure, with the sure value
+    flicker_confidence: float = 0.5
     # a throw whose least sure die reads under this (median over its rest's frames) is
     # reported unsure (ThrowSettled.sure): on the bench's tuning sessions 7 of the 8 reports
     # with a wrong value lay under 0.7, 17 of the 166 right ones (a 1 read as a 2 with a side
@@ -384,10 +390,10 @@ class ThrowTracker:
         agreed = self._agreed()
         if agreed is None:
             return None
-        values, likely = agreed
+        values, likely, steady = agreed
         return self._rest(tuple(v for v in values if v is not None),
                           next(d for _, v, d, _ in reversed(self._still) if v == values), likely,
-                          reading=values, sure=self._sure(values))
+                          reading=values, sure=steady and self._sure(values))
 
     def _watch_motion(self, timestamp: float, readings: list[DieReading]):
         """Judge from a clear view whether the dice moved; the values and dice it shows."""
@@ -480,10 +486,11 @@ class ThrowTracker:
                 and all(np.hypot(*(p - q)) > reach for p, reach in places)]
         self._places = kept + [(timestamp, p, reach) for p, reach in places]
 
-    def _agreed(self) -> tuple[tuple[int | None, ...], tuple[int, ...] | None] | None:
+    def _agreed(self) -> tuple[tuple[int | None, ...], tuple[int, ...] | None, bool] | None:
         """The values most still frames read (None for a die seen but not read), if enough
-        agree; without ``dice_count`` a die unread in those frames does not hold the throw
-        back: it lay still as long as the others, so the throw came to rest, and it counts
+        agree, and whether they agree without a die flickering (``flicker_confidence``);
+        without ``dice_count`` a die unread in those frames does not hold the throw back: it
+        lay still as long as the others, so the throw came to rest, and it counts
         with the dice read (seed 7020 of the throw-counting bench: a white 2 against a black
         4 read as two unread patterns all through the last rest, which was never counted;
         seed 7058: a 3 unread, a 6 pressed against it never found, the reroll reported late,
@@ -512,6 +519,7 @@ class ThrowTracker:
         if not counts:
             return None
         values, n = counts.most_common(1)[0]
+        steady = True
         count = self.config.dice_count
         likely = None
         if count:
@@ -521,9 +529,13 @@ class ThrowTracker:
             if len(values) != count or None in values:
                 likely = max(whole)[1] if whole else self._without_weakest(values)
         if n < self.config.agree_share * len(self._still):
-            return None
+            flicker = self._flicker(values, counts)
+            if flicker is None or n + counts[flicker[0]] < (
+                    self.config.agree_share * len(self._still)):
+                return None
+            values, n, steady = flicker[1], n + counts[flicker[0]], False
         if not count:
-            return values, None
+            return values, None, steady
         read = sum(v is not None for v in values)
         found = count <= len(values) <= count + self.config.side_faces
         if read == count or (count - self.config.unread_dice <= read < count
@@ -531,8 +543,40 @@ class ThrowTracker:
                 count < read <= count + self.config.side_faces and read == len(values)) or (
                 0 < read < count and (found or read == count - 1 or (
                     len(values) == count - 1 and read >= count - 1 - self.config.unread_dice))):
-            return values, likely
+            return values, likely, steady
         return None
+
+    def _flicker(self, values: tuple, counts: Counter) -> tuple[tuple, tuple] | None:
+        """The reading most still frames read otherwise than ``values`` in one die alone, at
+        the same place, that die read weakly (``flicker_confidence``) in one and surely in the
+        other; with the reading the sure one gives (see ``ThrowConfig.flicker_confidence``)."""
+        c = self.config
+        for other, _ in counts.most_common():
+            if other == values or None in other or None in values or len(other) != len(values):
+                continue
+            mine, theirs = Counter(values) - Counter(other), Counter(other) - Counter(values)
+            if mine.total() != 1 or theirs.total() != 1:
+                continue
+            (a,), (b,) = mine, theirs
+            here = [d for _, v, d, _ in self._still if v == values]
+            there = [d for _, v, d, _ in self._still if v == other]
+            if not any(np.hypot(*(p - q)) <= r * c.misread_reach
+                       for dice in here for p, r, v in dice if v == a
+                       for others in there for q, _, w in others if w == b):
+                return None
+            sure_a, sure_b = self._confidence(values, a), self._confidence(other, b)
+            if sure_a >= c.sure_confidence and sure_b < c.flicker_confidence:
+                return other, values
+            if sure_b >= c.sure_confidence and sure_a < c.flicker_confidence:
+                return other, other
+            return None
+        return None
+
+    def _confidence(self, values: tuple, value: int) -> float:
+        """The median confidence of the least sure die reading ``value`` in the still frames
+        reading ``values``."""
+        return float(np.median([min(r.confidence for r in read if r.value == value)
+                                for _, v, _, read in self._still if v == values]))
 
     def _flown(self, since: float, lying: list[np.ndarray]) -> float:
         """How far a die was seen, between the last rest and this one (``since``), from every

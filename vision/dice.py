@@ -1113,10 +1113,12 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
                         tops)
     if throw is not None:
         faces = fit(throw)
+    faint_blobs: list[list[np.ndarray]] = []  # per pip colour, with face_bars
     if config.faint_contrast:
-        faces = _with_faint_faces(faces, layers, located, throw, tops, lo, lens[0], config)
-    bar_sixes = (_table_bar_sixes(faces, layers, located, lo, lens, config)
-                 if config.face_bars else [])
+        faces = _with_faint_faces(faces, layers, located, throw, tops, lo, lens[0], config,
+                                  faint_blobs if config.face_bars else None)
+    bar_sixes = (_table_bar_sixes(faces, layers, faint_blobs, lo, lens, config)
+                 if faint_blobs else [])
     faces += bar_sixes
     shown = drop_side_faces([f for f, _ in faces], lens, config, _strengths(faces))
     if config.one_beside_pips:
@@ -1516,7 +1518,8 @@ def _not_sides(faces: list[tuple[GridFace, list[Pip]]], lens: tuple[np.ndarray, 
 def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
                       located: _Located | None, throw: tuple[float, float] | None,
                       tops: DiceConfig, lo: np.ndarray, nadir: np.ndarray,
-                      config: DiceConfig) -> list[tuple[GridFace, list[Pip]]]:
+                      config: DiceConfig, blobs: list[list[np.ndarray]] | None = None,
+                      ) -> list[tuple[GridFace, list[Pip]]]:
     """``faces`` and the faces of faint pips (``faint_contrast``, black-hat under
     ``min_contrast``: blur and dim light take a small pip's contrast far under it): a face
     of 2-6 pips read with a value, its pips round (``faint_roundness``), at least one of
@@ -1528,7 +1531,8 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
     pattern explains) does not hold the search off: a dim die's pips are often partly found
     over ``min_contrast``; a faint face is kept there only if it explains those of them on
     its die (`_explains`: a leaning die's tilted lattice leaves pips off it), and the
-    unread face is then dropped as the read die's side (``unread_beside``)."""
+    unread face is then dropped as the read die's side (``unread_beside``). With ``blobs``,
+    each pip colour's blobs' contours are added to it (`_table_bar_sixes`)."""
     faint_config, faint_tops = _faint_configs(config, tops)
     s = config.rectified_px_per_mm
     blocking = [(f, m) for f, m in faces if f.value or not config.faint_over_unread]
@@ -1562,7 +1566,10 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
                 cv2.bitwise_and(binary[part], located.search[part], dst=binary[part])
         for centre, radius in discs:
             cv2.circle(binary, centre, radius, 0, -1)
-        pips = _blobs(binary, hat, faint_config, windows=located and located.boxes)
+        contours = _contours(binary, located and located.boxes)
+        if blobs is not None:
+            blobs.append(contours)
+        pips = _blobs(binary, hat, faint_config, contours=contours)
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         new = _new_pips(pips, found_pips)
         # only faces of 2+ pips, one of them new, are kept, and no fit or check reaches from
@@ -1591,26 +1598,79 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
 
 
 def _table_bar_sixes(faces: list[tuple[GridFace, list[Pip]]], layers: list,
-                     located: _Located | None, lo: np.ndarray, lens: tuple[np.ndarray, float],
+                     blobs: list[list[np.ndarray]], lo: np.ndarray,
+                     lens: tuple[np.ndarray, float],
                      config: DiceConfig) -> list[tuple[GridFace, list[Pip]]]:
     """Blurred 6s whose columns run into bars in the top view, which no search cuts into
     pips that fit a lattice (the close-up's `_bar_sixes`, at the table's sizes): two of the
-    black-hat's blobs over ``faint_contrast`` that `_six_of_bars` takes for a 6's columns on
-    one body (the closing), their separation two pitches of a die ``die_min_mm`` to
-    ``die_max_mm`` across, their middles filled (`_filled_middle`) and each even along its
-    pips (`_even_bar`, ``face_bar_even``: a sharp side face's or leaning top's squashed
-    pips run together at this contrast but dip between), every unread pip of their colour
-    on the die on a column (`_on_columns`), where no face read with a value would stand by
-    its die (``side_overlap``) nor shows a side towards the lens (``side_match``: such a
-    side's pips, foreshortened, run into bars however strong; `drop_side_faces` would keep
-    them).
-    Each is a 6 of the columns' pitch and turn, its two bars as its pips; each bar is
-    taken once, the pairs likest a 6's columns first. An unread face there is left to
-    `drop_side_faces` as its side."""
+    black-hat's blobs over ``faint_contrast`` (``blobs``: the faint search's contours, per
+    pip colour) that `_six_of_bars` takes for a 6's columns on one body (the closing),
+    their separation two pitches of a die ``die_min_mm`` to ``die_max_mm`` across, their
+    middles filled (`_filled_middle`) and each even along its pips (`_even_bar`: a sharp
+    side face's or leaning top's squashed pips run together at this contrast but dip
+    between), every unread pip of their colour on the die on a column (`_on_columns`),
+    where no face read with a value would stand by its die (``side_overlap``) nor shows a
+    side towards the lens (``side_match``: such a side's pips, foreshortened, run into bars
+    however strong, and `drop_side_faces` keeps what is as strong as the top). Each is a 6
+    of the columns' pitch and turn, its two bars as its pips; each bar is taken once, the
+    pairs likest a 6's columns first. An unread face there is left to `drop_side_faces`
+    as its side."""
     s = config.rectified_px_per_mm
     bar_config = _table_bar_config(config)
     least, most = (2 * config.pip_pitch_share * mm * s
                    for mm in (config.die_min_mm, config.die_max_mm))
+    # a column spans face_bar_span of the separation besides its width: its box is at least
+    # that over sqrt 2 on a side, and at most that and a blurred pip (pips, most of the
+    # blobs, and the board's lines are not looked at further)
+    shortest = config.face_bar_span[0] * least / math.sqrt(2)
+    longest = config.face_bar_span[1] * most + math.sqrt(4 * bar_config.max_pip_area_px / math.pi)
+    candidates = []
+    for layer, contours in zip(layers, blobs, strict=True):
+        bars = _bars([c for c in contours
+                      if shortest <= max(cv2.boundingRect(c)[2:]) <= longest], bar_config)
+        pairs = sorted((fit, i, j) for i in range(len(bars)) for j in range(i + 1, len(bars))
+                       if least <= math.dist(bars[i][:2], bars[j][:2]) <= most
+                       and (fit := _six_of_bars(bars[i], bars[j], layer[2], bar_config))
+                       is not None)
+        if pairs:
+            candidates.append((layer, bars, pairs))
+    if not candidates:
+        return []
+    read, sides = _read_dice_and_sides(faces, lens, config)
+    unread = [m for f, m in faces if f.value is None]
+    found: list[tuple[GridFace, list[Pip]]] = []
+    for (layer_pips, _, _, hat, _), bars, pairs in candidates:
+        clusters = _unread_of(unread, layer_pips)
+        used: set[int] = set()
+        for _, i, j in pairs:
+            a, b = bars[i], bars[j]
+            centre = np.array([(a.x + b.x) / 2, (a.y + b.y) / 2]) / s + lo
+            pitch = math.dist(a[:2], b[:2]) / 2 / s
+            edge = pitch / config.pip_pitch_share
+            if (i in used or j in used
+                    or any(np.linalg.norm(centre - c) < config.side_overlap * max(edge, e)
+                           for c, e in read)
+                    or any(np.linalg.norm(centre - q) < config.side_match * e for q, e in sides)
+                    or not all(_filled_middle(bar, hat, bar_config)
+                               and _even_bar(bar, hat, config.face_bar_even) for bar in (a, b))
+                    or not all(_on_columns(q, (a, b), config.lattice_tolerance * pitch * s,
+                                           config.face_bar_die_reach) for q in clusters)):
+                continue
+            used |= {i, j}
+            turn = a.angle % math.pi  # the columns along the lattice's first axis, or across
+            face = GridFace(6, (float(centre[0]), float(centre[1])), turn % (math.pi / 2),
+                            pitch, (), 0.0, _SIX_ALONG if turn < math.pi / 2 else _SIX_ACROSS)
+            pips = [Pip(bar.x, bar.y, bar.width, bar.width / bar.length,
+                        float(hat[int(bar.y), int(bar.x)]), bar.angle) for bar in (a, b)]
+            found.append((face, pips))
+            read.append((centre, edge))
+    return found
+
+
+def _read_dice_and_sides(faces: list[tuple[GridFace, list[Pip]]],
+                         lens: tuple[np.ndarray, float], config: DiceConfig) -> tuple[list, list]:
+    """Each face read with a value as (centre, die edge), and each of its die's sides
+    towards the lens as the top view shows it (`drop_side_faces`) as (centre, die edge)."""
     nadir, height = lens
     read, sides = [], []
     for f, _ in faces:
@@ -1619,50 +1679,14 @@ def _table_bar_sixes(faces: list[tuple[GridFace, list[Pip]]], layers: list,
             read.append((np.asarray(f.centre), f.pitch / config.pip_pitch_share))
             shown = spot + _sides_towards(nadir, spot, f.angle) * edge / 2
             sides += [(q, edge) for q in nadir + (shown - nadir) * height / (height - edge / 2)]
-    unread = [m for f, m in faces if f.value is None]
-    boxes = None if located is None else located.boxes
-    binary = _work_image("bars", layers[0][3].shape)
-    found: list[tuple[GridFace, list[Pip]]] = []
-    for layer_pips, _, closed, hat, _ in layers:
-        # unread pips of this pip colour: the other colour's blobs include gaps between pips
-        own = {id(p) for p in layer_pips}
-        clusters = [np.array([(p.x, p.y) for p in m]) for m in unread if id(m[0]) in own]
-        for x0, y0, x1, y1 in boxes or [(0, 0, hat.shape[1], hat.shape[0])]:
-            part = np.s_[y0:y1, x0:x1]
-            cv2.threshold(hat[part], config.faint_contrast, 255, cv2.THRESH_BINARY,
-                          dst=binary[part])
-            if located is not None:
-                cv2.bitwise_and(binary[part], located.search[part], dst=binary[part])
-        bars = _bars(_contours(binary, boxes), bar_config)
-        pairs = sorted((fit, i, j) for i in range(len(bars)) for j in range(i + 1, len(bars))
-                       if least <= math.dist(bars[i][:2], bars[j][:2]) <= most
-                       and (fit := _six_of_bars(bars[i], bars[j], closed, bar_config))
-                       is not None)
-        used: set[int] = set()
-        for _, i, j in pairs:
-            a, b = bars[i], bars[j]
-            centre = np.array([(a.x + b.x) / 2, (a.y + b.y) / 2]) / s + lo
-            pitch = math.dist(a[:2], b[:2]) / 2 / s
-            edge = pitch / config.pip_pitch_share
-            turn = a.angle % math.pi  # the columns along the lattice's first axis, or across
-            face = GridFace(6, (float(centre[0]), float(centre[1])), turn % (math.pi / 2),
-                            pitch, (), 0.0, _SIX_ALONG if turn < math.pi / 2 else _SIX_ACROSS)
-            if (i in used or j in used
-                    or any(np.linalg.norm(centre - c) < config.side_overlap * max(edge, e)
-                           for c, e in read)
-                    or any(np.linalg.norm(centre - q) < config.side_match * e for q, e in sides)
-                    or not all(_filled_middle(bar, hat, bar_config)
-                               and _even_bar(bar, hat, config.face_bar_even) for bar in (a, b))):
-                continue
-            if not all(_on_columns(q, (a, b), config.lattice_tolerance * pitch * s,
-                                   config.face_bar_die_reach) for q in clusters):
-                continue
-            used |= {i, j}
-            pips = [Pip(bar.x, bar.y, bar.width, bar.width / bar.length,
-                        float(hat[int(bar.y), int(bar.x)]), bar.angle) for bar in (a, b)]
-            found.append((face, pips))
-            read.append((centre, edge))
-    return found
+    return read, sides
+
+
+def _unread_of(unread: list[list[Pip]], pips: list[Pip]) -> list[np.ndarray]:
+    """The ``unread`` clusters of ``pips``' colour (view px): the other colour's blobs
+    include the gaps between pips."""
+    own = {id(p) for p in pips}
+    return [np.array([(p.x, p.y) for p in m]) for m in unread if id(m[0]) in own]
 
 
 def _on_columns(pips: np.ndarray, bars: tuple[_Bar, _Bar], reach: float,

@@ -1729,9 +1729,13 @@ _SIX_ACROSS = sum(1 << k for k, (i, _) in enumerate(_CELLS) if i)
 @lru_cache(maxsize=4)
 def _table_bar_config(config: DiceConfig) -> DiceConfig:
     """The top view's pip sizes (`_rectified_pip_config`) for `_bars` and `_six_of_bars`:
-    a bar is as wide as a pip of the smallest to a blurred pip of the largest die."""
+    a bar is as wide as a pip of the smallest die, and at most ``face_bar_width`` of the
+    largest die's columns' separation (a blurred pip may be wider than the largest pip)."""
     pips = _rectified_pip_config(config)
-    return replace(pips, face_faint_min_area_px=pips.min_pip_area_px)
+    widest = config.face_bar_width[1] * 2 * config.pip_pitch_share * config.die_max_mm \
+        * config.rectified_px_per_mm
+    return replace(pips, face_faint_min_area_px=pips.min_pip_area_px,
+                   max_pip_area_px=max(pips.max_pip_area_px, math.pi / 4 * widest ** 2))
 
 
 def _new_pips(pips: list[Pip], known: list[Pip]) -> list[bool]:

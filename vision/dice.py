@@ -126,8 +126,9 @@ class DiceConfig:
     face_bar_shift: float = 0.35  # separations the columns' middles lie apart along them, at most
     face_bar_confidence: float = 0.4
     # top view (`_table_bar_sixes`): least black-hat along a bar between its end pips, as a
-    # share of its most (a sharp side face's or leaning top's squashed pips dip between,
-    # 0.28-0.57 on the tuning seeds; blurred 6s' columns 0.61-0.93); 0: any
+    # share of its most (a sharp side face's or leaning top's squashed pips dip between:
+    # the lower bar of a leaning 6 0.28-0.57 on the tuning seeds, of blurred 6s 0.61-0.86,
+    # but one 0.50); 0: any
     face_bar_even: float = 0.0
     # ... and unread pips of the bars' colour within this many column separations of their
     # middle (a die's half diagonal is 1.36) on the columns, within lattice_tolerance

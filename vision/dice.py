@@ -116,7 +116,8 @@ class DiceConfig:
     # only for blur spanning its gap, leaving it about two separations less a pip long), and
     # its pips are about 0.3-0.4 of it wide (face_bar_width); a 6's column has its middle
     # pip where a 4's has its gap: the black-hat at a bar's middle is at least
-    # face_bar_middle of its darkest along it; read 6 at face_bar_confidence. False: off
+    # face_bar_middle of its darkest along it; read 6 at face_bar_confidence. The top view
+    # (`_table_bar_sixes`) looks at the black-hat over faint_contrast. False: off
     face_bars: bool = False
     face_bar_span: tuple[float, float] = (0.8, 1.35)
     face_bar_width: tuple[float, float] = (0.3, 0.65)
@@ -124,6 +125,15 @@ class DiceConfig:
     face_bar_turn_deg: float = 15.0  # most the two columns' directions differ by
     face_bar_shift: float = 0.35  # separations the columns' middles lie apart along them, at most
     face_bar_confidence: float = 0.4
+    # top view (`_table_bar_sixes`): least black-hat along a bar between its end pips, as a
+    # share of its most (a sharp side face's or leaning top's squashed pips dip between:
+    # the lower bar of a leaning 6 0.28-0.57 on the tuning seeds, of blurred 6s 0.61-0.86,
+    # but one 0.50); 0: any
+    face_bar_even: float = 0.0
+    # ... and unread pips of the bars' colour within this many column separations of their
+    # middle (a die's half diagonal is 1.36) on the columns, within lattice_tolerance
+    # pitches of a bar's axis: a leaning die's top pips beside its side's 6 are not
+    face_bar_die_reach: float = 1.5
     # Rectified top view (used when the dice area's corners on the table are known in mm):
     rectified_px_per_mm: float = 3.0  # every die is ~48 px across there, whatever the pose
     die_min_mm: float = 13.0  # edge lengths of the dice the reader accepts
@@ -1104,8 +1114,13 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
                         tops)
     if throw is not None:
         faces = fit(throw)
+    faint_blobs: list[list[np.ndarray]] = []  # per pip colour, with face_bars
     if config.faint_contrast:
-        faces = _with_faint_faces(faces, layers, located, throw, tops, lo, lens[0], config)
+        faces = _with_faint_faces(faces, layers, located, throw, tops, lo, lens[0], config,
+                                  faint_blobs if config.face_bars else None)
+    bar_sixes = (_table_bar_sixes(faces, layers, faint_blobs, lo, lens, config)
+                 if faint_blobs else [])
+    faces += bar_sixes
     shown = drop_side_faces([f for f, _ in faces], lens, config, _strengths(faces))
     if config.one_beside_pips:
         shown = _ones_beside_pips(faces, shown, layers, lens, config)
@@ -1120,8 +1135,9 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     if tilted:  # a 2 read as a 1 by `_lopsided_twos_as_ones` is a new face, not in it
         shown = [replace(g, value=None) if g is not None and id(g) in tilted else g
                  for g in shown]
+    barred = {id(f) for f, _ in bar_sixes}
     readings = [_face_reading(g, members, rect_to_frame, lo, grey.shape, config,
-                              id(g) in leaning)
+                              id(g) in leaning, id(f) in barred)
                 for (f, members), g in zip(faces, shown, strict=True)
                 if g is not None and _in_area(f, view.area, lens, config)]
     readings = _drop_duplicates(readings)
@@ -1503,7 +1519,8 @@ def _not_sides(faces: list[tuple[GridFace, list[Pip]]], lens: tuple[np.ndarray, 
 def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
                       located: _Located | None, throw: tuple[float, float] | None,
                       tops: DiceConfig, lo: np.ndarray, nadir: np.ndarray,
-                      config: DiceConfig) -> list[tuple[GridFace, list[Pip]]]:
+                      config: DiceConfig, blobs: list[list[np.ndarray]] | None = None,
+                      ) -> list[tuple[GridFace, list[Pip]]]:
     """``faces`` and the faces of faint pips (``faint_contrast``, black-hat under
     ``min_contrast``: blur and dim light take a small pip's contrast far under it): a face
     of 2-6 pips read with a value, its pips round (``faint_roundness``), at least one of
@@ -1515,7 +1532,8 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
     pattern explains) does not hold the search off: a dim die's pips are often partly found
     over ``min_contrast``; a faint face is kept there only if it explains those of them on
     its die (`_explains`: a leaning die's tilted lattice leaves pips off it), and the
-    unread face is then dropped as the read die's side (``unread_beside``)."""
+    unread face is then dropped as the read die's side (``unread_beside``). With ``blobs``,
+    each pip colour's blobs' contours are added to it (`_table_bar_sixes`)."""
     faint_config, faint_tops = _faint_configs(config, tops)
     s = config.rectified_px_per_mm
     blocking = [(f, m) for f, m in faces if f.value or not config.faint_over_unread]
@@ -1549,7 +1567,10 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
                 cv2.bitwise_and(binary[part], located.search[part], dst=binary[part])
         for centre, radius in discs:
             cv2.circle(binary, centre, radius, 0, -1)
-        pips = _blobs(binary, hat, faint_config, windows=located and located.boxes)
+        contours = _contours(binary, located and located.boxes)
+        if blobs is not None:
+            blobs.append(contours)
+        pips = _blobs(binary, hat, faint_config, contours=contours)
         pts = np.array([(p.x / s + lo[0], p.y / s + lo[1]) for p in pips]).reshape(-1, 2)
         new = _new_pips(pips, found_pips)
         # only faces of 2+ pips, one of them new, are kept, and no fit or check reaches from
@@ -1575,6 +1596,147 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
                     and all(_explains(f, q, edge, config) for q in unread)):
                 found.append((f, members))
     return faces + found
+
+
+def _table_bar_sixes(faces: list[tuple[GridFace, list[Pip]]], layers: list,
+                     blobs: list[list[np.ndarray]], lo: np.ndarray,
+                     lens: tuple[np.ndarray, float],
+                     config: DiceConfig) -> list[tuple[GridFace, list[Pip]]]:
+    """Blurred 6s whose columns run into bars in the top view, which no search cuts into
+    pips that fit a lattice (the close-up's `_bar_sixes`, at the table's sizes): two of the
+    black-hat's blobs over ``faint_contrast`` (``blobs``: the faint search's contours, per
+    pip colour) that `_six_of_bars` takes for a 6's columns on one body (the closing),
+    their separation two pitches of a die ``die_min_mm`` to ``die_max_mm`` across, their
+    middles filled (`_filled_middle`) and each even along its pips (`_even_bar`: a sharp
+    side face's or leaning top's squashed pips run together at this contrast but dip
+    between), every unread pip of their colour on the die on a column (`_on_columns`),
+    where no face read with a value would stand by its die (``side_overlap``) nor shows a
+    side towards the lens (``side_match``: such a side's pips, foreshortened, run into bars
+    however strong, and `drop_side_faces` keeps what is as strong as the top). Each is a 6
+    of the columns' pitch and turn, its two bars as its pips; each bar is taken once, the
+    pairs likest a 6's columns first. An unread face there is left to `drop_side_faces`
+    as its side."""
+    s = config.rectified_px_per_mm
+    bar_config = _table_bar_config(config)
+    least, most = (2 * config.pip_pitch_share * mm * s
+                   for mm in (config.die_min_mm, config.die_max_mm))
+    # a column spans face_bar_span of the separation besides its width: its box is at least
+    # that over sqrt 2 on a side, and at most that and a blurred pip (pips, most of the
+    # blobs, and the board's lines are not looked at further)
+    shortest = config.face_bar_span[0] * least / math.sqrt(2)
+    longest = config.face_bar_span[1] * most + math.sqrt(4 * bar_config.max_pip_area_px / math.pi)
+    candidates = []
+    for layer, contours in zip(layers, blobs, strict=True):
+        bars = _bars([c for c in contours
+                      if shortest <= max(cv2.boundingRect(c)[2:]) <= longest], bar_config)
+        pairs = sorted((fit, i, j) for i in range(len(bars)) for j in range(i + 1, len(bars))
+                       if least <= math.dist(bars[i][:2], bars[j][:2]) <= most
+                       and (fit := _six_of_bars(bars[i], bars[j], layer[2], bar_config))
+                       is not None)
+        if pairs:
+            candidates.append((layer, bars, pairs))
+    if not candidates:
+        return []
+    read, sides = _read_dice_and_sides(faces, lens, config)
+    unread = [m for f, m in faces if f.value is None]
+    found: list[tuple[GridFace, list[Pip]]] = []
+    for (layer_pips, _, _, hat, _), bars, pairs in candidates:
+        clusters = _unread_of(unread, layer_pips)
+        used: set[int] = set()
+        for _, i, j in pairs:
+            a, b = bars[i], bars[j]
+            centre = np.array([(a.x + b.x) / 2, (a.y + b.y) / 2]) / s + lo
+            pitch = math.dist(a[:2], b[:2]) / 2 / s
+            edge = pitch / config.pip_pitch_share
+            if (i in used or j in used
+                    or any(np.linalg.norm(centre - c) < config.side_overlap * max(edge, e)
+                           for c, e in read)
+                    or any(np.linalg.norm(centre - q) < config.side_match * e for q, e in sides)
+                    or not all(_filled_middle(bar, hat, bar_config)
+                               and _even_bar(bar, hat, config.face_bar_even) for bar in (a, b))
+                    or not all(_on_columns(q, (a, b), config.lattice_tolerance * pitch * s,
+                                           config.face_bar_die_reach) for q in clusters)):
+                continue
+            used |= {i, j}
+            turn = a.angle % math.pi  # the columns along the lattice's first axis, or across
+            face = GridFace(6, (float(centre[0]), float(centre[1])), turn % (math.pi / 2),
+                            pitch, (), 0.0, _SIX_ALONG if turn < math.pi / 2 else _SIX_ACROSS)
+            pips = [Pip(bar.x, bar.y, bar.width, bar.width / bar.length,
+                        float(hat[int(bar.y), int(bar.x)]), bar.angle) for bar in (a, b)]
+            found.append((face, pips))
+            read.append((centre, edge))
+    return found
+
+
+def _read_dice_and_sides(faces: list[tuple[GridFace, list[Pip]]],
+                         lens: tuple[np.ndarray, float], config: DiceConfig) -> tuple[list, list]:
+    """Each face read with a value as (centre, die edge), and each of its die's sides
+    towards the lens as the top view shows it (`drop_side_faces`) as (centre, die edge)."""
+    nadir, height = lens
+    read, sides = [], []
+    for f, _ in faces:
+        if f.value:
+            spot, edge = footprint(f, lens, config)
+            read.append((np.asarray(f.centre), f.pitch / config.pip_pitch_share))
+            shown = spot + _sides_towards(nadir, spot, f.angle) * edge / 2
+            sides += [(q, edge) for q in nadir + (shown - nadir) * height / (height - edge / 2)]
+    return read, sides
+
+
+def _unread_of(unread: list[list[Pip]], pips: list[Pip]) -> list[np.ndarray]:
+    """The ``unread`` clusters of ``pips``' colour (view px): the other colour's blobs
+    include the gaps between pips."""
+    own = {id(p) for p in pips}
+    return [np.array([(p.x, p.y) for p in m]) for m in unread if id(m[0]) in own]
+
+
+def _on_columns(pips: np.ndarray, bars: tuple[_Bar, _Bar], reach: float,
+                die: float) -> bool:
+    """Whether every one of ``pips`` (view px, an unread cluster's) within ``die`` of the
+    columns' separation of the middle between the two ``bars`` lies within ``reach`` of a
+    bar's axis, within its length: a blurred 6's columns cut into pips that fit no lattice
+    do, a leaning die's other pips (its top's beside its side's 6) do not."""
+    a, b = bars
+    centre = np.array([(a.x + b.x) / 2, (a.y + b.y) / 2])
+    half = die * math.dist(a[:2], b[:2])
+    on_die = pips[np.hypot(*(pips - centre).T) < half]
+    for x, y in on_die:
+        if not any(abs(-(x - bar.x) * math.sin(bar.angle) + (y - bar.y) * math.cos(bar.angle))
+                   <= reach and abs((x - bar.x) * math.cos(bar.angle)
+                                    + (y - bar.y) * math.sin(bar.angle)) <= bar.length / 2
+                   for bar in bars):
+            return False
+    return True
+
+
+def _even_bar(bar: _Bar, hat: np.ndarray, least: float) -> bool:
+    """The black-hat along the bar's axis between its end pips' centres (its length less
+    its width) is nowhere under ``least`` of its most along the whole bar: a blurred
+    column's pips run into each other, sharp squashed pips dip between."""
+    steps = np.arange(-bar.length / 2, bar.length / 2 + 1e-9)
+    h, w = hat.shape
+    xs = _pixels(bar.x + steps * math.cos(bar.angle), 0, w - 1)
+    ys = _pixels(bar.y + steps * math.sin(bar.angle), 0, h - 1)
+    values = hat[ys, xs]
+    inner = values[np.abs(steps) <= (bar.length - bar.width) / 2]
+    return len(inner) > 0 and int(inner.min()) >= least * int(values.max())
+
+
+#: GridFace.cells of a 6 whose columns run along the lattice's first axis, or across it
+_SIX_ALONG = sum(1 << k for k, (_, j) in enumerate(_CELLS) if j)
+_SIX_ACROSS = sum(1 << k for k, (i, _) in enumerate(_CELLS) if i)
+
+
+@lru_cache(maxsize=4)
+def _table_bar_config(config: DiceConfig) -> DiceConfig:
+    """The top view's pip sizes (`_rectified_pip_config`) for `_bars` and `_six_of_bars`:
+    a bar is as wide as a pip of the smallest die, and at most ``face_bar_width`` of the
+    largest die's columns' separation (a blurred pip may be wider than the largest pip)."""
+    pips = _rectified_pip_config(config)
+    widest = config.face_bar_width[1] * 2 * config.pip_pitch_share * config.die_max_mm \
+        * config.rectified_px_per_mm
+    return replace(pips, face_faint_min_area_px=pips.min_pip_area_px,
+                   max_pip_area_px=max(pips.max_pip_area_px, math.pi / 4 * widest ** 2))
 
 
 def _new_pips(pips: list[Pip], known: list[Pip]) -> list[bool]:
@@ -2537,10 +2699,11 @@ def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, config: Di
 
 def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo: np.ndarray,
                   frame_shape: tuple[int, ...], config: DiceConfig,
-                  leaning: bool = False) -> DieReading:
+                  leaning: bool = False, bars: bool = False) -> DieReading:
     """The face in frame pixels; a face whose die is not wholly inside the frame is
     unreadable (value None); one that may be a leaning die's (`_leaning_outlines`) is read
-    at most at ``lean_outline_confidence``, a dim 1 (`_dim_one`) at ``dim_one_confidence``."""
+    at most at ``lean_outline_confidence``, a dim 1 (`_dim_one`) at ``dim_one_confidence``,
+    a 6 read from two bars (`_table_bar_sixes`) at ``face_bar_confidence``."""
     s = config.rectified_px_per_mm
     c, sn = math.cos(face.angle), math.sin(face.angle)
     rot = np.array([[c, -sn], [sn, c]])
@@ -2574,6 +2737,8 @@ def _face_reading(face: GridFace, pips: list[Pip], rect_to_frame: np.ndarray, lo
         confidence = min(confidence, config.lean_outline_confidence)
     if face.value == 1 and pips[0].contrast < config.single_min_contrast:
         confidence = min(confidence, config.dim_one_confidence)
+    if bars:
+        confidence = min(confidence, config.face_bar_confidence)
     return DieReading(face.value, confidence, box, (float(mid[0]), float(mid[1])))
 
 

@@ -1176,3 +1176,21 @@ def test_dim_four_with_fainter_pips_is_no_one() -> None:
     assert four is None or four.value != 1
     near = _read_at(scene, dataclasses.replace(TABLE, dim_one_reach=2.0), 4)
     assert near is not None and near.value == 1
+
+
+@pytest.mark.parametrize("seed", [1255, 1259])
+def test_six_whose_columns_run_into_bars_is_read_unsure(seed: int) -> None:
+    """A blurred 6 whose columns run into two bars in the top view, no pip in them that fits
+    a lattice (hard tuning seeds 1255 and 1259: missed, unreadable) is read 6 from the bars
+    (`_table_bar_sixes`), at most at ``face_bar_confidence``."""
+    _read_unsure_only_with(seed, 6, face_bars=False)
+
+
+@pytest.mark.parametrize("seed", [1032, 1080, 1109, 1148])
+def test_side_or_leaning_six_run_into_bars_is_no_six(seed: int) -> None:
+    """Sharp 6s whose pips a view squashes run into bars over ``faint_contrast`` too: a
+    side face where a read die shows one (tame tuning seeds 1032 and 1080, taken for an
+    extra 6), a leaning 6's top whose squashed pips dip between (1109, ``face_bar_even``),
+    a leaning 3's side 6 beside its unread top pips (1148, `_on_columns`): no 6 read."""
+    read, true = _bench_values(seed)
+    assert not Counter(v for v in read if v is not None) - Counter(true)

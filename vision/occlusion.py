@@ -208,6 +208,9 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
         # table of board bench seed 1 frame 302), with whichever cue found it
         fingers = _fingers(_union(strict_hull, faint_hull), _union(strict_area, faint_area),
                            lab, distance, usable, bgr, geometry, classes, config, ceiling)
+        fingers = _union(fingers, _fingertips(
+            _union(_union(strict_area, faint_area), fingers), distance, usable, change,
+            geometry, config))
         if fingers is not None and strict:
             strict = _fields_over(_union(strict_area, fingers), geometry, config)
         elif fingers is not None:
@@ -1080,6 +1083,55 @@ def _fingers(hull: np.ndarray | None, grown: np.ndarray | None, lab: np.ndarray,
     fingers = np.zeros(hull.shape, np.uint8)
     fingers[window] = reached
     return _grown(fingers, geometry, config)
+
+
+def _fingertips(area: np.ndarray, distance: np.ndarray, usable: np.ndarray,
+                change: np.ndarray | None, geometry: BoardGeometry, config: VisionConfig
+                ) -> np.ndarray | None:
+    """A hand's fingers beyond its hidden ``area`` (a 0/1 mask), away from where the area
+    crosses the board's rim (``fingertip_*``): a pale hand's hull may be only its sleeve or
+    palm, the fingers too close to the print for the strict cue, their chroma too close
+    to the sleeve's for :func:`_fingers` (board bench seed 6 frame 125). Grown as a hull
+    is; None for none."""
+    if config.fingertip_reach_mm <= 0:
+        return None
+    px = geometry.px_per_mm
+    ys, xs = np.nonzero(area)
+    inside = geometry.to_px([(config.fingertip_entry_mm,) * 2,
+                             np.subtract(geometry.board_size_mm, config.fingertip_entry_mm)])
+    (x0, y0), (x1, y1) = inside
+    rim = (xs < x0) | (xs >= x1) | (ys < y0) | (ys >= y1)
+    if not rim.any() or rim.all():  # no arm crossing the rim: no way to point
+        return None
+    way = np.array([xs.mean() - xs[rim].mean(), ys.mean() - ys[rim].mean()])
+    if np.hypot(*way) < 1:
+        return None
+    way *= config.fingertip_reach_mm * px / np.hypot(*way)
+    # the area swept along that way, blob by blob (each hull is convex)
+    swept = np.zeros(area.shape, np.uint8)
+    outlines, _ = cv2.findContours(area.astype(np.uint8), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    for outline in outlines:
+        points = outline.reshape(-1, 2).astype(np.float64)
+        cv2.fillConvexPoly(swept, cv2.convexHull(
+            np.rint(np.concatenate([points, points + way])).astype(np.int32)), 1)
+    off = (swept > 0) & (area == 0) & usable & (distance > config.fingertip_distance)
+    if change is not None:
+        off &= change
+    size = max(3, int(round(config.fingertip_open_mm * px)) | 1)
+    off = cv2.morphologyEx(off.view(np.uint8), cv2.MORPH_OPEN, np.ones((size, size), np.uint8))
+    # the pieces big enough that touch the area (in one component with it)
+    _, pieces, stats, _ = cv2.connectedComponentsWithStats(off, connectivity=8)
+    big = stats[:, cv2.CC_STAT_AREA] >= config.fingertip_min_area_mm2 * px**2
+    big[0] = False
+    count, labels = cv2.connectedComponents(off | (area > 0), connectivity=8)
+    joined = np.zeros(count, bool)
+    joined[labels[area > 0]] = True
+    joined[0] = False
+    reached = big[pieces] & joined[labels]
+    if not reached.any():
+        return None
+    return _grown(reached.view(np.uint8), geometry, config)
 
 
 def _printed_chroma(classes: ColourClasses) -> np.ndarray:

@@ -1096,14 +1096,16 @@ def _fingertips(area: np.ndarray, distance: np.ndarray, usable: np.ndarray,
     if config.fingertip_reach_mm <= 0:
         return None
     px = geometry.px_per_mm
-    ys, xs = np.nonzero(area)
-    inside = geometry.to_px([(config.fingertip_entry_mm,) * 2,
-                             np.subtract(geometry.board_size_mm, config.fingertip_entry_mm)])
-    (x0, y0), (x1, y1) = inside
-    rim = (xs < x0) | (xs >= x1) | (ys < y0) | (ys >= y1)
-    if not rim.any() or rim.all():  # no arm crossing the rim: no way to point
-        return None
-    way = np.array([xs.mean() - xs[rim].mean(), ys.mean() - ys[rim].mean()])
+    (x0, y0), (x1, y1) = np.rint(geometry.to_px(
+        [(config.fingertip_entry_mm,) * 2,
+         np.subtract(geometry.board_size_mm, config.fingertip_entry_mm)])).astype(int)
+    rim = area.copy()
+    rim[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 0
+    whole, crossing = cv2.moments(area, True), cv2.moments(rim, True)
+    if not crossing["m00"] or crossing["m00"] == whole["m00"]:
+        return None  # no arm crossing the rim, or nothing but the rim: no way to point
+    way = np.array([whole["m10"] / whole["m00"] - crossing["m10"] / crossing["m00"],
+                    whole["m01"] / whole["m00"] - crossing["m01"] / crossing["m00"]])
     if np.hypot(*way) < 1:
         return None
     way *= config.fingertip_reach_mm * px / np.hypot(*way)
@@ -1115,23 +1117,30 @@ def _fingertips(area: np.ndarray, distance: np.ndarray, usable: np.ndarray,
         points = outline.reshape(-1, 2).astype(np.float64)
         cv2.fillConvexPoly(swept, cv2.convexHull(
             np.rint(np.concatenate([points, points + way])).astype(np.int32)), 1)
-    off = (swept > 0) & (area == 0) & usable & (distance > config.fingertip_distance)
+    # judged within the box round the swept area only (it holds the area): the same result
+    x, y, w, h = cv2.boundingRect(swept)
+    window = np.s_[y:y + h, x:x + w]
+    held = area[window] > 0
+    off = ((swept[window] > 0) & ~held & usable[window]
+           & (distance[window] > config.fingertip_distance))
     if change is not None:
-        off &= change
+        off &= change[window]
     size = max(3, int(round(config.fingertip_open_mm * px)) | 1)
     off = cv2.morphologyEx(off.view(np.uint8), cv2.MORPH_OPEN, np.ones((size, size), np.uint8))
     # the pieces big enough that touch the area (in one component with it)
     _, pieces, stats, _ = cv2.connectedComponentsWithStats(off, connectivity=8)
     big = stats[:, cv2.CC_STAT_AREA] >= config.fingertip_min_area_mm2 * px**2
     big[0] = False
-    count, labels = cv2.connectedComponents(off | (area > 0), connectivity=8)
+    count, labels = cv2.connectedComponents(off | held, connectivity=8)
     joined = np.zeros(count, bool)
-    joined[labels[area > 0]] = True
+    joined[labels[held]] = True
     joined[0] = False
     reached = big[pieces] & joined[labels]
     if not reached.any():
         return None
-    return _grown(reached.view(np.uint8), geometry, config)
+    fingertips = np.zeros(area.shape, np.uint8)
+    fingertips[window] = reached
+    return _grown(fingertips, geometry, config)
 
 
 def _printed_chroma(classes: ColourClasses) -> np.ndarray:

@@ -180,7 +180,10 @@ def test_a_pale_arm_a_little_off_the_print_all_over_is_a_hand():
     reading = read_board(rendered.frame, MUEHLE)
     assert reading.occluded and len(truly_hidden) == 10
     assert truly_hidden <= reading.hidden_fields
-    assert len(reading.hidden_fields - truly_hidden) <= 3
+    # the bound is this cue's: the way to the fingertips (_fingertips) hides one more
+    own = read_board(rendered.frame, MUEHLE,
+                     config=replace(VisionConfig(), fingertip_reach_mm=0.0))
+    assert len(own.hidden_fields - truly_hidden) <= 3
     # the arm hides the printed lines too (_lines_hidden), and its chroma is the one
     # crossing the edge (_skin_from_entry): those cues off as well
     off = replace(VisionConfig(), faint_hand_wide_mm=0.0, lines_lost_window_mm=0.0,

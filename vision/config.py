@@ -754,6 +754,18 @@ class VisionConfig:
     finger_reach_mm: float = 40.0
     finger_print_distance: float = 6.0
     finger_skin_ratio: float = 0.5
+    #: A hand that hides fields points its fingertips away from where it crosses the
+    #: board's rim (its hidden area within ``fingertip_entry_mm`` of the rim): beyond the
+    #: area's far end, within ``fingertip_reach_mm`` along that line, plain board over
+    #: ``fingertip_distance`` from the print, in pieces over ``fingertip_min_area_mm2``
+    #: after an opening of ``fingertip_open_mm`` and touching the area, is its fingers
+    #: too (a pale hand whose hull is its sleeve or palm: Cuatro, tuning seeds 5, 6, 7).
+    #: Only on a frame flagged anyway. ``fingertip_reach_mm`` 0: off.
+    fingertip_reach_mm: float = 60.0
+    fingertip_entry_mm: float = 15.0
+    fingertip_distance: float = 5.0
+    fingertip_open_mm: float = 3.0
+    fingertip_min_area_mm2: float = 150.0
     #: On a still photo, a piece read whose top face lies farther than this from every
     #: player's colour at any light level (``ColourClasses.player_distance``) may be,
     #: next to a hand found, that hand's skin read as a piece (Spexxx's small cells). Of

@@ -208,6 +208,9 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
         # table of board bench seed 1 frame 302), with whichever cue found it
         fingers = _fingers(_union(strict_hull, faint_hull), _union(strict_area, faint_area),
                            lab, distance, usable, bgr, geometry, classes, config, ceiling)
+        fingers = _union(fingers, _fingertips(
+            _union(_union(strict_area, faint_area), fingers), distance, usable, change,
+            geometry, config))
         if fingers is not None and strict:
             strict = _fields_over(_union(strict_area, fingers), geometry, config)
         elif fingers is not None:
@@ -1080,6 +1083,64 @@ def _fingers(hull: np.ndarray | None, grown: np.ndarray | None, lab: np.ndarray,
     fingers = np.zeros(hull.shape, np.uint8)
     fingers[window] = reached
     return _grown(fingers, geometry, config)
+
+
+def _fingertips(area: np.ndarray, distance: np.ndarray, usable: np.ndarray,
+                change: np.ndarray | None, geometry: BoardGeometry, config: VisionConfig
+                ) -> np.ndarray | None:
+    """A hand's fingers beyond its hidden ``area`` (a 0/1 mask), away from where the area
+    crosses the board's rim (``fingertip_*``): a pale hand's hull may be only its sleeve or
+    palm, the fingers too close to the print for the strict cue, their chroma too close
+    to the sleeve's for :func:`_fingers` (board bench seed 6 frame 125). Grown as a hull
+    is; None for none."""
+    if config.fingertip_reach_mm <= 0:
+        return None
+    px = geometry.px_per_mm
+    (x0, y0), (x1, y1) = np.rint(geometry.to_px(
+        [(config.fingertip_entry_mm,) * 2,
+         np.subtract(geometry.board_size_mm, config.fingertip_entry_mm)])).astype(int)
+    rim = area.copy()
+    rim[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 0
+    whole, crossing = cv2.moments(area, True), cv2.moments(rim, True)
+    if not crossing["m00"] or crossing["m00"] == whole["m00"]:
+        return None  # no arm crossing the rim, or nothing but the rim: no way to point
+    way = np.array([whole["m10"] / whole["m00"] - crossing["m10"] / crossing["m00"],
+                    whole["m01"] / whole["m00"] - crossing["m01"] / crossing["m00"]])
+    if np.hypot(*way) < 1:
+        return None
+    way *= config.fingertip_reach_mm * px / np.hypot(*way)
+    # the area swept along that way, blob by blob (each hull is convex)
+    swept = np.zeros(area.shape, np.uint8)
+    outlines, _ = cv2.findContours(area.astype(np.uint8), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    for outline in outlines:
+        points = outline.reshape(-1, 2).astype(np.float64)
+        cv2.fillConvexPoly(swept, cv2.convexHull(
+            np.rint(np.concatenate([points, points + way])).astype(np.int32)), 1)
+    # judged within the box round the swept area only (it holds the area): the same result
+    x, y, w, h = cv2.boundingRect(swept)
+    window = np.s_[y:y + h, x:x + w]
+    held = area[window] > 0
+    off = ((swept[window] > 0) & ~held & usable[window]
+           & (distance[window] > config.fingertip_distance))
+    if change is not None:
+        off &= change[window]
+    size = max(3, int(round(config.fingertip_open_mm * px)) | 1)
+    off = cv2.morphologyEx(off.view(np.uint8), cv2.MORPH_OPEN, np.ones((size, size), np.uint8))
+    # the pieces big enough that touch the area (in one component with it)
+    _, pieces, stats, _ = cv2.connectedComponentsWithStats(off, connectivity=8)
+    big = stats[:, cv2.CC_STAT_AREA] >= config.fingertip_min_area_mm2 * px**2
+    big[0] = False
+    count, labels = cv2.connectedComponents(off | held, connectivity=8)
+    joined = np.zeros(count, bool)
+    joined[labels[held]] = True
+    joined[0] = False
+    reached = big[pieces] & joined[labels]
+    if not reached.any():
+        return None
+    fingertips = np.zeros(area.shape, np.uint8)
+    fingertips[window] = reached
+    return _grown(fingertips, geometry, config)
 
 
 def _printed_chroma(classes: ColourClasses) -> np.ndarray:

@@ -1636,7 +1636,8 @@ def _faint_configs(config: DiceConfig, tops: DiceConfig) -> tuple[DiceConfig, Di
 def _grey_box(frame: np.ndarray, box: Box) -> np.ndarray:
     """The frame in grey where the top view samples it (``box``, `_TopView.frame_box`), 0
     elsewhere: the rest of the frame is never looked at."""
-    return _zero_round(_grey_in_box(frame, box), box)
+    _work_image("grey", frame.shape[:2]).fill(0)
+    return _grey_in_box(frame, box)
 
 
 def _grey_in_box(frame: np.ndarray, box: Box) -> np.ndarray:
@@ -1649,14 +1650,14 @@ def _grey_in_box(frame: np.ndarray, box: Box) -> np.ndarray:
     return grey
 
 
-def _zero_round(image: np.ndarray, box: Box) -> np.ndarray:
-    """``image`` zeroed outside ``box`` (x0, y0, x1, y1), in place."""
+def _zero_round(image: np.ndarray, box: Box) -> None:
+    """``image`` zeroed outside ``box`` (x0, y0, x1, y1), in place: as `_grey_box` leaves
+    the grey frame, without writing the box twice."""
     x0, y0, x1, y1 = box
     if x1 <= x0 or y1 <= y0:
         image.fill(0)
     else:
         image[:y0], image[y1:], image[y0:y1, :x0], image[y0:y1, x1:] = 0, 0, 0, 0
-    return image
 
 
 _WORK = threading.local()

@@ -1851,8 +1851,8 @@ def _still(last: _LastRead | None, frame: np.ndarray, px: np.ndarray, config: Di
     """Whether nothing in the area changed since ``last`` was read: its readings hold for this
     frame. Blocks are compared in ``last``'s box: the board's reading jitters the area's
     corners by ~0.001 px a frame, which may move the box by a pixel and no block by a grey
-    level. Also the frame's grey (`_grey_box`) and blocks in that box, if they were made: a
-    full read of the same box needs them both (the referee's moving frames)."""
+    level. Also the frame's grey in that box (`_grey_in_box`) and its blocks, if they were
+    made: a full read of the same box needs them both (the referee's moving frames)."""
     if last is None or float(np.abs(last.region_px - px).max()) >= config.still_shift_px:
         return False, None, None
     grey = frame if frame.ndim == 2 else _grey_in_box(frame, last.box)

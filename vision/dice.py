@@ -1076,12 +1076,15 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     remember = still is not None and config.still_change > 0
     key = (mm.tobytes(), frame.shape[:2], config)
     last = still.last(key) if remember else None
-    unchanged = last is not None and _still(last, frame, px, config)
+    unchanged, grey, seen = _still(last, frame, px, config)
     if unchanged and last.agreed >= config.still_reads:
         return list(last.readings)
     view = _top_view(px.tobytes(), mm.tobytes(), frame.shape[:2], config)
     lo, rect_to_frame, lens, tops = view.lo, view.rect_to_frame, view.lens, view.tops
-    grey = frame if frame.ndim == 2 else _grey_box(frame, view.frame_box)
+    if seen is None or last.box != view.frame_box:
+        grey, seen = frame if frame.ndim == 2 else _grey_box(frame, view.frame_box), None
+    elif frame.ndim == 3:  # the still test made the box grey, and its blocks
+        _zero_round(grey, view.frame_box)
     located = _locate(grey, view, config) if config.locate_contrast > 0 else None
     top = _warp(grey, view, located and located.strips)
     pip_config = _rectified_pip_config(config)
@@ -1141,7 +1144,9 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
                 for (f, members), g in zip(faces, shown, strict=True)
                 if g is not None and _in_area(f, view.area, lens, config)]
     readings = _drop_duplicates(readings)
-    blocks = _blocks(grey, view.frame_box, config) if remember else None
+    if seen is None and remember:
+        seen = _blocks(grey, view.frame_box, config)
+    blocks = seen
     if blocks is not None:
         agreed = (last.agreed + 1 if unchanged and _values(last.readings) == _values(readings)
                   else 1)
@@ -1793,12 +1798,28 @@ def _faint_configs(config: DiceConfig, tops: DiceConfig) -> tuple[DiceConfig, Di
 def _grey_box(frame: np.ndarray, box: Box) -> np.ndarray:
     """The frame in grey where the top view samples it (``box``, `_TopView.frame_box`), 0
     elsewhere: the rest of the frame is never looked at."""
+    _work_image("grey", frame.shape[:2]).fill(0)
+    return _grey_in_box(frame, box)
+
+
+def _grey_in_box(frame: np.ndarray, box: Box) -> np.ndarray:
+    """The frame made grey in ``box`` only, in the thread's grey work image (`_work_image`),
+    the rest of it left as the last read left it: the still test looks at the box alone."""
     x0, y0, x1, y1 = box
     grey = _work_image("grey", frame.shape[:2])
-    grey.fill(0)
     if x1 > x0 and y1 > y0:  # else the area is wholly outside the frame
         cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY, dst=grey[y0:y1, x0:x1])
     return grey
+
+
+def _zero_round(image: np.ndarray, box: Box) -> None:
+    """``image`` zeroed outside ``box`` (x0, y0, x1, y1), in place: as `_grey_box` leaves
+    the grey frame, without writing the box twice."""
+    x0, y0, x1, y1 = box
+    if x1 <= x0 or y1 <= y0:
+        image.fill(0)
+    else:
+        image[:y0], image[y1:], image[y0:y1, :x0], image[y0:y1, x1:] = 0, 0, 0, 0
 
 
 _WORK = threading.local()
@@ -1987,14 +2008,18 @@ def _blocks(image: np.ndarray, box: tuple[int, int, int, int],
     return cv2.resize(grey, (w, h), interpolation=cv2.INTER_AREA).astype(np.int16)
 
 
-def _still(last: _LastRead, frame: np.ndarray, px: np.ndarray, config: DiceConfig) -> bool:
-    """Nothing in the area changed since ``last`` was read: its readings hold for this frame.
-    Blocks are compared in ``last``'s box: the board's reading jitters the area's corners by
-    ~0.001 px a frame, which may move the box by a pixel and no block by a grey level."""
-    if float(np.abs(last.region_px - px).max()) >= config.still_shift_px:
-        return False
-    blocks = _blocks(frame, last.box, config)
-    return int(np.abs(last.blocks - blocks).max()) < config.still_change
+def _still(last: _LastRead | None, frame: np.ndarray, px: np.ndarray, config: DiceConfig
+           ) -> tuple[bool, np.ndarray | None, np.ndarray | None]:
+    """Whether nothing in the area changed since ``last`` was read: its readings hold for this
+    frame. Blocks are compared in ``last``'s box: the board's reading jitters the area's
+    corners by ~0.001 px a frame, which may move the box by a pixel and no block by a grey
+    level. Also the frame's grey in that box (`_grey_in_box`) and its blocks, if they were
+    made: a full read of the same box needs them both (the referee's moving frames)."""
+    if last is None or float(np.abs(last.region_px - px).max()) >= config.still_shift_px:
+        return False, None, None
+    grey = frame if frame.ndim == 2 else _grey_in_box(frame, last.box)
+    blocks = _blocks(grey, last.box, config)
+    return int(np.abs(last.blocks - blocks).max()) < config.still_change, grey, blocks
 
 
 class _TopView(NamedTuple):

@@ -402,6 +402,45 @@ def test_still_frames_keep_the_last_reading_until_the_dice_change() -> None:
     assert after == read(frame(nudged, 6), None)
 
 
+def test_a_full_read_after_the_still_test_takes_its_grey_and_blocks() -> None:
+    """A frame the still test finds changed is read in full from the grey box and blocks the
+    test made (`_still`): read as anew, its blocks kept as a fresh frame's, and the grey
+    frame 0 outside the box whatever the last read left there."""
+    from companion.simtable import TABLE_LIGHT, table_pose
+    from vision import dice
+    from vision.sim.scene import Scene
+
+    layout = load_layout("cuatro")
+    pose = table_pose(layout)
+    x0, y0, x1, y1 = layout.dice_area_mm
+    area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
+    area_px = pose.project(np.column_stack([area_mm, np.zeros(4)]))
+    cx, cy = _dice_area(layout)
+
+    def frame(dice_: list[Die]) -> np.ndarray:
+        scene = Scene(layout, stacks={}, dice=dice_, lighting=TABLE_LIGHT, noise_sigma=1.0,
+                      blur_sigma=0.4, jpeg_quality=None, seed=1)
+        return render(scene, pose, np.random.default_rng(1)).frame
+
+    still = StillReads()
+    before = frame([Die(cx - 30, cy, 3, 10.0), Die(cx + 30, cy, 5, 40.0)])
+    read_dice(before, area_px, TABLE, region_mm=area_mm, still=still)
+    key = (area_mm.tobytes(), before.shape[:2], TABLE)
+    box = still.last(key).box
+    grey = dice._work_image("grey", before.shape[:2])
+    grey[...] = 77  # what another read may have left
+    after = frame([Die(cx - 30, cy, 3, 10.0), Die(cx + 20, cy + 5, 6, 70.0)])
+    readings = read_dice(after, area_px, TABLE, region_mm=area_mm, still=still)
+    bx0, by0, bx1, by1 = box
+    expected = np.zeros(after.shape[:2], np.uint8)
+    expected[by0:by1, bx0:bx1] = cv2.cvtColor(after[by0:by1, bx0:bx1], cv2.COLOR_BGR2GRAY)
+    assert np.array_equal(grey, expected)
+    assert still.last(key).box == box
+    assert np.array_equal(still.last(key).blocks, dice._blocks(after, box, TABLE))
+    assert readings == read_dice(after, area_px, TABLE, region_mm=area_mm)
+    assert sorted(r.value for r in readings) == [3, 6]
+
+
 def test_work_images_kept_between_reads_leave_no_trace() -> None:
     """A thread's reads of the top view reuse its work images (`_work_image`), whatever the
     last read left in them: a frame is read the same with them filled with noise, after

@@ -179,6 +179,11 @@ def _read_at_the_usual_tilt(dice: list[Die], seed: int = 1, noise: int = 1) -> l
     """The dice as the referee's simulated table of game ``seed`` renders them (cuatro, 35
     degree tilt; the seed picks the table's cloth; ``noise`` the render's noise draw), read
     in the dice area placed by the true pose."""
+    return _read_values(*_at_the_usual_tilt(dice, seed, noise))
+
+
+def _at_the_usual_tilt(dice: list[Die], seed: int, noise: int):
+    """`_read_at_the_usual_tilt`'s render and dice area (pixels, table mm)."""
     from companion.simtable import TABLE_LIGHT, table_pose
     from vision.sim.scene import Scene
 
@@ -189,7 +194,7 @@ def _read_at_the_usual_tilt(dice: list[Die], seed: int = 1, noise: int = 1) -> l
     out = render(scene, pose, np.random.default_rng(noise))
     x0, y0, x1, y1 = layout.dice_area_mm
     area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
-    return _read_values(out, (pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm))
+    return out, (pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm)
 
 
 def test_lone_one_beside_its_side_faces_at_the_usual_tilt() -> None:
@@ -282,6 +287,32 @@ def test_three_is_not_held_to_a_side_face_s_pitch() -> None:
             Die(374.6, 89.6, 6, 108.2, **white), Die(537.7, 176.0, 6, 163.5, **white),
             Die(520.0, 36.9, 4, 337.5, **white)]
     assert _read_at_the_usual_tilt(dice, 2) == [3, 4, 4, 6, 6]
+
+
+def test_side_s_one_under_a_faint_top_is_read_unsure() -> None:
+    """A green 2 at the area's far edge: its top, lit bright, leaves its light pips faint
+    and small (0.69-0.72 of the throw's pip size, under ``pip_agreement``), and its dark
+    side towards the lens shows a 1 of strong contrast, read as the die. Fitted again with
+    ``faint_top_pip_agreement``, the faint pips beyond the 1 make a 2: the 1 is read unsure
+    (the referee's end-to-end game, cuatro seed 2, move 50: 1 2 5 6 6 counted 1 1 5 6 6,
+    sure); the other dice stay sure."""
+    kw = dict(size_mm=15.44)
+    green = dict(body="#2e7d32", pips="#f0f0f0", **kw)
+    yellow = dict(body="#f1c40f", pips="#111111", **kw)
+    dice = [Die(495.6, 162.8, 6, 22.0, **yellow), Die(486.1, 143.2, 6, 307.7, **yellow),
+            Die(484.8, 237.4, 5, 80.8, **green), Die(535.0, 42.3, 2, 18.4, **green),
+            Die(432.3, 136.0, 1, 137.2, **green)]
+    before = dataclasses.replace(TABLE, faint_top_pip_agreement=0.0)
+
+    def sure(noise: int, config: DiceConfig) -> list[tuple[int | None, bool]]:
+        out, (px, mm) = _at_the_usual_tilt(dice, 2, noise)
+        return sorted(((r.value, r.confidence >= 0.5)
+                       for r in read_dice(out.frame, px, config, region_mm=mm)),
+                      key=lambda r: (r[0] or 0, r[1]))
+
+    for noise in range(3):
+        assert sure(noise, TABLE) == [(1, False), (1, True), (5, True), (6, True), (6, True)]
+    assert sure(0, before) == [(1, True), (1, True), (5, True), (6, True), (6, True)]
 
 
 def test_twos_are_not_held_to_their_neighbour_s_sides() -> None:

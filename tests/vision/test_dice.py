@@ -315,6 +315,36 @@ def test_side_s_one_under_a_faint_top_is_read_unsure() -> None:
     assert sure(0, before) == [(1, True), (1, True), (5, True), (6, True), (6, True)]
 
 
+@pytest.mark.parametrize("seed", [200034, 200722])
+def test_side_stronger_than_its_lit_top_is_read_unsure(seed: int) -> None:
+    """Five flat dice on the referee's table (cuatro, 35 degree tilt, a random cloth), one
+    at the dice area's far side: its top, lit bright, shows its pips faint and small, and
+    the side towards the lens, as strong, is read as well, beside it (a 3 and its side's
+    2; a 4 and its side's 2). That side is read unsure (``strong_side_match``), every other
+    reading as it was; without it the extra die is read at >= 0.5."""
+    from companion.simtable import TABLE_LIGHT, table_pose
+    from vision.sim.scene import Scene, random_dice
+
+    layout = load_layout("cuatro")
+    pose = table_pose(layout)
+    rng = np.random.default_rng(seed)
+    dice = random_dice(layout, rng, 5, leaning_prob=0.0)
+    scene = Scene(layout, stacks={}, dice=dice, lighting=TABLE_LIGHT, noise_sigma=1.0,
+                  blur_sigma=0.4, jpeg_quality=None, seed=int(rng.integers(1, 1000)))
+    out = render(scene, pose, rng)
+    x0, y0, x1, y1 = layout.dice_area_mm
+    mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
+    px = pose.project(np.column_stack([mm, np.zeros(4)]))
+
+    def sure(config: DiceConfig) -> list[int]:
+        return sorted(r.value for r in read_dice(out.frame, px, config, region_mm=mm)
+                      if r.value is not None and r.confidence >= 0.5)
+
+    true = sorted(d.value for d in dice)
+    assert sure(TABLE) == true
+    assert len(sure(dataclasses.replace(TABLE, strong_side_match=0.0))) == len(true) + 1
+
+
 def test_twos_are_not_held_to_their_neighbour_s_sides() -> None:
     """Two sides of a 2 towards the lens fit a 6 at a pitch 6 % under the top faces'; it
     tied the throw's pitch vote, the median between fell 3 % under the 2s, and they were

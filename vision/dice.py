@@ -235,13 +235,6 @@ class DiceConfig:
     # over min_contrast fit no face), if every such pip on the faint face's die (within
     # half an edge of its centre) sits on one of its lattice points (lattice_tolerance)
     faint_over_unread: bool = False
-    # A read 1 on the side of a die whose lit top shows only faint pips (their pips measure
-    # small, cut out near their own contrast, under pip_agreement): faint pips left unread
-    # beyond the 1, away from the lens, fitted again with pip_agreement lowered to this,
-    # make a face whose centre lies faint_top_reach die edges beyond the 1 (within half an
-    # edge across): the 1 is read at most at lean_outline_confidence; 0: off
-    faint_top_pip_agreement: float = 0.0
-    faint_top_reach: tuple[float, float] = (0.5, 1.5)
     # A read face of 2+ pips within this many die edges (under side_match) of where another
     # read die, farther from the lens, shows a side towards it - kept by side_match_share as
     # no weaker than that die's face - is read at most at lean_outline_confidence: it may be
@@ -326,7 +319,7 @@ class DiceConfig:
             raise DiceInputError(f"unknown dice config keys: {', '.join(unknown)}")
         for key in ("polarities", "split_levels", "pip_row_spacing", "faint_split_levels",
                     "lean_outline_table_ring", "lean_outline_top_ring", "lean_outline_span",
-                    "face_bar_span", "face_bar_width", "faint_top_reach"):
+                    "face_bar_span", "face_bar_width"):
             if key in data:
                 data[key] = tuple(data[key])
         return cls(**data)
@@ -1117,10 +1110,8 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
                         tops)
     if throw is not None:
         faces = fit(throw)
-    under_faint: set[int] = set()  # ids of read 1s on the side of a faint top face
     if config.faint_contrast:
-        faces, under_faint = _with_faint_faces(faces, layers, located, throw, tops, lo,
-                                               lens[0], config)
+        faces = _with_faint_faces(faces, layers, located, throw, tops, lo, lens[0], config)
     shown = drop_side_faces([f for f, _ in faces], lens, config, _strengths(faces))
     if config.one_beside_pips:
         shown = _ones_beside_pips(faces, shown, layers, lens, config)
@@ -1132,7 +1123,6 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     if config.lopsided_two_one and leaning:
         faces, shown = _lopsided_twos_as_ones(frame, faces, shown, judges, leaning, view,
                                               config)
-    leaning |= under_faint
     if config.strong_side_match:
         leaning |= _strong_sides(shown, lens, config)
     if tilted:  # a 2 read as a 1 by `_lopsided_twos_as_ones` is a new face, not in it
@@ -1549,8 +1539,7 @@ def _not_sides(faces: list[tuple[GridFace, list[Pip]]], lens: tuple[np.ndarray, 
 def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
                       located: _Located | None, throw: tuple[float, float] | None,
                       tops: DiceConfig, lo: np.ndarray, nadir: np.ndarray,
-                      config: DiceConfig
-                      ) -> tuple[list[tuple[GridFace, list[Pip]]], set[int]]:
+                      config: DiceConfig) -> list[tuple[GridFace, list[Pip]]]:
     """``faces`` and the faces of faint pips (``faint_contrast``, black-hat under
     ``min_contrast``: blur and dim light take a small pip's contrast far under it): a face
     of 2-6 pips read with a value, its pips round (``faint_roundness``), at least one of
@@ -1562,8 +1551,7 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
     pattern explains) does not hold the search off: a dim die's pips are often partly found
     over ``min_contrast``; a faint face is kept there only if it explains those of them on
     its die (`_explains`: a leaning die's tilted lattice leaves pips off it), and the
-    unread face is then dropped as the read die's side (``unread_beside``). Second, the
-    ids of the read 1s with a faint top beyond them (`_ones_under_faint_tops`)."""
+    unread face is then dropped as the read die's side (``unread_beside``)."""
     faint_config, faint_tops = _faint_configs(config, tops)
     s = config.rectified_px_per_mm
     blocking = [(f, m) for f, m in faces if f.value or not config.faint_over_unread]
@@ -1588,7 +1576,6 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
     boxes = [(0, 0, shape[1], shape[0])] if located is None else located.boxes
     binary = _work_image("binary", shape)
     found: list[tuple[GridFace, list[Pip]]] = []
-    under: set[int] = set()
     for found_pips, _, closed, hat, _ in layers:
         for x0, y0, x1, y1 in boxes:
             part = np.s_[y0:y1, x0:x1]
@@ -1623,56 +1610,7 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
                             * max(edge, e) for c, e in strong)
                     and all(_explains(f, q, edge, config) for q in unread)):
                 found.append((f, members))
-        if config.faint_top_pip_agreement and throw is not None:
-            left = {id(p) for _, m in found for p in m}
-            spare = [i for i, p in enumerate(pips) if id(p) not in left]
-            ones = [f for f, m in faces if f.value == 1 and any(p is m[0] for p in found_pips)]
-            under |= _ones_under_faint_tops(ones, [pips[i] for i in spare], pts[spare],
-                                            closed, hat, (faint_tops, tops), throw, nadir,
-                                            to_px, config)
-    return faces + found, under
-
-
-def _ones_under_faint_tops(ones: list[GridFace], pips: list[Pip], pts: np.ndarray,
-                           closed: np.ndarray, hat: np.ndarray,
-                           configs: tuple[DiceConfig, DiceConfig],
-                           throw: tuple[float, float], nadir: np.ndarray,
-                           to_px: Callable[[np.ndarray], np.ndarray],
-                           config: DiceConfig) -> set[int]:
-    """The ids of ``ones`` (read 1s of this pip colour) beyond which, away from the lens,
-    faint ``pips`` left unread fit a face with ``faint_top_pip_agreement``, its centre
-    ``faint_top_reach`` die edges on (within half an edge across): such a 1 may be the side
-    of a die whose lit top's pips were found faint and measured small (the referee's
-    Cuatro seed 2, move 50: a green 2 read as its side's 1, sure). ``configs``: the faint
-    search's face checks and the view's."""
-    flagged: set[int] = set()
-    if len(pips) < 2:
-        return flagged
-    faint_tops, tops = configs
-    near, far = config.faint_top_reach
-    for one in ones:
-        centre = np.asarray(one.centre)
-        edge = one.pitch / config.pip_pitch_share
-        away = (centre - nadir) / max(float(np.linalg.norm(centre - nadir)), 1e-9)
-        offset = pts - centre
-        beyond = np.flatnonzero((offset @ away > 0) & (np.hypot(*offset.T)
-                                                        <= (far + 0.5) * edge))
-        if len(beyond) < 2:
-            continue
-        sub, sub_pts = [pips[i] for i in beyond], pts[beyond]
-        relaxed = replace(faint_tops, pip_agreement=config.faint_top_pip_agreement)
-        judge = _Judge(sub, sub_pts, closed, hat, relaxed, to_px, to_px(nadir))
-        for f in fit_faces(sub, sub_pts, judge, relaxed, lattice_candidates(sub_pts, tops),
-                           throw, nadir):
-            d = np.asarray(f.centre) - centre
-            along, across = float(d @ away), abs(float(d[0] * away[1] - d[1] * away[0]))
-            if (f.value and len(f.members) >= 2 and near * edge <= along <= far * edge
-                    and across <= edge / 2
-                    and np.mean([sub[i].roundness for i in f.members])
-                    >= config.faint_roundness):
-                flagged.add(id(one))
-                break
-    return flagged
+    return faces + found
 
 
 def _new_pips(pips: list[Pip], known: list[Pip]) -> list[bool]:

@@ -289,32 +289,6 @@ def test_three_is_not_held_to_a_side_face_s_pitch() -> None:
     assert _read_at_the_usual_tilt(dice, 2) == [3, 4, 4, 6, 6]
 
 
-def test_side_s_one_under_a_faint_top_is_read_unsure() -> None:
-    """A green 2 at the area's far edge: its top, lit bright, leaves its light pips faint
-    and small (0.69-0.72 of the throw's pip size, under ``pip_agreement``), and its dark
-    side towards the lens shows a 1 of strong contrast, read as the die. Fitted again with
-    ``faint_top_pip_agreement``, the faint pips beyond the 1 make a 2: the 1 is read unsure
-    (the referee's end-to-end game, cuatro seed 2, move 50: 1 2 5 6 6 counted 1 1 5 6 6,
-    sure); the other dice stay sure."""
-    kw = dict(size_mm=15.44)
-    green = dict(body="#2e7d32", pips="#f0f0f0", **kw)
-    yellow = dict(body="#f1c40f", pips="#111111", **kw)
-    dice = [Die(495.6, 162.8, 6, 22.0, **yellow), Die(486.1, 143.2, 6, 307.7, **yellow),
-            Die(484.8, 237.4, 5, 80.8, **green), Die(535.0, 42.3, 2, 18.4, **green),
-            Die(432.3, 136.0, 1, 137.2, **green)]
-    before = dataclasses.replace(TABLE, faint_top_pip_agreement=0.0)
-
-    def sure(noise: int, config: DiceConfig) -> list[tuple[int | None, bool]]:
-        out, (px, mm) = _at_the_usual_tilt(dice, 2, noise)
-        return sorted(((r.value, r.confidence >= 0.5)
-                       for r in read_dice(out.frame, px, config, region_mm=mm)),
-                      key=lambda r: (r[0] or 0, r[1]))
-
-    for noise in range(3):
-        assert sure(noise, TABLE) == [(1, False), (1, True), (5, True), (6, True), (6, True)]
-    assert sure(0, before) == [(1, True), (1, True), (5, True), (6, True), (6, True)]
-
-
 @pytest.mark.parametrize("seed", [200034, 200722])
 def test_side_stronger_than_its_lit_top_is_read_unsure(seed: int) -> None:
     """Five flat dice on the referee's table (cuatro, 35 degree tilt, a random cloth), one

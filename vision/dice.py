@@ -245,6 +245,12 @@ class DiceConfig:
     # over min_contrast fit no face), if every such pip on the faint face's die (within
     # half an edge of its centre) sits on one of its lattice points (lattice_tolerance)
     faint_over_unread: bool = False
+    # A read face of 2+ pips within this many die edges (under side_match) of where another
+    # read die, farther from the lens, shows a side towards it - kept by side_match_share as
+    # no weaker than that die's face - is read at most at lean_outline_confidence: it may be
+    # that die's side, stronger than a lit top whose pips measure faint and small
+    # (`_strong_sides`); 0: off
+    strong_side_match: float = 0.0
     # Leaning dice (top view, colour frames): a die leaning on an edge shows its lifted side
     # beside its top face from above. Across the view (at right angles to the way to the
     # point under the lens) a flat die's outline is its top face's, as far from its centre
@@ -1135,6 +1141,8 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     if config.lopsided_two_one and leaning:
         faces, shown = _lopsided_twos_as_ones(frame, faces, shown, judges, leaning, view,
                                               config)
+    if config.strong_side_match:
+        leaning |= _strong_sides(shown, lens, config)
     if tilted:  # a 2 read as a 1 by `_lopsided_twos_as_ones` is a new face, not in it
         shown = [replace(g, value=None) if g is not None and id(g) in tilted else g
                  for g in shown]
@@ -1152,6 +1160,34 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
                   else 1)
         still.keep(key, _LastRead(px.copy(), view.frame_box, blocks, readings, agreed))
     return list(readings)
+
+
+def _strong_sides(shown: list[GridFace | None], lens: tuple[np.ndarray, float],
+                  config: DiceConfig) -> set[int]:
+    """The ids of read faces of 2+ pips lying within ``strong_side_match`` die edges of
+    where another read die, farther from the point under the lens, shows a side towards it:
+    `drop_side_faces` keeps them as no weaker than that die's face (``side_match_share``: a
+    die standing in front of that side hides it), but at the far side of the referee's
+    dice area a lit top's pips measure faint and small and its own side then reads as
+    strong (synthetic table scenes: a side's 2, 3 or 5 read beside its die's top)."""
+    nadir, height = lens
+    read = [g for g in shown if g is not None and g.value]
+    flagged: set[int] = set()
+    for g in read:
+        if len(g.members) < 2:
+            continue
+        reach = np.linalg.norm(np.asarray(g.centre) - nadir)
+        for f in read:
+            if f is g or np.linalg.norm(np.asarray(f.centre) - nadir) <= reach:
+                continue
+            spot, edge = footprint(f, lens, config)
+            centres = spot + _sides_towards(nadir, spot, f.angle) * edge / 2
+            sides = nadir + (centres - nadir) * height / (height - edge / 2)
+            if (np.hypot(*(sides - np.asarray(g.centre)).T).min()
+                    < config.strong_side_match * edge):
+                flagged.add(id(g))
+                break
+    return flagged
 
 
 def _ones_beside_pips(faces: list[tuple[GridFace, list[Pip]]], shown: list[GridFace | None],

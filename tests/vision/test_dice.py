@@ -179,6 +179,11 @@ def _read_at_the_usual_tilt(dice: list[Die], seed: int = 1, noise: int = 1) -> l
     """The dice as the referee's simulated table of game ``seed`` renders them (cuatro, 35
     degree tilt; the seed picks the table's cloth; ``noise`` the render's noise draw), read
     in the dice area placed by the true pose."""
+    return _read_values(*_at_the_usual_tilt(dice, seed, noise))
+
+
+def _at_the_usual_tilt(dice: list[Die], seed: int, noise: int):
+    """`_read_at_the_usual_tilt`'s render and dice area (pixels, table mm)."""
     from companion.simtable import TABLE_LIGHT, table_pose
     from vision.sim.scene import Scene
 
@@ -189,7 +194,7 @@ def _read_at_the_usual_tilt(dice: list[Die], seed: int = 1, noise: int = 1) -> l
     out = render(scene, pose, np.random.default_rng(noise))
     x0, y0, x1, y1 = layout.dice_area_mm
     area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
-    return _read_values(out, (pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm))
+    return out, (pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm)
 
 
 def test_lone_one_beside_its_side_faces_at_the_usual_tilt() -> None:
@@ -282,6 +287,36 @@ def test_three_is_not_held_to_a_side_face_s_pitch() -> None:
             Die(374.6, 89.6, 6, 108.2, **white), Die(537.7, 176.0, 6, 163.5, **white),
             Die(520.0, 36.9, 4, 337.5, **white)]
     assert _read_at_the_usual_tilt(dice, 2) == [3, 4, 4, 6, 6]
+
+
+@pytest.mark.parametrize("seed", [200034, 200722])
+def test_side_stronger_than_its_lit_top_is_read_unsure(seed: int) -> None:
+    """Five flat dice on the referee's table (cuatro, 35 degree tilt, a random cloth), one
+    at the dice area's far side: its top, lit bright, shows its pips faint and small, and
+    the side towards the lens, as strong, is read as well, beside it (a 3 and its side's
+    2; a 4 and its side's 2). That side is read unsure (``strong_side_match``), every other
+    reading as it was; without it the extra die is read at >= 0.5."""
+    from companion.simtable import TABLE_LIGHT, table_pose
+    from vision.sim.scene import Scene, random_dice
+
+    layout = load_layout("cuatro")
+    pose = table_pose(layout)
+    rng = np.random.default_rng(seed)
+    dice = random_dice(layout, rng, 5, leaning_prob=0.0)
+    scene = Scene(layout, stacks={}, dice=dice, lighting=TABLE_LIGHT, noise_sigma=1.0,
+                  blur_sigma=0.4, jpeg_quality=None, seed=int(rng.integers(1, 1000)))
+    out = render(scene, pose, rng)
+    x0, y0, x1, y1 = layout.dice_area_mm
+    mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
+    px = pose.project(np.column_stack([mm, np.zeros(4)]))
+
+    def sure(config: DiceConfig) -> list[int]:
+        return sorted(r.value for r in read_dice(out.frame, px, config, region_mm=mm)
+                      if r.value is not None and r.confidence >= 0.5)
+
+    true = sorted(d.value for d in dice)
+    assert sure(TABLE) == true
+    assert len(sure(dataclasses.replace(TABLE, strong_side_match=0.0))) == len(true) + 1
 
 
 def test_twos_are_not_held_to_their_neighbour_s_sides() -> None:

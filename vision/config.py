@@ -933,13 +933,6 @@ class VisionConfig:
     #: ``change_hand_span_mm`` is one (a pale arm whose towers read as gone: seed 1 frame
     #: 341). 0: each blob's hull alone, and no group a hand.
     change_group_mm: float = 20.0
-    #: ... where a tower read as gone (a blob of change its pieces' readings explain)
-    #: reaches this far (mm) instead of half ``change_group_mm``: a tower under a pale arm
-    #: lies up to half the arm's width inside the edges found as change (board bench tuning
-    #: seeds 1, 5, 6, 7, live, hand frames: 36 of 10,067 covered fields reported -> 32 /
-    #: 29 / 27 at 15 / 20 / 30 mm for 45 / 113 / 150 more visible fields hidden; every
-    #: blob reaching 15 mm instead, change_group_mm 30: 28 for 484). 0: as the others.
-    change_tower_reach_mm: float = 30.0
     #: Change alone that is a shadow (darker than the clear view in
     #: ``change_shadow_darker_share`` of it, its ``change_shadow_percentile`` within
     #: ``change_shadow_distance``) makes a frame occluded only where something lies across

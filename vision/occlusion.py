@@ -852,7 +852,7 @@ def find_change_occlusion(change: np.ndarray, pieces: np.ndarray, standing: np.n
         # board shows as change at its edges and over the towers it covers)
         members = stats[:, cv2.CC_STAT_AREA] >= config.change_part_mm2 * geometry.px_per_mm**2
         components, big = _grouped_blobs(components, big, members, stats, geometry,
-                                         config.change_group_mm, config.change_tower_reach_mm)
+                                         config.change_group_mm)
     hidden = _hidden_under(components, big, geometry, config)
     reason = f"the board changed under {len(hidden)} field(s) since it was clear" if hidden \
         else ""
@@ -927,19 +927,14 @@ def _tower_changes(components: np.ndarray, blobs: list[int], unexplained: np.nda
 
 
 def _grouped_blobs(components: np.ndarray, blobs: list[int], members: np.ndarray,
-                   stats: np.ndarray, geometry: BoardGeometry, group_mm: float,
-                   tower_reach_mm: float = 0.0) -> tuple[np.ndarray, list[int]]:
+                   stats: np.ndarray, geometry: BoardGeometry, group_mm: float
+                   ) -> tuple[np.ndarray, list[int]]:
     """The ``blobs`` with the ``members`` (per component) within ``group_mm`` of them, in
     groups: the groups' pixels labelled by group, and the labels of those holding one of
-    the ``blobs``. Members no blob (towers read as gone) reach ``tower_reach_mm`` where
-    that is farther than half ``group_mm``: a tower under a pale arm lies up to half the
-    arm's width inside its edges."""
+    the ``blobs``."""
     kept = members.copy()
     kept[blobs] = True
-    towers = members.copy()
-    towers[blobs] = False
-    groups, _ = _gathered(components, stats, geometry, kept, group_mm, towers,
-                          tower_reach_mm)
+    groups, _ = _gathered(components, stats, geometry, kept, group_mm)
     owner = np.zeros(len(stats), np.int64)
     owner[components[groups > 0]] = groups[groups > 0]
     return groups, sorted({int(owner[k]) for k in blobs} - {0})
@@ -956,31 +951,21 @@ def _grouped(components: np.ndarray, stats: np.ndarray, geometry: BoardGeometry,
 
 
 def _gathered(components: np.ndarray, stats: np.ndarray, geometry: BoardGeometry,
-              kept: np.ndarray, group_mm: float, far: np.ndarray | None = None,
-              far_mm: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+              kept: np.ndarray, group_mm: float) -> tuple[np.ndarray, np.ndarray]:
     """The ``kept`` blobs gathered into groups within ``group_mm`` of one another, as
-    :func:`_grouped`; the ``far`` ones (per component) each reach ``far_mm`` instead of
-    half ``group_mm`` where that is farther."""
+    :func:`_grouped`."""
     kept[0] = False
     if not kept.any():
         return np.zeros(components.shape, np.int32), np.zeros(1, np.int64)
     reach = max(1, int(round(group_mm * geometry.px_per_mm / 2)))
-    far_reach = int(round(far_mm * geometry.px_per_mm))
-    if far is None or far_reach <= reach or not (far & kept).any():
-        far, far_reach = None, reach
     # only the box round the kept blobs (and room to grow): most frames have few
     boxes = stats[kept]
-    x0, y0 = np.maximum(boxes[:, :2].min(axis=0) - far_reach, 0)
-    x1, y1 = (boxes[:, :2] + boxes[:, 2:4]).max(axis=0) + far_reach + 1
+    x0, y0 = np.maximum(boxes[:, :2].min(axis=0) - reach, 0)
+    x1, y1 = (boxes[:, :2] + boxes[:, 2:4]).max(axis=0) + reach + 1
     window = np.s_[y0:y1, x0:x1]
     mask = kept[components[window]].astype(np.uint8)
-    near = mask if far is None else (kept & ~far)[components[window]].astype(np.uint8)
-    grown = cv2.dilate(near, cv2.getStructuringElement(
+    grown = cv2.dilate(mask, cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1)))
-    if far is not None:
-        grown |= cv2.dilate((kept & far)[components[window]].astype(np.uint8),
-                            cv2.getStructuringElement(
-                                cv2.MORPH_ELLIPSE, (2 * far_reach + 1, 2 * far_reach + 1)))
     count, labels = cv2.connectedComponents(grown, connectivity=8)
     groups = np.zeros(components.shape, np.int32)
     groups[window] = np.where(mask > 0, labels, 0)

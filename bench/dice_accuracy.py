@@ -46,24 +46,30 @@ def load_boxes(data: Path = DATA) -> dict[str, list[tuple[int, float, float, flo
     return boxes
 
 
-def score(readings, truth) -> tuple[int, int]:
-    """(right dice, counted dice): greedy nearest-centre matching, extras count as wrong."""
-    dets = [r for r in readings]
+def match(readings, truth) -> tuple[list, list]:
+    """Each labelled die's reading (None: missed) and the readings matched to none: greedy
+    nearest-centre matching within the die's box size."""
     used: set[int] = set()
-    right = 0
-    for value, x1, y1, x2, y2 in truth:
+    matched = []
+    for _, x1, y1, x2, y2 in truth:
         cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
         reach = max(x2 - x1, y2 - y1, 12.0)
         best, best_d = None, reach
-        for i, r in enumerate(dets):
+        for i, r in enumerate(readings):
             d = float(np.hypot(r.centre[0] - cx, r.centre[1] - cy))
             if i not in used and d < best_d:
                 best, best_d = i, d
         if best is not None:
             used.add(best)
-            right += dets[best].value == value
-    extras = len(dets) - len(used)
-    return right, len(truth) + extras
+        matched.append(None if best is None else readings[best])
+    return matched, [r for i, r in enumerate(readings) if i not in used]
+
+
+def score(readings, truth) -> tuple[int, int]:
+    """(right dice, counted dice): greedy nearest-centre matching, extras count as wrong."""
+    matched, extras = match(readings, truth)
+    right = sum(r is not None and r.value == t[0] for r, t in zip(matched, truth, strict=True))
+    return right, len(truth) + len(extras)
 
 
 def real(config: DiceConfig, show_errors: bool, splits=("train", "valid")) -> dict:
@@ -172,6 +178,12 @@ def sim(config: DiceConfig, n: int, show_errors: bool, hard: bool = True,
     return right / max(total, 1), throws_right / throws
 
 
+def reference(frame: np.ndarray) -> np.ndarray:
+    """The reference workload read times are quoted against, so that a loaded box's swings
+    cancel: GaussianBlur 5x5 and cvtColor to Lab of the same frame."""
+    return cv2.cvtColor(cv2.GaussianBlur(frame, (5, 5), 0), cv2.COLOR_BGR2Lab)
+
+
 def speed(config: DiceConfig, n: int) -> None:
     """Per 1280x960 frame: searching the dice area (as deployed: the board reader knows it)
     and, for scale, the whole frame with the defaults (hand rules, no enlargement) and with
@@ -185,8 +197,7 @@ def speed(config: DiceConfig, n: int) -> None:
                                                                         config=defaults),
             "whole frame, close-up preset": lambda out, region, mm: read_dice(out.frame,
                                                                                config=closeup),
-            "reference": lambda out, region, mm: cv2.cvtColor(
-                cv2.GaussianBlur(out.frame, (5, 5), 0), cv2.COLOR_BGR2Lab)}
+            "reference": lambda out, region, mm: reference(out.frame)}
     wall: dict[str, list[float]] = defaultdict(list)
     cpu: dict[str, list[float]] = defaultdict(list)
     for out, region, region_mm, _ in sim_frames(n, seed=5000):

@@ -46,30 +46,24 @@ def load_boxes(data: Path = DATA) -> dict[str, list[tuple[int, float, float, flo
     return boxes
 
 
-def match(readings, truth) -> tuple[list, list]:
-    """Each labelled die's reading (None: missed) and the readings matched to none: greedy
-    nearest-centre matching within the die's box size."""
+def score(readings, truth) -> tuple[int, int]:
+    """(right dice, counted dice): greedy nearest-centre matching, extras count as wrong."""
+    dets = [r for r in readings]
     used: set[int] = set()
-    matched = []
-    for _, x1, y1, x2, y2 in truth:
+    right = 0
+    for value, x1, y1, x2, y2 in truth:
         cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
         reach = max(x2 - x1, y2 - y1, 12.0)
         best, best_d = None, reach
-        for i, r in enumerate(readings):
+        for i, r in enumerate(dets):
             d = float(np.hypot(r.centre[0] - cx, r.centre[1] - cy))
             if i not in used and d < best_d:
                 best, best_d = i, d
         if best is not None:
             used.add(best)
-        matched.append(None if best is None else readings[best])
-    return matched, [r for i, r in enumerate(readings) if i not in used]
-
-
-def score(readings, truth) -> tuple[int, int]:
-    """(right dice, counted dice): greedy nearest-centre matching, extras count as wrong."""
-    matched, extras = match(readings, truth)
-    right = sum(r is not None and r.value == t[0] for r, t in zip(matched, truth, strict=True))
-    return right, len(truth) + len(extras)
+            right += dets[best].value == value
+    extras = len(dets) - len(used)
+    return right, len(truth) + extras
 
 
 def real(config: DiceConfig, show_errors: bool, splits=("train", "valid")) -> dict:

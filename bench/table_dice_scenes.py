@@ -30,6 +30,7 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 # One core, as bench/dice_accuracy.py: set before numpy is imported.
@@ -45,16 +46,16 @@ from dice_accuracy import reference, score  # noqa: E402
 
 from companion.layout import load_layout  # noqa: E402
 from companion.simtable import TABLE_LIGHT, table_pose  # noqa: E402
-from vision.dice import DiceConfig, read_dice  # noqa: E402
-from vision.sim import render  # noqa: E402
+from vision.dice import DiceConfig, DieReading, read_dice  # noqa: E402
+from vision.sim import Rendered, render  # noqa: E402
 from vision.sim.scene import Scene, random_dice  # noqa: E402
 
-#: A reading at least this confident is one the referee acts on without asking.
+#: Issue 4's high confidence: a value read at least this sure must never be wrong.
 SURE = 0.5
 
 
-def scenes(game: str, first: int, n: int):
-    """Per seed: the seed, the rendered frame, its truth, the dice area in pixels and in mm."""
+def scenes(game: str, first: int, n: int) -> Iterator[tuple[int, Rendered, np.ndarray, np.ndarray]]:
+    """Per seed: the seed, the render (frame and truth), the dice area in pixels and in mm."""
     layout = load_layout(game)
     pose = table_pose(layout)
     x0, y0, x1, y1 = layout.dice_area_mm
@@ -69,7 +70,7 @@ def scenes(game: str, first: int, n: int):
         yield seed, out, area, area_mm
 
 
-def judge(readings, truth) -> Counter:
+def judge(readings: list[DieReading], truth: list[tuple]) -> Counter:
     """One scene's counts: right and counted dice as dice_accuracy.score matches them; and by
     values, as the referee uses them (suredice's count): sure values beyond the true ones
     (wrong at >= SURE), true values read only under SURE, and whether the sure values are

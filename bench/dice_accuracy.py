@@ -172,6 +172,12 @@ def sim(config: DiceConfig, n: int, show_errors: bool, hard: bool = True,
     return right / max(total, 1), throws_right / throws
 
 
+def reference(frame: np.ndarray) -> np.ndarray:
+    """The reference workload read times are quoted against, so that a loaded box's swings
+    cancel: GaussianBlur 5x5 and cvtColor to Lab of the same frame."""
+    return cv2.cvtColor(cv2.GaussianBlur(frame, (5, 5), 0), cv2.COLOR_BGR2Lab)
+
+
 def speed(config: DiceConfig, n: int) -> None:
     """Per 1280x960 frame: searching the dice area (as deployed: the board reader knows it)
     and, for scale, the whole frame with the defaults (hand rules, no enlargement) and with
@@ -185,8 +191,7 @@ def speed(config: DiceConfig, n: int) -> None:
                                                                         config=defaults),
             "whole frame, close-up preset": lambda out, region, mm: read_dice(out.frame,
                                                                                config=closeup),
-            "reference": lambda out, region, mm: cv2.cvtColor(
-                cv2.GaussianBlur(out.frame, (5, 5), 0), cv2.COLOR_BGR2Lab)}
+            "reference": lambda out, region, mm: reference(out.frame)}
     wall: dict[str, list[float]] = defaultdict(list)
     cpu: dict[str, list[float]] = defaultdict(list)
     for out, region, region_mm, _ in sim_frames(n, seed=5000):

@@ -1,0 +1,51 @@
+"""bench/table_dice_scenes.py: it runs and prints its figures, and scores as it says."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from vision.dice import DieReading
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "table_dice_scenes.py"
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("table_dice_scenes", BENCH)
+    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_runs_and_prints_the_figures():
+    done = subprocess.run([sys.executable, str(BENCH), "--scenes", "2", "--first-seed", "200000",
+                           "--verbose"], capture_output=True, text=True, timeout=120,
+                          cwd=BENCH.parents[1])
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"cuatro table scenes 200000-200001 \(2 scenes, 5 dice\): per die \d+/10 = "
+                     r"[\d.]+ %, whole throws \d/2 = [\d.]+ %; by values: read wrong with "
+                     r"confidence >= 0.5 \d+, right read under 0.5 \d+, scenes all right and "
+                     r"sure \d/2", done.stdout)
+    assert re.search(r"speed \(one thread, CPU time\): read median [\d.]+ ms; reference .* "
+                     r"ratio [\d.]+", done.stdout)
+
+
+def reading(value: int | None, x: float, confidence: float = 0.9) -> DieReading:
+    return DieReading(value, confidence, (int(x) - 8, 92, 16, 16), (x, 100.0))
+
+
+def test_wrong_and_unsure_values_count_as_the_referee_reads_them():
+    """A side read sure beside its top is a wrong value; an unread side costs a die by position
+    but no value; a die missed beside another lends it no wrong value."""
+    truth = [(3, 90, 90, 110, 110), (5, 112, 90, 132, 110)]
+    judge = _bench().judge
+    c = judge([reading(3, 100), reading(5, 122), reading(2, 135, 0.6)], truth)
+    assert (c["right"], c["dice"], c["wrong_sure"], c["all_sure"]) == (2, 3, 1, False)
+    c = judge([reading(3, 100, 0.3), reading(5, 122), reading(None, 135, 0.0)], truth)
+    assert (c["right"], c["dice"], c["throws_right"]) == (2, 3, False)
+    assert (c["wrong_sure"], c["right_unsure"], c["all_sure"]) == (0, 1, False)
+    c = judge([reading(5, 119)], truth)  # the 3 missed: by position the 3 takes the 5's reading
+    assert (c["right"], c["dice"], c["wrong_sure"], c["right_unsure"]) == (0, 2, 0, 0)

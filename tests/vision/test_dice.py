@@ -54,15 +54,21 @@ def test_real_photo_values_match_label(image: str, values: list[int]) -> None:
     assert sorted((r.value or 0) for r in readings) == values
 
 
+def _area(layout, pose) -> tuple[np.ndarray, np.ndarray]:
+    """The layout's dice area: its corners in frame pixels under ``pose``, and on the table
+    in mm, as `read_dice` takes them."""
+    x0, y0, x1, y1 = layout.dice_area_mm
+    area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
+    return pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm
+
+
 def _table_frame(dice: list[Die], seed: int = 3):
     layout = load_layout("cuatro")
     rng = np.random.default_rng(seed)
     scene = dataclasses.replace(random_scene(layout, rng, dice=0, hard=False), dice=dice)
     pose = random_pose(rng, layout)
     out = render(scene, pose, rng)
-    x0, y0, x1, y1 = layout.dice_area_mm
-    area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
-    return out, (pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm)
+    return out, _area(layout, pose)
 
 
 def _dice_area(layout) -> tuple[float, float]:
@@ -192,9 +198,7 @@ def _at_the_usual_tilt(dice: list[Die], seed: int, noise: int):
     scene = Scene(layout, stacks={}, dice=dice, lighting=TABLE_LIGHT, noise_sigma=1.0,
                   blur_sigma=0.4, jpeg_quality=None, seed=seed)
     out = render(scene, pose, np.random.default_rng(noise))
-    x0, y0, x1, y1 = layout.dice_area_mm
-    area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
-    return out, (pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm)
+    return out, _area(layout, pose)
 
 
 def test_lone_one_beside_its_side_faces_at_the_usual_tilt() -> None:
@@ -306,9 +310,7 @@ def test_side_stronger_than_its_lit_top_is_read_unsure(seed: int) -> None:
     scene = Scene(layout, stacks={}, dice=dice, lighting=TABLE_LIGHT, noise_sigma=1.0,
                   blur_sigma=0.4, jpeg_quality=None, seed=int(rng.integers(1, 1000)))
     out = render(scene, pose, rng)
-    x0, y0, x1, y1 = layout.dice_area_mm
-    mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
-    px = pose.project(np.column_stack([mm, np.zeros(4)]))
+    px, mm = _area(layout, pose)
 
     def sure(config: DiceConfig) -> list[int]:
         return sorted(r.value for r in read_dice(out.frame, px, config, region_mm=mm)
@@ -353,9 +355,7 @@ def _read_in_bench_scene(seed: int, dice: list[Die]) -> list[int | None]:
     base = random_scene(layout, rng, dice=0, hard=False)
     pose = random_pose(rng, layout)
     out = render(dataclasses.replace(base, dice=dice), pose, np.random.default_rng(1))
-    x0, y0, x1, y1 = layout.dice_area_mm
-    area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
-    return _read_values(out, (pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm))
+    return _read_values(out, _area(layout, pose))
 
 
 def test_six_whose_columns_run_together_is_read() -> None:
@@ -406,9 +406,7 @@ def test_still_frames_keep_the_last_reading_until_the_dice_change() -> None:
 
     layout = load_layout("cuatro")
     pose = table_pose(layout)
-    x0, y0, x1, y1 = layout.dice_area_mm
-    area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
-    area_px = pose.project(np.column_stack([area_mm, np.zeros(4)]))
+    area_px, area_mm = _area(layout, pose)
     cx, cy = _dice_area(layout)
 
     def frame(dice: list[Die], noise: int) -> np.ndarray:
@@ -447,9 +445,7 @@ def test_a_full_read_after_the_still_test_takes_its_grey_and_blocks() -> None:
 
     layout = load_layout("cuatro")
     pose = table_pose(layout)
-    x0, y0, x1, y1 = layout.dice_area_mm
-    area_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
-    area_px = pose.project(np.column_stack([area_mm, np.zeros(4)]))
+    area_px, area_mm = _area(layout, pose)
     cx, cy = _dice_area(layout)
 
     def frame(dice_: list[Die]) -> np.ndarray:

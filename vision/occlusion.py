@@ -206,11 +206,11 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
         # a hand that hides fields hides its fingers beyond the hull too (a hull hiding
         # none is no hand reported, and grown it flagged a hand-free photo: the clear
         # table of board bench seed 1 frame 302), with whichever cue found it
-        fingers = _fingers(_union(strict_hull, faint_hull), _union(strict_area, faint_area),
-                           lab, distance, usable, bgr, geometry, classes, config, ceiling)
-        fingers = _union(fingers, _fingertips(
-            _union(_union(strict_area, faint_area), fingers), distance, usable, change,
-            geometry, config))
+        area = _union(strict_area, faint_area)
+        fingers = _fingers(_union(strict_hull, faint_hull), area, lab, distance, usable, bgr,
+                           geometry, classes, config, ceiling)
+        fingers = _union(fingers, _fingertips(_union(area, fingers), distance, usable, change,
+                                              geometry, config))
         if fingers is not None and strict:
             strict = _fields_over(_union(strict_area, fingers), geometry, config)
         elif fingers is not None:

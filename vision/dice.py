@@ -175,6 +175,10 @@ class DiceConfig:
     # seen from above, so the 1 is a pip of a leaning 2-6 whose tilted lattice no fit
     # takes: unreadable
     one_beside_pips: bool = False
+    # ... a pip within this many die edges of a side pip of the 1's own die, any turn (0:
+    # side_pip_reach): at the far side of the referee's area the 1's own side faces the lens
+    # steeply and its pips run into blobs whose centres lie off that side's lattice
+    one_own_side_reach: float = 0.0
     pip_agreement: float = 0.75  # a 1-3's pips are at least this share of the 4s/5s/6s' pips
     # ... a 1's pip this share (0: ``pip_agreement``): a faint pip measures small, and a 1
     # at the area's far side, farthest from the lens, is often the faintest of its throw
@@ -1210,11 +1214,13 @@ def _ones_beside_pips(faces: list[tuple[GridFace, list[Pip]]], shown: list[GridF
         round_enough = np.array([p.roundness >= config.single_roundness for p in pips], bool)
         _, edge = footprint(g, lens, config)
         own = members[0].diameter * members[0].contrast
+        own_reach = config.one_own_side_reach or None
         near = pts[round_enough & (strength >= config.side_pip_share * own)
                    & (np.hypot(*(pts - np.asarray(g.centre)).T)
                       <= config.unread_beside * edge)]
         beside = any(np.hypot(*(lattice - q).T).min() > config.lattice_tolerance * g.pitch
-                     and not any(_side_pip_of(q, h, spot, e, lens, config)
+                     and not any(_side_pip_of(q, h, spot, e, lens, config,
+                                              own_reach if h is g else None)
                                  for h, spot, e in read) for q in near)
         out.append(replace(g, value=None) if beside else g)
     return out
@@ -2264,11 +2270,13 @@ _SIDE_LATTICE = np.array([(u, v) for u in (-1, 0, 1) for v in (-1, 0, 1)], dtype
 
 
 def _side_pip_of(pip: np.ndarray, face: GridFace, spot: np.ndarray, edge: float,
-                 lens: tuple[np.ndarray, float], config: DiceConfig) -> bool:
-    """Whether a pip seen at ``pip`` (top view, mm) lies within ``side_pip_reach`` die edges
-    of a lattice point of a side towards the lens of ``face``'s die, standing at ``spot``;
-    a 1 tells no turn, so every turn of its die is tried."""
+                 lens: tuple[np.ndarray, float], config: DiceConfig,
+                 reach: float | None = None) -> bool:
+    """Whether a pip seen at ``pip`` (top view, mm) lies within ``reach`` (default
+    ``side_pip_reach``) die edges of a lattice point of a side towards the lens of ``face``'s
+    die, standing at ``spot``; a 1 tells no turn, so every turn of its die is tried."""
     nadir, height = lens
+    reach = config.side_pip_reach if reach is None else reach
     pitch = config.pip_pitch_share * edge
     turns = ([face.angle] if face.value != 1
              else np.linspace(0.0, math.pi / 2, 10, endpoint=False))
@@ -2278,7 +2286,7 @@ def _side_pip_of(pip: np.ndarray, face: GridFace, spot: np.ndarray, edge: float,
             ground = spot + normal * edge / 2 + np.outer(_SIDE_LATTICE[:, 0] * pitch, across)
             up = edge / 2 + _SIDE_LATTICE[:, 1] * pitch
             shown = nadir + (ground - nadir) * (height / (height - up))[:, None]
-            if np.min(np.hypot(*(shown - pip).T)) < config.side_pip_reach * edge:
+            if np.min(np.hypot(*(shown - pip).T)) < reach * edge:
                 return True
     return False
 

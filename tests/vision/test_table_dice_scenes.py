@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-from vision.dice import DieReading
+import pytest
+
+from vision.dice import DiceConfig, DieReading, read_dice
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "table_dice_scenes.py"
 
@@ -49,3 +52,17 @@ def test_wrong_and_unsure_values_count_as_the_referee_reads_them():
     assert (c["wrong_sure"], c["right_unsure"], c["all_sure"]) == (0, 1, False)
     c = judge([reading(5, 119)], truth)  # the 3 missed: by position the 3 takes the 5's reading
     assert (c["right"], c["dice"], c["wrong_sure"], c["right_unsure"]) == (0, 2, 0, 0)
+
+
+@pytest.mark.parametrize("seed", [200570, 200781])
+def test_flat_one_beside_its_own_steep_side_is_read(seed: int) -> None:
+    """Flat 1s at the far side of the referee's dice area (Cuatro tuning scenes): their own
+    side, facing the lens steeply, shows strong round blobs 0.19-0.24 die edges off its pip
+    lattice, past ``side_pip_reach``, so ``one_beside_pips`` took them for a leaning die's
+    pips and left the 1 unread; ``one_own_side_reach`` reaches them."""
+    _, out, area, area_mm = next(_bench().scenes("cuatro", seed, 1))
+    true = sorted(d.value for d in out.truth.dice)
+    config = DiceConfig.preset("table")
+    assert sorted(r.value or 0 for r in read_dice(out.frame, area, config, area_mm)) == true
+    before = dataclasses.replace(config, one_own_side_reach=0.0)
+    assert None in [r.value for r in read_dice(out.frame, area, before, area_mm)]

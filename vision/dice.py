@@ -203,6 +203,11 @@ class DiceConfig:
     pip_row_spacing: tuple[float, float] = (0.7, 1.7)  # pip spacings in such a bar, in pitches
     side_overlap: float = 0.8  # die edges: two faces whose dice would stand closer are one die
     unread_beside: float = 1.2  # die edges: unread pips this near a read face are its sides
+    # die edges: an unread face this near where a read die shows a side towards the lens,
+    # under side_face_share of that die's strength, is that side, not an unread die: a far
+    # die's side shows beyond unread_beside of its top (referee's table: 1.23-1.41 edges);
+    # an unread die beside it measures as strong as a top (0.76); 0: off
+    unread_side_match: float = 0.0
     side_match: float = 0.35  # die edges: a face this near where a die shows a side is that side
     # ... if it has one pip, or is under this share of that die's strength (diameter x
     # contrast): a side of 2+ pips is foreshortened and shaded (0.49-0.65 on the referee's
@@ -2165,11 +2170,13 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     (``strength``: mean diameter x contrast of each face's pips) is dropped where that
     face's die shows a pip on a side (`_side_pip_of`): under a steep view such a pip shows
     a die edge or more from its top face, too far for the rest. Pips left unread within
-    ``unread_beside`` die edges of a read face are taken for its sides; they never hide a
-    read face. Returns each face as reported, None where dropped; with ``one_over_one`` a
-    1 whose die would stand over another lone pip read as a 1, of at least
-    ``side_pip_share`` its pip's strength, is unreadable: that pip is no side pip of its
-    die, and a die showing 1 shows no 1 on a side."""
+    ``unread_beside`` die edges of a read face are taken for its sides, and so are those
+    under ``side_face_share`` of a read die's strength within ``unread_side_match`` die
+    edges of where it shows a side; they never hide a read face. Returns each face as
+    reported, None where dropped; with ``one_over_one`` a 1 whose die would stand over
+    another lone pip read as a 1, of at least ``side_pip_share`` its pip's strength, is
+    unreadable: that pip is no side pip of its die, and a die showing 1 shows no 1 on a
+    side."""
     nadir, height = lens
     strength = strength or {}
 
@@ -2214,7 +2221,10 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
                               and strength[face] >= config.side_pip_share * strength[f])
         else:
             side = any(math.dist(face.centre, f.centre) < config.unread_beside * e
-                       for f, _, e, _ in read)
+                       or min((math.dist(face.centre, q) for q in shown), default=math.inf)
+                       < config.unread_side_match * e and strength.get(face, 0.0)
+                       < config.side_face_share * strength.get(f, 0.0)
+                       for f, _, e, shown in read)
         kept.append(None if side else face)
     return [replace(f, value=None) if f in unsure else f for f in kept]
 

@@ -863,6 +863,51 @@ def test_weak_lone_pip_where_a_die_shows_a_side_is_no_die():
     assert drop_side_faces([five, pip], lens, off, {five: 1616.0, pip: 921.0}) == [five, pip]
 
 
+def test_unread_side_of_a_far_die_is_no_die():
+    """Referee's table scenes (Cuatro tuning seeds 200324 and 200265): a far die's side,
+    its pips foreshortened past any fit, shows 1.26-1.41 die edges from its top, beyond
+    ``unread_beside``, and was reported as an unread die of its own, which holds the
+    throw back. Within ``unread_side_match`` of where the die shows that side and weak, it
+    is that side; an unread die there as strong as a top (seed 200428, a 3 beside a 1) is
+    still reported."""
+    lens = (np.array([253.47, 505.54]), 494.99)
+    one = GridFace(1, (554.44, 61.61), 0.0, 3.769, (0,), 0.0, 16)
+    side = GridFace(None, (543.37, 76.21), 0.0, 4.303, (1, 2, 3), 0.0, 0)
+    strength = {one: 1455.8, side: 286.3}
+    assert drop_side_faces([one, side], lens, TABLE, strength) == [one, None]
+    off = dataclasses.replace(TABLE, unread_side_match=0.0)
+    assert drop_side_faces([one, side], lens, off, strength) == [one, side]
+    assert drop_side_faces([one, side], lens, TABLE, {**strength, side: 1106.0}) == [one, side]
+
+    one = GridFace(1, (503.31, 99.11), 0.0, 4.787, (0,), 0.0, 16)
+    die = GridFace(None, (497.76, 125.24), 0.0, 4.303, (1, 2, 3), 0.0, 0)
+    assert drop_side_faces([one, die], lens, TABLE, {one: 1623.3, die: 1226.9}) == [one, die]
+
+
+@pytest.mark.parametrize("seed", [200265, 200324])
+def test_far_die_s_side_is_no_unread_die_on_the_table(seed: int) -> None:
+    """The rendered scenes of `test_unread_side_of_a_far_die_is_no_die`: five dice read
+    right, and no unread reading beside them; without ``unread_side_match`` a sixth,
+    unread."""
+    from companion.simtable import TABLE_LIGHT, table_pose
+    from vision.sim.scene import Scene, random_dice
+
+    layout = load_layout("cuatro")
+    pose = table_pose(layout)
+    rng = np.random.default_rng(seed)
+    dice = random_dice(layout, rng, 5, leaning_prob=0.0)
+    scene = Scene(layout, stacks={}, dice=dice, lighting=TABLE_LIGHT, noise_sigma=1.0,
+                  blur_sigma=0.4, jpeg_quality=None, seed=int(rng.integers(1, 1000)))
+    out = render(scene, pose, rng)
+    x0, y0, x1, y1 = layout.dice_area_mm
+    mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
+    px = pose.project(np.column_stack([mm, np.zeros(4)]))
+    read = sorted(r.value or 0 for r in read_dice(out.frame, px, TABLE, region_mm=mm))
+    assert read == sorted(d.value for d in dice)
+    off = dataclasses.replace(TABLE, unread_side_match=0.0)
+    assert sorted(r.value or 0 for r in read_dice(out.frame, px, off, region_mm=mm)) == [0, *read]
+
+
 def test_weak_face_on_the_sides_of_the_dice_beside_it_is_no_die():
     """Cuatro seed 277 on the simulated table: blue dice 1 1 1 2 2 read as seven dice in
     every frame of their rest, and the throw was never counted. Two pips of the sides of

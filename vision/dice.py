@@ -1179,7 +1179,7 @@ def _strong_sides(shown: list[GridFace | None], lens: tuple[np.ndarray, float],
     die standing in front of that side hides it), but at the far side of the referee's
     dice area a lit top's pips measure faint and small and its own side then reads as
     strong (synthetic table scenes: a side's 2, 3 or 5 read beside its die's top)."""
-    nadir, height = lens
+    nadir = lens[0]
     read = [g for g in shown if g is not None and g.value]
     flagged: set[int] = set()
     for g in read:
@@ -1190,8 +1190,7 @@ def _strong_sides(shown: list[GridFace | None], lens: tuple[np.ndarray, float],
             if f is g or np.linalg.norm(np.asarray(f.centre) - nadir) <= reach:
                 continue
             spot, edge = footprint(f, lens, config)
-            centres = spot + _sides_towards(nadir, spot, f.angle) * edge / 2
-            sides = nadir + (centres - nadir) * height / (height - edge / 2)
+            sides = _lens_sides(spot, edge, f.angle, lens)
             if (np.hypot(*(sides - np.asarray(g.centre)).T).min()
                     < config.strong_side_match * edge):
                 flagged.add(id(g))
@@ -1724,14 +1723,12 @@ def _read_dice_and_sides(faces: list[tuple[GridFace, list[Pip]]],
                          lens: tuple[np.ndarray, float], config: DiceConfig) -> tuple[list, list]:
     """Each face read with a value as (centre, die edge), and each of its die's sides
     towards the lens as the top view shows it (`drop_side_faces`) as (centre, die edge)."""
-    nadir, height = lens
     read, sides = [], []
     for f, _ in faces:
         if f.value:
             spot, edge = footprint(f, lens, config)
             read.append((np.asarray(f.centre), f.pitch / config.pip_pitch_share))
-            shown = spot + _sides_towards(nadir, spot, f.angle) * edge / 2
-            sides += [(q, edge) for q in nadir + (shown - nadir) * height / (height - edge / 2)]
+            sides += [(q, edge) for q in _lens_sides(spot, edge, f.angle, lens)]
     return read, sides
 
 
@@ -2177,19 +2174,14 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     another lone pip read as a 1, of at least ``side_pip_share`` its pip's strength, is
     unreadable: that pip is no side pip of its die, and a die showing 1 shows no 1 on a
     side."""
-    nadir, height = lens
+    nadir = lens[0]
     strength = strength or {}
-
-    def sides(spot: np.ndarray, edge: float, angle: float) -> list[np.ndarray]:
-        """Centres of the die's sides that face the lens, half a die up, in the top view."""
-        centres = spot + _sides_towards(nadir, spot, angle) * edge / 2
-        return list(nadir + (centres - nadir) * height / (height - edge / 2))
 
     def lone(face: GridFace) -> bool:
         return len(face.members) == 1 and face in strength
 
     feet = [footprint(f, lens, config) for f in faces]
-    read = [(f, spot, edge, sides(spot, edge, f.angle))
+    read = [(f, spot, edge, list(_lens_sides(spot, edge, f.angle, lens)))
             for f, (spot, edge) in zip(faces, feet, strict=True) if f.value]
     side_pips = {face for face in faces if face.value and lone(face) and config.side_pip_reach
                  and any(f is not face and strength[face] < config.side_pip_share
@@ -2273,6 +2265,15 @@ def _sides_towards(nadir: np.ndarray, spot: np.ndarray, angle: float) -> np.ndar
     c, s = math.cos(angle), math.sin(angle)
     normals = np.array([(c, s), (-s, c), (-c, -s), (s, -c)])
     return normals[normals @ (nadir - spot) > 0]
+
+
+def _lens_sides(spot: np.ndarray, edge: float, angle: float,
+                lens: tuple[np.ndarray, float]) -> np.ndarray:
+    """Centres of the sides facing the lens of a die standing at ``spot``, half a die up,
+    as the top view (the table plane) shows them: one row each."""
+    nadir, height = lens
+    centres = spot + _sides_towards(nadir, spot, angle) * edge / 2
+    return nadir + (centres - nadir) * height / (height - edge / 2)
 
 
 #: Where a side's pips can lie: across the side and up it, in pitches from its centre.

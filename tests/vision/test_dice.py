@@ -62,6 +62,22 @@ def _area(layout, pose) -> tuple[np.ndarray, np.ndarray]:
     return pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm
 
 
+def _referee_scene(seed: int):
+    """A synthetic referee-table scene as `bench/table_dice_scenes.py` renders it (cuatro,
+    the referee's pose and light, five flat dice): the dice, the render and the dice area
+    (pixels, table mm)."""
+    from companion.simtable import TABLE_LIGHT, table_pose
+    from vision.sim.scene import Scene, random_dice
+
+    layout = load_layout("cuatro")
+    pose = table_pose(layout)
+    rng = np.random.default_rng(seed)
+    dice = random_dice(layout, rng, 5, leaning_prob=0.0)
+    scene = Scene(layout, stacks={}, dice=dice, lighting=TABLE_LIGHT, noise_sigma=1.0,
+                  blur_sigma=0.4, jpeg_quality=None, seed=int(rng.integers(1, 1000)))
+    return dice, render(scene, pose, rng), _area(layout, pose)
+
+
 def _table_frame(dice: list[Die], seed: int = 3):
     layout = load_layout("cuatro")
     rng = np.random.default_rng(seed)
@@ -300,17 +316,7 @@ def test_side_stronger_than_its_lit_top_is_read_unsure(seed: int) -> None:
     the side towards the lens, as strong, is read as well, beside it (a 3 and its side's
     2; a 4 and its side's 2). That side is read unsure (``strong_side_match``), every other
     reading as it was; without it the extra die is read at >= 0.5."""
-    from companion.simtable import TABLE_LIGHT, table_pose
-    from vision.sim.scene import Scene, random_dice
-
-    layout = load_layout("cuatro")
-    pose = table_pose(layout)
-    rng = np.random.default_rng(seed)
-    dice = random_dice(layout, rng, 5, leaning_prob=0.0)
-    scene = Scene(layout, stacks={}, dice=dice, lighting=TABLE_LIGHT, noise_sigma=1.0,
-                  blur_sigma=0.4, jpeg_quality=None, seed=int(rng.integers(1, 1000)))
-    out = render(scene, pose, rng)
-    px, mm = _area(layout, pose)
+    dice, out, (px, mm) = _referee_scene(seed)
 
     def sure(config: DiceConfig) -> list[int]:
         return sorted(r.value for r in read_dice(out.frame, px, config, region_mm=mm)
@@ -889,19 +895,7 @@ def test_far_die_s_side_is_no_unread_die_on_the_table(seed: int) -> None:
     """The rendered scenes of `test_unread_side_of_a_far_die_is_no_die`: five dice read
     right, and no unread reading beside them; without ``unread_side_match`` a sixth,
     unread."""
-    from companion.simtable import TABLE_LIGHT, table_pose
-    from vision.sim.scene import Scene, random_dice
-
-    layout = load_layout("cuatro")
-    pose = table_pose(layout)
-    rng = np.random.default_rng(seed)
-    dice = random_dice(layout, rng, 5, leaning_prob=0.0)
-    scene = Scene(layout, stacks={}, dice=dice, lighting=TABLE_LIGHT, noise_sigma=1.0,
-                  blur_sigma=0.4, jpeg_quality=None, seed=int(rng.integers(1, 1000)))
-    out = render(scene, pose, rng)
-    x0, y0, x1, y1 = layout.dice_area_mm
-    mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
-    px = pose.project(np.column_stack([mm, np.zeros(4)]))
+    dice, out, (px, mm) = _referee_scene(seed)
     read = sorted(r.value or 0 for r in read_dice(out.frame, px, TABLE, region_mm=mm))
     assert read == sorted(d.value for d in dice)
     off = dataclasses.replace(TABLE, unread_side_match=0.0)

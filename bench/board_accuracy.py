@@ -42,6 +42,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from workload import reference  # noqa: E402
+
 from companion.layout import load_layout  # noqa: E402
 from vision.calibration import ColourCalibration  # noqa: E402
 from vision.config import VisionConfig  # noqa: E402
@@ -54,8 +56,7 @@ GAMES = ("just4fun", "cuatro", "muehle", "spexxx")
 
 def reference_ms(frame: np.ndarray) -> float:
     start = time.perf_counter()
-    blurred = cv2.GaussianBlur(frame, (5, 5), 0)
-    cv2.cvtColor(blurred, cv2.COLOR_BGR2Lab)
+    reference(frame)
     return (time.perf_counter() - start) * 1000
 
 

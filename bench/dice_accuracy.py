@@ -29,6 +29,8 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from workload import reference  # noqa: E402
+
 from vision.dice import DiceConfig, StillReads, read_dice  # noqa: E402
 
 DATA = Path("/work/shared/data/dice")
@@ -170,12 +172,6 @@ def sim(config: DiceConfig, n: int, show_errors: bool, hard: bool = True,
           f"{100 * right / max(total, 1):.2f} %, whole throws {throws_right}/{throws} = "
           f"{100 * throws_right / throws:.1f} %, seeds {seed}+")
     return right / max(total, 1), throws_right / throws
-
-
-def reference(frame: np.ndarray) -> np.ndarray:
-    """The reference workload read times are quoted against, so that a loaded box's swings
-    cancel: GaussianBlur 5x5 and cvtColor to Lab of the same frame."""
-    return cv2.cvtColor(cv2.GaussianBlur(frame, (5, 5), 0), cv2.COLOR_BGR2Lab)
 
 
 def speed(config: DiceConfig, n: int) -> None:

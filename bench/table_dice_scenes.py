@@ -42,7 +42,8 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from dice_accuracy import reference, score  # noqa: E402
+from dice_accuracy import score  # noqa: E402
+from workload import reference  # noqa: E402
 
 from companion.layout import load_layout  # noqa: E402
 from companion.simtable import TABLE_LIGHT, table_pose  # noqa: E402

@@ -62,22 +62,6 @@ def _area(layout, pose) -> tuple[np.ndarray, np.ndarray]:
     return pose.project(np.column_stack([area_mm, np.zeros(4)])), area_mm
 
 
-def _referee_scene(seed: int):
-    """A synthetic referee-table scene as `bench/table_dice_scenes.py` renders it (cuatro,
-    the referee's pose and light, five flat dice): the dice, the render and the dice area
-    (pixels, table mm)."""
-    from companion.simtable import TABLE_LIGHT, table_pose
-    from vision.sim.scene import Scene, random_dice
-
-    layout = load_layout("cuatro")
-    pose = table_pose(layout)
-    rng = np.random.default_rng(seed)
-    dice = random_dice(layout, rng, 5, leaning_prob=0.0)
-    scene = Scene(layout, stacks={}, dice=dice, lighting=TABLE_LIGHT, noise_sigma=1.0,
-                  blur_sigma=0.4, jpeg_quality=None, seed=int(rng.integers(1, 1000)))
-    return dice, render(scene, pose, rng), _area(layout, pose)
-
-
 def _table_frame(dice: list[Die], seed: int = 3):
     layout = load_layout("cuatro")
     rng = np.random.default_rng(seed)
@@ -307,24 +291,6 @@ def test_three_is_not_held_to_a_side_face_s_pitch() -> None:
             Die(374.6, 89.6, 6, 108.2, **white), Die(537.7, 176.0, 6, 163.5, **white),
             Die(520.0, 36.9, 4, 337.5, **white)]
     assert _read_at_the_usual_tilt(dice, 2) == [3, 4, 4, 6, 6]
-
-
-@pytest.mark.parametrize("seed", [200034, 200722])
-def test_side_stronger_than_its_lit_top_is_read_unsure(seed: int) -> None:
-    """Five flat dice on the referee's table (cuatro, 35 degree tilt, a random cloth), one
-    at the dice area's far side: its top, lit bright, shows its pips faint and small, and
-    the side towards the lens, as strong, is read as well, beside it (a 3 and its side's
-    2; a 4 and its side's 2). That side is read unsure (``strong_side_match``), every other
-    reading as it was; without it the extra die is read at >= 0.5."""
-    dice, out, (px, mm) = _referee_scene(seed)
-
-    def sure(config: DiceConfig) -> list[int]:
-        return sorted(r.value for r in read_dice(out.frame, px, config, region_mm=mm)
-                      if r.value is not None and r.confidence >= 0.5)
-
-    true = sorted(d.value for d in dice)
-    assert sure(TABLE) == true
-    assert len(sure(dataclasses.replace(TABLE, strong_side_match=0.0))) == len(true) + 1
 
 
 def test_twos_are_not_held_to_their_neighbour_s_sides() -> None:
@@ -888,18 +854,6 @@ def test_unread_side_of_a_far_die_is_no_die():
     one = GridFace(1, (503.31, 99.11), 0.0, 4.787, (0,), 0.0, 16)
     die = GridFace(None, (497.76, 125.24), 0.0, 4.303, (1, 2, 3), 0.0, 0)
     assert drop_side_faces([one, die], lens, TABLE, {one: 1623.3, die: 1226.9}) == [one, die]
-
-
-@pytest.mark.parametrize("seed", [200265, 200324])
-def test_far_die_s_side_is_no_unread_die_on_the_table(seed: int) -> None:
-    """The rendered scenes of `test_unread_side_of_a_far_die_is_no_die`: five dice read
-    right, and no unread reading beside them; without ``unread_side_match`` a sixth,
-    unread."""
-    dice, out, (px, mm) = _referee_scene(seed)
-    read = sorted(r.value or 0 for r in read_dice(out.frame, px, TABLE, region_mm=mm))
-    assert read == sorted(d.value for d in dice)
-    off = dataclasses.replace(TABLE, unread_side_match=0.0)
-    assert sorted(r.value or 0 for r in read_dice(out.frame, px, off, region_mm=mm)) == [0, *read]
 
 
 def test_weak_face_on_the_sides_of_the_dice_beside_it_is_no_die():

@@ -1,4 +1,5 @@
-"""bench/table_dice_scenes.py: it runs and prints its figures, and scores as it says."""
+"""bench/table_dice_scenes.py: it runs and prints its figures, and scores as it says; and
+readings of its scenes the dice reader was mended for."""
 
 from __future__ import annotations
 
@@ -66,3 +67,35 @@ def test_flat_one_beside_its_own_steep_side_is_read(seed: int) -> None:
     assert sorted(r.value or 0 for r in read_dice(out.frame, area, config, area_mm)) == true
     before = dataclasses.replace(config, one_own_side_reach=0.0)
     assert None in [r.value for r in read_dice(out.frame, area, before, area_mm)]
+
+
+def _sure(readings: list[DieReading]) -> list[int]:
+    return sorted(r.value for r in readings if r.value is not None and r.confidence >= 0.5)
+
+
+@pytest.mark.parametrize("seed", [200034, 200722])
+def test_side_stronger_than_its_lit_top_is_read_unsure(seed: int) -> None:
+    """Five flat dice on the referee's table (cuatro, 35 degree tilt, a random cloth), one
+    at the dice area's far side: its top, lit bright, shows its pips faint and small, and
+    the side towards the lens, as strong, is read as well, beside it (a 3 and its side's
+    2; a 4 and its side's 2). That side is read unsure (``strong_side_match``), every other
+    reading as it was; without it the extra die is read at >= 0.5."""
+    _, out, area, area_mm = next(_bench().scenes("cuatro", seed, 1))
+    true = sorted(d.value for d in out.truth.dice)
+    config = DiceConfig.preset("table")
+    assert _sure(read_dice(out.frame, area, config, area_mm)) == true
+    off = dataclasses.replace(config, strong_side_match=0.0)
+    assert len(_sure(read_dice(out.frame, area, off, area_mm))) == len(true) + 1
+
+
+@pytest.mark.parametrize("seed", [200265, 200324])
+def test_far_die_s_side_is_no_unread_die_on_the_table(seed: int) -> None:
+    """The rendered scenes of test_dice.py's `test_unread_side_of_a_far_die_is_no_die`: five
+    dice read right, and no unread reading beside them; without ``unread_side_match`` a
+    sixth, unread."""
+    _, out, area, area_mm = next(_bench().scenes("cuatro", seed, 1))
+    config = DiceConfig.preset("table")
+    read = sorted(r.value or 0 for r in read_dice(out.frame, area, config, area_mm))
+    assert read == sorted(d.value for d in out.truth.dice)
+    off = dataclasses.replace(config, unread_side_match=0.0)
+    assert sorted(r.value or 0 for r in read_dice(out.frame, area, off, area_mm)) == [0, *read]

@@ -1727,7 +1727,7 @@ def _read_dice_and_sides(faces: list[tuple[GridFace, list[Pip]]],
     for f, _ in faces:
         if f.value:
             spot, edge = footprint(f, lens, config)
-            read.append((np.asarray(f.centre), f.pitch / config.pip_pitch_share))
+            read.append((np.asarray(f.centre), edge))
             sides += [(q, edge) for q in _lens_sides(spot, edge, f.angle, lens)]
     return read, sides
 

@@ -212,9 +212,9 @@ class DiceConfig:
     # an unread face whose pips are under dotted_row_strength of the read faces' median
     # strength, with the black-hat over dotted_row_contrast on dotted_row_share of the line
     # through its farthest pips for dotted_row_reach die edges past both ends, is a row of
-    # a dotted line on the table, no die: a die's pips end at its edge (referee's table:
-    # such rows 0.14-0.34 as strong, the hat on >= 0.58 past them; unread dice on <= 0.48,
-    # but one 0.59 strong beside other dice); 0: off
+    # a dotted line on the table, no die: a die's pips end at its edge (referee's table,
+    # tuning: such rows 0.14-0.34 as strong, the hat on >= 0.58 past each end; unread dice
+    # 0.33-1.02 strong, on <= 0.27 past one end, but one among other dice, 0.59 strong); 0: off
     dotted_row_reach: float = 0.0
     dotted_row_strength: float = 0.5
     dotted_row_contrast: float = 20.0

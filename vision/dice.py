@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields, replace
@@ -208,6 +209,16 @@ class DiceConfig:
     # die's side shows beyond unread_beside of its top (referee's table: 1.23-1.41 edges);
     # an unread die beside it measures as strong as a top (0.76); 0: off
     unread_side_match: float = 0.0
+    # an unread face whose pips are under dotted_row_strength of the read faces' median
+    # strength, with the black-hat over dotted_row_contrast on dotted_row_share of the line
+    # through its farthest pips for dotted_row_reach die edges past both ends, is a row of
+    # a dotted line on the table, no die: a die's pips end at its edge (referee's table,
+    # tuning: such rows 0.14-0.34 as strong, the hat on >= 0.58 past each end; unread dice
+    # 0.33-1.02 strong, on <= 0.27 past one end, but one among other dice, 0.59 strong); 0: off
+    dotted_row_reach: float = 0.0
+    dotted_row_strength: float = 0.5
+    dotted_row_contrast: float = 20.0
+    dotted_row_share: float = 0.5
     side_match: float = 0.35  # die edges: a face this near where a die shows a side is that side
     # ... if it has one pip, or is under this share of that die's strength (diameter x
     # contrast): a side of 2+ pips is foreshortened and shaded (0.49-0.65 on the referee's
@@ -1140,6 +1151,8 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
                  if faint_blobs else [])
     faces += bar_sixes
     shown = drop_side_faces([f for f, _ in faces], lens, config, _strengths(faces))
+    if config.dotted_row_reach:
+        shown = _without_dotted_rows(faces, shown, layers, config)
     if config.one_beside_pips:
         shown = _ones_beside_pips(faces, shown, layers, lens, config)
     leaning, tilted = (_leaning_outlines(frame, shown, view, config)
@@ -2743,6 +2756,66 @@ def _dotted_line(face: GridFace, pips: list[Pip], config: DiceConfig) -> bool:
     reach = config.lattice_tolerance * face.pitch * config.rectified_px_per_mm
     others = np.array([(p.x, p.y) for p in pips])
     return all(np.hypot(*(others - end).T).min() <= reach for end in (b + step, a - step))
+
+
+def _without_dotted_rows(faces: list[tuple[GridFace, list[Pip]]], shown: list[GridFace | None],
+                         layers: list, config: DiceConfig) -> list[GridFace | None]:
+    """``shown`` without the unread faces that are part of a dotted line on the table
+    (`_row_goes_on`), weak beside the read dice (``dotted_row_strength``): the fit reports
+    a longer chain's pieces of three or more pips on one die's reach as unread dice, each
+    of which would hold the throw. ``layers`` are `read_dice_rectified`'s (the black-hat)."""
+    rows = [k for k, ((f, members), g) in enumerate(zip(faces, shown, strict=True))
+            if g is not None and g.value is None
+            and len(members) >= config.min_unreadable_pips]
+    if not rows:
+        return shown
+    strength = _strengths(faces)
+    read = [strength[f] for (f, _), g in zip(faces, shown, strict=True) if g and g.value]
+    if not read:
+        return shown
+    weak = config.dotted_row_strength * statistics.median(read)
+    hats = {id(p): hat for pips, _, _, hat, _ in layers for p in pips}
+    out = list(shown)
+    for k in rows:
+        f, members = faces[k]
+        if strength[f] < weak and _row_goes_on(members, hats[id(members[0])], f, config):
+            out[k] = None
+    return out
+
+
+def _row_goes_on(members: list[Pip], hat: np.ndarray, face: GridFace,
+                 config: DiceConfig) -> bool:
+    """Whether the pips lie in a row (within ``lattice_tolerance`` of their spacing of the
+    line through the farthest two, view px) and the black-hat stays over
+    ``dotted_row_contrast`` on ``dotted_row_share`` of that line (as near) for
+    ``dotted_row_reach`` die edges past each end: a dotted line goes on there, a die's body
+    or the table beside it does not."""
+    pts = np.array([(p.x, p.y) for p in members])
+    i, j = _farthest_pair(pts.tolist())
+    a, b = pts[i], pts[j]
+    length = float(np.hypot(*(b - a)))
+    if length == 0:
+        return False
+    along = (b - a) / length
+    across = np.array([-along[1], along[0]])
+    half = max(1, round(config.lattice_tolerance * length / (len(pts) - 1)))
+    if np.abs((pts - a) @ across).max() > half:
+        return False
+    reach = round(config.dotted_row_reach * face.pitch / config.pip_pitch_share
+                  * config.rectified_px_per_mm)
+    steps = np.arange(1, reach + 1, dtype=np.float64)[:, None, None]
+    offsets = np.arange(-half, half + 1, dtype=np.float64)[None, :, None]
+    h, w = hat.shape
+    for end, sign in ((b, 1.0), (a, -1.0)):
+        line = end + sign * steps * along + offsets * across  # (reach, band, 2)
+        xs, ys = np.rint(line[..., 0]).astype(int), np.rint(line[..., 1]).astype(int)
+        inside = ((xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)).all(axis=1)
+        if not inside.any():
+            return False
+        level = hat[ys[inside], xs[inside]].max(axis=1)
+        if np.mean(level > config.dotted_row_contrast) < config.dotted_row_share:
+            return False
+    return True
 
 
 def _farthest_pair(pts: list[list[float]]) -> tuple[int, int]:

@@ -10,9 +10,19 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
-from vision.dice import DiceConfig, DieReading, read_dice
+from vision.dice import (
+    DiceConfig,
+    DieReading,
+    GridFace,
+    Pip,
+    _nominal_pitch,
+    _without_dotted_rows,
+    read_dice,
+)
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "table_dice_scenes.py"
 
@@ -99,3 +109,76 @@ def test_far_die_s_side_is_no_unread_die_on_the_table(seed: int) -> None:
     assert read == sorted(d.value for d in out.truth.dice)
     off = dataclasses.replace(config, unread_side_match=0.0)
     assert sorted(r.value or 0 for r in read_dice(out.frame, area, off, area_mm)) == [0, *read]
+
+
+def _values(readings: list[DieReading]) -> list[int]:
+    return sorted(r.value or 0 for r in readings)
+
+
+@pytest.mark.parametrize(("game", "seed"), [("cuatro", 200655), ("spexxx", 200335)])
+def test_dotted_line_rows_are_no_unread_dice(game: str, seed: int) -> None:
+    """The simulated wood table's plank joint shows as a row of weak dots across the dice
+    area (tuning scenes: two rows of it on Cuatro's, seven on Spexxx's fit no die and were
+    reported as unread dice, each holding the throw). With ``dotted_row_reach`` the five
+    dice are read and nothing else."""
+    _, out, area, area_mm = next(_bench().scenes(game, seed, 1))
+    config = DiceConfig.preset("table")
+    true = sorted(d.value for d in out.truth.dice)
+    assert _values(read_dice(out.frame, area, config, area_mm)) == true
+    off = dataclasses.replace(config, dotted_row_reach=0.0)
+    assert 0 in _values(read_dice(out.frame, area, off, area_mm))
+
+
+@pytest.mark.parametrize("value", [1, 3, 6])
+def test_die_on_the_dotted_line_is_read(monkeypatch, value: int) -> None:
+    """Cuatro tuning scene 200655 with its first die moved onto one of the line's rows (at
+    475.6, 273.4 mm), turned 25 degrees: read, and no unread reading is left there."""
+    bench = _bench()
+    random_dice = bench.random_dice
+
+    def moved(*args, **kwargs):
+        first, *rest = random_dice(*args, **kwargs)
+        return [dataclasses.replace(first, x_mm=475.6, y_mm=273.4, value=value,
+                                    angle_deg=25.0), *rest]
+
+    monkeypatch.setattr(bench, "random_dice", moved)
+    _, out, area, area_mm = next(bench.scenes("cuatro", 200655, 1))
+    read = _values(read_dice(out.frame, area, DiceConfig.preset("table"), area_mm))
+    assert read == sorted(d.value for d in out.truth.dice)
+
+
+def test_unread_die_beside_a_one_is_still_reported() -> None:
+    """Cuatro tuning scene 200428: a 3 found in place but unread beside a 1 (0.76 of the
+    read dice's strength, nothing dark past its pips) is no dotted line: still reported."""
+    _, out, area, area_mm = next(_bench().scenes("cuatro", 200428, 1))
+    assert 0 in _values(read_dice(out.frame, area, DiceConfig.preset("table"), area_mm))
+
+
+def _dotted(length: int, contrast: float) -> tuple[list[Pip], np.ndarray]:
+    """A black-hat (view px) with a row of ``length`` dots 14 px apart along a shallow line,
+    and three of its middle dots as pips of ``contrast``."""
+    hat = np.zeros((200, 400), np.uint8)
+    start = 200 - 14 * (length // 2)
+    for k in range(length):
+        cv2.circle(hat, (start + 14 * k, 100 + 5 * k - 5 * (length // 2)), 5, 50, -1)
+    pips = [Pip(200.0 + 14 * k, 100.0 + 5 * k, 10.0, 1.0, contrast) for k in (-1, 0, 1)]
+    return pips, hat
+
+
+@pytest.mark.parametrize(("length", "contrast", "dropped"),
+                         [(21, 55.0, True), (3, 55.0, False), (21, 110.0, False)])
+def test_row_of_weak_pips_going_on_is_no_die(length: int, contrast: float,
+                                             dropped: bool) -> None:
+    """Three unread pips in a row beside a read 4 are dropped only when the row goes on past
+    them for a die edge both ways and they are weak beside the 4 (a dotted line); a row
+    ending at its pips, or as strong as the read die, stays an unread die."""
+    config = DiceConfig.preset("table")
+    pips, hat = _dotted(length, contrast)
+    four = [Pip(300.0 + dx, 30.0 + dy, 10.0, 1.0, 120.0) for dx in (0, 14) for dy in (0, 14)]
+    s = config.rectified_px_per_mm
+    row = GridFace(None, (200 / s, 100 / s), 0.0, _nominal_pitch(config), (0, 1, 2), 1.0)
+    die = GridFace(4, (307 / s, 37 / s), 0.0, 14 / s, (3, 4, 5, 6), 0.1)
+    faces = [(row, pips), (die, four)]
+    layers = [(pips + four, None, None, hat, None)]
+    shown = _without_dotted_rows(faces, [row, die], layers, config)
+    assert shown == [None if dropped else row, die]

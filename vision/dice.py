@@ -219,6 +219,10 @@ class DiceConfig:
     # hiding that die's side, shows its own sides there, as strong as the die's top
     # (0.90-1.10 on the referee's table); a side's pip has only the table in front; 0: off
     front_one_reach: float = 0.0
+    # ... that pip lying at least this many die edges from the lone pip towards the lens
+    # (its own sides: 0.72-1.14 at the referee's far side): a pip of the same side of a
+    # die behind, beside the lone pip across the view (0.09), fits a turn of a side too
+    front_one_ahead: float = 0.0
     # die edges: a lone pip under side_pip_share of a read face's strength, this near where
     # its die shows a pip on a side towards the lens (any turn, for a 1), is that pip; 0: off
     side_pip_reach: float = 0.0
@@ -1209,13 +1213,16 @@ def _shows_own_sides(members: dict[GridFace, list[Pip]], layers: list,
                      lens: tuple[np.ndarray, float], config: DiceConfig, face: GridFace) -> bool:
     """Whether a lone pip's die, standing where its footprint puts it, shows a pip of the
     pip's colour within ``front_one_reach`` die edges of a side pip towards the lens (any
-    turn) and within ``unread_beside`` die edges of it: a 1 standing in front of a die
-    shows its own sides there; that die's side pip has the table in front of it
-    (`drop_side_faces`)."""
+    turn), within ``unread_beside`` die edges of it and ``front_one_ahead`` towards the
+    lens from it: a 1 standing in front of a die shows its own sides there; that die's
+    side pip has the table in front of it (`drop_side_faces`)."""
     own = members[face][0]
     pips, pts = next((p, q) for p, q, *_ in layers if any(x is own for x in p))
     spot, edge = footprint(face, lens, config)
-    near = np.hypot(*(pts - np.asarray(face.centre)).T) <= config.unread_beside * edge
+    offsets = pts - np.asarray(face.centre)
+    towards = lens[0] - np.asarray(face.centre)
+    near = ((np.hypot(*offsets.T) <= config.unread_beside * edge)
+            & (offsets @ towards >= config.front_one_ahead * edge * np.linalg.norm(towards)))
     return any(_side_pip_of(q, face, spot, edge, lens, config, config.front_one_reach)
                for p, q, close in zip(pips, pts, near, strict=True) if close and p is not own)
 

@@ -861,7 +861,8 @@ def test_one_standing_in_front_of_a_die_is_no_side_of_it():
     towards the lens hides the 3's side and lies within ``side_match`` of it; as a lone pip
     it was dropped as that side's pip, as strong as it is (1.03 of the 3's). Its own die
     shows a pip of a side towards the lens (`_shows_own_sides`, ``front_one_reach``), so it
-    is held to ``side_match_share`` as a face of 2+ pips is; a weak one is still a side."""
+    is held to ``side_match_share`` as a face of 2+ pips is; a weak one is still a side,
+    and so is a pip of a side whose neighbour on that side lies across the view."""
     from vision.dice import _shows_own_sides
 
     lens = (np.array([253.47, 505.54]), 494.99)
@@ -884,6 +885,17 @@ def test_one_standing_in_front_of_a_die_is_no_side_of_it():
     off = dataclasses.replace(TABLE, front_one_reach=0.01)
     layers = [([top, side], np.array([(top.x, top.y), (side.x, side.y)]))]
     assert _shows_own_sides({one: [top]}, layers, lens, off, one) is False
+
+    # seed 200262: a 5's side towards the lens, two of its pips read as lone 1s, one beside
+    # the other across the view (``front_one_ahead``), the 5's top pips behind them
+    side_one = GridFace(1, (498.53, 43.30), 0.0, 4.294, (0,), 0.0, 16)
+    pips = [pip(498.53, 43.30, 654.2), pip(490.55, 40.81, 643.0), pip(502.64, 35.39, 657.5),
+            pip(494.50, 32.92, 680.8), pip(505.71, 27.80, 692.8), pip(497.51, 25.33, 706.1)]
+    layers = [(pips, np.array([(p.x, p.y) for p in pips]))]
+    members = {side_one: pips[:1]}
+    assert _shows_own_sides(members, layers, lens, TABLE, side_one) is False
+    across = dataclasses.replace(TABLE, front_one_ahead=0.0)
+    assert _shows_own_sides(members, layers, lens, across, side_one) is True
 
 
 def test_weak_face_on_the_sides_of_the_dice_beside_it_is_no_die():

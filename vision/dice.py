@@ -1148,7 +1148,7 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     bar_sixes = (_table_bar_sixes(faces, layers, faint_blobs, lo, lens, config)
                  if faint_blobs else [])
     faces += bar_sixes
-    front = (partial(_shows_own_sides, dict(faces), layers, lens, config)
+    front = (partial(_shows_own_sides, faces, layers, lens, config)
              if config.front_one_reach else None)
     shown = drop_side_faces([f for f, _ in faces], lens, config, _strengths(faces), front)
     if config.one_beside_pips:
@@ -1209,14 +1209,14 @@ def _strong_sides(shown: list[GridFace | None], lens: tuple[np.ndarray, float],
     return flagged
 
 
-def _shows_own_sides(members: dict[GridFace, list[Pip]], layers: list,
+def _shows_own_sides(faces: list[tuple[GridFace, list[Pip]]], layers: list,
                      lens: tuple[np.ndarray, float], config: DiceConfig, face: GridFace) -> bool:
     """Whether a lone pip's die, standing where its footprint puts it, shows a pip of the
     pip's colour within ``front_one_reach`` die edges of a side pip towards the lens (any
     turn), within ``unread_beside`` die edges of it and ``front_one_ahead`` towards the
     lens from it: a 1 standing in front of a die shows its own sides there; that die's
     side pip has the table in front of it (`drop_side_faces`)."""
-    own = members[face][0]
+    own = next(members for f, members in faces if f is face)[0]
     pips, pts = next((p, q) for p, q, *_ in layers if any(x is own for x in p))
     spot, edge = footprint(face, lens, config)
     offsets = pts - np.asarray(face.centre)
@@ -2191,9 +2191,9 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     foreshortened; a lone pip too if ``in_front`` finds its die's own sides), or when,
     lowered from the die's height to the table, its die would stand inside another die
     whose face lies farther from the point under the lens (dice cannot stand inside each
-    other), or when it is under ``side_face_share`` of a read
-    die's strength and all its pips lie on the sides of such dice as the top view shows
-    them (`_on_sides`: pips of two touching dice's sides fit a 2). First, with
+    other), or when it is under ``side_face_share`` of a read die's strength and all its
+    pips lie on the sides of such dice as the top view shows them (`_on_sides`: pips of
+    two touching dice's sides fit a 2). First, with
     ``side_pip_reach``, a lone pip under ``side_pip_share`` of a read face's strength
     (``strength``: mean diameter x contrast of each face's pips) is dropped where that
     face's die shows a pip on a side (`_side_pip_of`): under a steep view such a pip shows

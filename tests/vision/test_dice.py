@@ -881,10 +881,10 @@ def test_one_standing_in_front_of_a_die_is_no_side_of_it():
     behind = [pip(528.04, 53.16, 1286.8), pip(519.22, 50.61, 995.3)]
     for pips, shows in ([top, side, *behind], True), ([top, *behind], False):
         layers = [(pips, np.array([(p.x, p.y) for p in pips]))]
-        assert _shows_own_sides({one: [top]}, layers, lens, TABLE, one) is shows
+        assert _shows_own_sides([(one, [top])], layers, lens, TABLE, one) is shows
     off = dataclasses.replace(TABLE, front_one_reach=0.01)
     layers = [([top, side], np.array([(top.x, top.y), (side.x, side.y)]))]
-    assert _shows_own_sides({one: [top]}, layers, lens, off, one) is False
+    assert _shows_own_sides([(one, [top])], layers, lens, off, one) is False
 
     # seed 200262: a 5's side towards the lens, two of its pips read as lone 1s, one beside
     # the other across the view (``front_one_ahead``), the 5's top pips behind them
@@ -892,7 +892,7 @@ def test_one_standing_in_front_of_a_die_is_no_side_of_it():
     pips = [pip(498.53, 43.30, 654.2), pip(490.55, 40.81, 643.0), pip(502.64, 35.39, 657.5),
             pip(494.50, 32.92, 680.8), pip(505.71, 27.80, 692.8), pip(497.51, 25.33, 706.1)]
     layers = [(pips, np.array([(p.x, p.y) for p in pips]))]
-    members = {side_one: pips[:1]}
+    members = [(side_one, pips[:1])]
     assert _shows_own_sides(members, layers, lens, TABLE, side_one) is False
     across = dataclasses.replace(TABLE, front_one_ahead=0.0)
     assert _shows_own_sides(members, layers, lens, across, side_one) is True

@@ -17,7 +17,7 @@ import statistics
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -225,6 +225,15 @@ class DiceConfig:
     # table), a die standing in front of it, hiding it, is not (1.05-1.15: a 6 before a 4,
     # a 3 before a 5); a lone pip is not held to it (side pips of 1s measure up to 1.2); 0: any
     side_match_share: float = 0.0
+    # ... a lone pip too, if its own die shows a pip within this many die edges of a side
+    # pip towards the lens (any turn; `_side_pip_of`): a 1 standing in front of a die,
+    # hiding that die's side, shows its own sides there, as strong as the die's top
+    # (0.90-1.10 on the referee's table); a side's pip has only the table in front; 0: off
+    front_one_reach: float = 0.0
+    # ... that pip lying at least this many die edges from the lone pip towards the lens
+    # (its own sides: 0.72-1.14 at the referee's far side): a pip of the same side of a
+    # die behind, beside the lone pip across the view (0.09), fits a turn of a side too
+    front_one_ahead: float = 0.0
     # die edges: a lone pip under side_pip_share of a read face's strength, this near where
     # its die shows a pip on a side towards the lens (any turn, for a 1), is that pip; 0: off
     side_pip_reach: float = 0.0
@@ -1150,7 +1159,9 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     bar_sixes = (_table_bar_sixes(faces, layers, faint_blobs, lo, lens, config)
                  if faint_blobs else [])
     faces += bar_sixes
-    shown = drop_side_faces([f for f, _ in faces], lens, config, _strengths(faces))
+    front = (partial(_shows_own_sides, faces, layers, lens, config)
+             if config.front_one_reach else None)
+    shown = drop_side_faces([f for f, _ in faces], lens, config, _strengths(faces), front)
     if config.dotted_row_reach:
         shown = _without_dotted_rows(faces, shown, layers, config)
     if config.one_beside_pips:
@@ -1209,6 +1220,24 @@ def _strong_sides(shown: list[GridFace | None], lens: tuple[np.ndarray, float],
                 flagged.add(id(g))
                 break
     return flagged
+
+
+def _shows_own_sides(faces: list[tuple[GridFace, list[Pip]]], layers: list,
+                     lens: tuple[np.ndarray, float], config: DiceConfig, face: GridFace) -> bool:
+    """Whether a lone pip's die, standing where its footprint puts it, shows a pip of the
+    pip's colour within ``front_one_reach`` die edges of a side pip towards the lens (any
+    turn), within ``unread_beside`` die edges of it and ``front_one_ahead`` towards the
+    lens from it: a 1 standing in front of a die shows its own sides there; that die's
+    side pip has the table in front of it (`drop_side_faces`)."""
+    own = next(members for f, members in faces if f is face)[0]
+    pips, pts = next((p, q) for p, q, *_ in layers if any(x is own for x in p))
+    spot, edge = footprint(face, lens, config)
+    offsets = pts - np.asarray(face.centre)
+    towards = lens[0] - np.asarray(face.centre)
+    near = ((np.hypot(*offsets.T) <= config.unread_beside * edge)
+            & (offsets @ towards >= config.front_one_ahead * edge * np.linalg.norm(towards)))
+    return any(_side_pip_of(q, face, spot, edge, lens, config, config.front_one_reach)
+               for p, q, close in zip(pips, pts, near, strict=True) if close and p is not own)
 
 
 def _ones_beside_pips(faces: list[tuple[GridFace, list[Pip]]], shown: list[GridFace | None],
@@ -2164,18 +2193,20 @@ def footprint(face: GridFace, lens: tuple[np.ndarray, float],
 
 def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
                     config: DiceConfig,
-                    strength: dict[GridFace, float] | None = None) -> list[GridFace | None]:
+                    strength: dict[GridFace, float] | None = None,
+                    in_front: Callable[[GridFace], bool] | None = None) -> list[GridFace | None]:
     """A side face seen from above looks like a face of its own, beside the top face on the
     side towards the lens. A face is dropped as a side face when it lies within
     ``side_match`` die edges of where a read top face's die shows a side towards the lens
     (its sides are squashed too little in the top view to tell by shape, and a 1 or 2 has no
     shape to tell by) and, unless a lone pip, weaker than that die's face
     (``side_match_share``: a die in front of that side hides it, and is not
-    foreshortened), or when, lowered from the die's height to the table, its die would
-    stand inside another die whose face lies farther from the point under the lens (dice
-    cannot stand inside each other), or when it is under ``side_face_share`` of a read
-    die's strength and all its pips lie on the sides of such dice as the top view shows
-    them (`_on_sides`: pips of two touching dice's sides fit a 2). First, with
+    foreshortened; a lone pip too if ``in_front`` finds its die's own sides), or when,
+    lowered from the die's height to the table, its die would stand inside another die
+    whose face lies farther from the point under the lens (dice cannot stand inside each
+    other), or when it is under ``side_face_share`` of a read die's strength and all its
+    pips lie on the sides of such dice as the top view shows them (`_on_sides`: pips of
+    two touching dice's sides fit a 2). First, with
     ``side_pip_reach``, a lone pip under ``side_pip_share`` of a read face's strength
     (``strength``: mean diameter x contrast of each face's pips) is dropped where that
     face's die shows a pip on a side (`_side_pip_of`): under a steep view such a pip shows
@@ -2216,10 +2247,12 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
                         and strength.get(face, 0.0)
                         < config.side_face_share * strength.get(f, 0.0)]
             side = bool(over) or any(
-                min((math.dist(face.centre, q) for q in shown), default=math.inf)
-                < config.side_match * e for f, _, e, shown in read if f is not face
-                and (lone(face) or not config.side_match_share or strength.get(face, 0.0)
-                     < config.side_match_share * strength.get(f, 0.0))
+                lone(face) and not (in_front and in_front(face))
+                or not config.side_match_share
+                or strength.get(face, 0.0) < config.side_match_share * strength.get(f, 0.0)
+                for f, _, e, shown in read if f is not face
+                and min((math.dist(face.centre, q) for q in shown), default=math.inf)
+                < config.side_match * e
             ) or _on_sides(face, stronger, lens)
             if config.one_over_one and lone(face):
                 unsure.update(f for f in over if lone(f) and f.value == 1

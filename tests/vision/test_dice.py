@@ -856,6 +856,48 @@ def test_unread_side_of_a_far_die_is_no_die():
     assert drop_side_faces([one, die], lens, TABLE, {one: 1623.3, die: 1226.9}) == [one, die]
 
 
+def test_one_standing_in_front_of_a_die_is_no_side_of_it():
+    """Referee's table scene (Cuatro tuning seed 200377): a flat 1 touching a 3 on the side
+    towards the lens hides the 3's side and lies within ``side_match`` of it; as a lone pip
+    it was dropped as that side's pip, as strong as it is (1.03 of the 3's). Its own die
+    shows a pip of a side towards the lens (`_shows_own_sides`, ``front_one_reach``), so it
+    is held to ``side_match_share`` as a face of 2+ pips is; a weak one is still a side,
+    and so is a pip of a side whose neighbour on that side lies across the view."""
+    from vision.dice import _shows_own_sides
+
+    lens = (np.array([253.47, 505.54]), 494.99)
+    three = GridFace(3, (529.84, 47.81), math.radians(-116.4), 3.996, (18, 20, 21), 0.001, 273)
+    one = GridFace(1, (515.83, 62.15), 0.0, 4.036, (17,), 0.0, 16)
+    strength = {three: 1288.0, one: 1322.3}
+    assert drop_side_faces([three, one], lens, TABLE, strength) == [three, None]
+    assert drop_side_faces([three, one], lens, TABLE, strength, lambda f: True) == [three, one]
+    weak = {three: 1288.0, one: 1000.0}
+    assert drop_side_faces([three, one], lens, TABLE, weak, lambda f: True) == [three, None]
+
+    def pip(x: float, y: float, strength: float) -> Pip:
+        return Pip(x, y, 10.0, 0.9, strength / 10.0)
+
+    top, side = pip(515.83, 62.15, 1322.3), pip(508.03, 71.86, 622.0)
+    behind = [pip(528.04, 53.16, 1286.8), pip(519.22, 50.61, 995.3)]
+    for pips, shows in ([top, side, *behind], True), ([top, *behind], False):
+        layers = [(pips, np.array([(p.x, p.y) for p in pips]))]
+        assert _shows_own_sides([(one, [top])], layers, lens, TABLE, one) is shows
+    off = dataclasses.replace(TABLE, front_one_reach=0.01)
+    layers = [([top, side], np.array([(top.x, top.y), (side.x, side.y)]))]
+    assert _shows_own_sides([(one, [top])], layers, lens, off, one) is False
+
+    # seed 200262: a 5's side towards the lens, two of its pips read as lone 1s, one beside
+    # the other across the view (``front_one_ahead``), the 5's top pips behind them
+    side_one = GridFace(1, (498.53, 43.30), 0.0, 4.294, (0,), 0.0, 16)
+    pips = [pip(498.53, 43.30, 654.2), pip(490.55, 40.81, 643.0), pip(502.64, 35.39, 657.5),
+            pip(494.50, 32.92, 680.8), pip(505.71, 27.80, 692.8), pip(497.51, 25.33, 706.1)]
+    layers = [(pips, np.array([(p.x, p.y) for p in pips]))]
+    members = [(side_one, pips[:1])]
+    assert _shows_own_sides(members, layers, lens, TABLE, side_one) is False
+    across = dataclasses.replace(TABLE, front_one_ahead=0.0)
+    assert _shows_own_sides(members, layers, lens, across, side_one) is True
+
+
 def test_weak_face_on_the_sides_of_the_dice_beside_it_is_no_die():
     """Cuatro seed 277 on the simulated table: blue dice 1 1 1 2 2 read as seven dice in
     every frame of their rest, and the throw was never counted. Two pips of the sides of

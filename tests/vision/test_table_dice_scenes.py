@@ -182,3 +182,18 @@ def test_row_of_weak_pips_going_on_is_no_die(length: int, contrast: float,
     layers = [(pips + four, None, None, hat, None)]
     shown = _without_dotted_rows(faces, [row, die], layers, config)
     assert shown == [None if dropped else row, die]
+
+
+@pytest.mark.parametrize("seed", [200377, 200681])
+def test_one_in_front_of_a_die_is_read_on_the_table(seed: int) -> None:
+    """Five flat dice read right, a 1 among them touching a die on the side towards the lens
+    at the dice area's far side; without ``front_one_reach`` that 1 is dropped as the side
+    of the die behind it, which it hides (the throw is then missing a die)."""
+    _, out, area, area_mm = next(_bench().scenes("cuatro", seed, 1))
+    true = sorted(d.value for d in out.truth.dice)
+    config = DiceConfig.preset("table")
+    assert _sure(read_dice(out.frame, area, config, area_mm)) == true
+    off = dataclasses.replace(config, front_one_reach=0.0)
+    without = sorted(r.value or 0 for r in read_dice(out.frame, area, off, area_mm))
+    true.remove(1)
+    assert without == true

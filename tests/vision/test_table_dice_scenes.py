@@ -74,9 +74,13 @@ def test_flat_one_beside_its_own_steep_side_is_read(seed: int) -> None:
     _, out, area, area_mm = next(_bench().scenes("cuatro", seed, 1))
     true = sorted(d.value for d in out.truth.dice)
     config = DiceConfig.preset("table")
-    assert sorted(r.value or 0 for r in read_dice(out.frame, area, config, area_mm)) == true
+    assert _values(read_dice(out.frame, area, config, area_mm)) == true
     before = dataclasses.replace(config, one_own_side_reach=0.0)
     assert None in [r.value for r in read_dice(out.frame, area, before, area_mm)]
+
+
+def _values(readings: list[DieReading]) -> list[int]:
+    return sorted(r.value or 0 for r in readings)
 
 
 def _sure(readings: list[DieReading]) -> list[int]:
@@ -105,14 +109,10 @@ def test_far_die_s_side_is_no_unread_die_on_the_table(seed: int) -> None:
     sixth, unread."""
     _, out, area, area_mm = next(_bench().scenes("cuatro", seed, 1))
     config = DiceConfig.preset("table")
-    read = sorted(r.value or 0 for r in read_dice(out.frame, area, config, area_mm))
+    read = _values(read_dice(out.frame, area, config, area_mm))
     assert read == sorted(d.value for d in out.truth.dice)
     off = dataclasses.replace(config, unread_side_match=0.0)
-    assert sorted(r.value or 0 for r in read_dice(out.frame, area, off, area_mm)) == [0, *read]
-
-
-def _values(readings: list[DieReading]) -> list[int]:
-    return sorted(r.value or 0 for r in readings)
+    assert _values(read_dice(out.frame, area, off, area_mm)) == [0, *read]
 
 
 @pytest.mark.parametrize(("game", "seed"), [("cuatro", 200655), ("spexxx", 200335)])
@@ -194,6 +194,6 @@ def test_one_in_front_of_a_die_is_read_on_the_table(seed: int) -> None:
     config = DiceConfig.preset("table")
     assert _sure(read_dice(out.frame, area, config, area_mm)) == true
     off = dataclasses.replace(config, front_one_reach=0.0)
-    without = sorted(r.value or 0 for r in read_dice(out.frame, area, off, area_mm))
+    without = _values(read_dice(out.frame, area, off, area_mm))
     true.remove(1)
     assert without == true

@@ -604,6 +604,12 @@ class VisionConfig:
     #: face's diameter long, giving way to another piece colour, is a tower's top meeting
     #: a neighbour's piece: the silhouette ends there.
     neighbour_run_ratio: float = 0.8
+    #: ... also where up to this much between the two shows no majority colour (a
+    #: blurred or shaded border where the lines disagree, or a dark gap): such a sample
+    #: hid the neighbour, and the silhouette ran on over it to the end of its line,
+    #: reading 3-4 high towers five (board bench tuning seeds 1 and 5: 9 of the 99 wrong
+    #: heights where one more piece moves the top 4+ px).
+    neighbour_gap_mm: float = 1.0
     #: ... unless the silhouette measured whole (not ended there) fits a height with its
     #: top face's colour share better by this much (cost units: layers of mismatch): a
     #: tall tower's own upper pieces of another colour above a long side (board bench

@@ -841,8 +841,9 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     # a run of `gap` outside samples ends the silhouette; seams between pieces don't
     total = np.cumsum(np.pad(outsides, ((0, 0), (1, 0))), axis=1)
     runs = total[:, gap:] - total[:, :-gap] >= gap  # run[i]: i..i+gap-1 out
-    top_colours = _majority_colours(labels.reshape(len(fields), geometry.profile_lines, -1),
-                                    players)
+    top_colours = _bridge_unsure(
+        _majority_colours(labels.reshape(len(fields), geometry.profile_lines, -1), players),
+        int(round(config.neighbour_gap_mm / config.profile_step_mm)))
     # where each silhouette starts and ends, for all fields at once; only the edges'
     # refinement goes field by field
     first = max(0, centre - gap + 1)
@@ -931,6 +932,20 @@ def _majority_colours(labels: np.ndarray, players: int) -> np.ndarray:
     lines = labels.shape[1]
     counts = np.stack([(labels == c).sum(axis=1) for c in range(players)])
     return np.where(counts.max(axis=0) * 2 > lines, counts.argmax(axis=0), -1)
+
+
+def _bridge_unsure(colour: np.ndarray, longest: int) -> np.ndarray:
+    """``colour`` (fields, samples; -1 where no colour has a majority) with runs of at
+    most ``longest`` such samples between two colours taken as the colour before: a
+    blurred border between a tower's top and a neighbour's piece often has one, which
+    hid the neighbour from :func:`_neighbour_edges`."""
+    samples = colour.shape[1]
+    index = np.arange(samples)
+    known = colour >= 0
+    last = np.maximum.accumulate(np.where(known, index, -1), axis=1)
+    following = np.minimum.accumulate(np.where(known, index, samples)[:, ::-1], axis=1)[:, ::-1]
+    bridged = ~known & (last >= 0) & (following < samples) & (following - last - 1 <= longest)
+    return np.where(bridged, np.take_along_axis(colour, np.maximum(last, 0), axis=1), colour)
 
 
 def _neighbour_edges(colour: np.ndarray, ends: np.ndarray, centre: int, top_run: float,

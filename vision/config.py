@@ -615,6 +615,12 @@ class VisionConfig:
     #: tall tower's own upper pieces of another colour above a long side (board bench
     #: tuning seeds: such towers 1.4-2.2 better; a cut a few tenths of a mm short, 0.06).
     whole_tower_margin: float = 0.5
+    #: A silhouette that runs on to the end of its line with no neighbour found ends,
+    #: past a top face's run of its top colour, at the strongest step of its profile
+    #: colour if that is at least this much (normalised BGR levels, ``edge_plateau_mm``
+    #: either side): the table beyond the board or a neighbour's piece labelled the top's
+    #: colour (read whole too, as a neighbour's cut is).
+    top_step_contrast: float = 50.0
     #: A run of tower colour at least ``base_side_run_mm`` long, this side of the base the
     #: silhouette picked and parted from it by at most ``base_seam_gap_mm`` of non-piece
     #: colour (the dark shaded seam above a lower piece), is that lower piece's side: the

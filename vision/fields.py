@@ -873,8 +873,10 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
         end = int(ends[k])  # first outside sample after it
         if has_after[k]:
             far = _refine_edge(colours, t, end, -1, _crossing(t, profile, end - 1, end), config)
-        if touching[k] >= 0:
-            c = int(touching[k])
+        c = int(touching[k])
+        if c < 0 and not has_after[k]:
+            c = _top_step(colours, top_colours[k], top_run, config)
+        if c >= 0:
             whole[k] = far
             far = _refine_edge(colours, t, c, -1, float(t[c]) - 0.5 * (t[1] - t[0]), config)
         extents[k] = (edge, far)
@@ -932,6 +934,30 @@ def _majority_colours(labels: np.ndarray, players: int) -> np.ndarray:
     lines = labels.shape[1]
     counts = np.stack([(labels == c).sum(axis=1) for c in range(players)])
     return np.where(counts.max(axis=0) * 2 > lines, counts.argmax(axis=0), -1)
+
+
+def _top_step(colours: np.ndarray, colour: np.ndarray, top_run: float,
+              config: VisionConfig) -> int:
+    """Where a silhouette that ran on to the end of its line in its top's colour most
+    likely ends: the first sample past the strongest step in its profile ``colours``
+    (``edge_plateau_mm`` either side, at least ``top_step_contrast``) at least
+    ``top_run`` samples into that colour's last run; -1 where there is none. The table
+    beyond the board, or a neighbour's piece, labelled the top's colour otherwise read
+    3-4 high towers five (board bench tuning seeds 1 and 5)."""
+    known = np.flatnonzero(colour >= 0)
+    if not len(known):
+        return -1
+    other = np.flatnonzero(colour[:known[-1]] != colour[known[-1]])
+    first = (int(other[-1]) + 1 if len(other) else 0) + int(math.ceil(top_run))
+    width = max(2, int(round(config.edge_plateau_mm / config.profile_step_mm)))
+    first = max(first, width)
+    if first >= len(colours) - width:
+        return -1
+    total = np.cumsum(np.pad(colours, ((1, 0), (0, 0))), axis=0)
+    at = np.arange(first, len(colours) - width + 1)
+    step = np.linalg.norm(total[at + width] - 2 * total[at] + total[at - width], axis=1) / width
+    best = int(step.argmax())
+    return int(at[best]) if step[best] >= config.top_step_contrast else -1
 
 
 def _bridge_unsure(colour: np.ndarray, longest: int) -> np.ndarray:

@@ -29,6 +29,7 @@ from vision.fields import (
     _neighbour_edges,
     _segment_medians,
     _segment_percentiles,
+    _top_step,
     far_edge_widths,
     look_alike_pieces,
     read_fields,
@@ -976,6 +977,44 @@ def test_a_top_parted_from_a_neighbour_s_piece_by_a_blurred_border_is_cut_there(
     assert {n: read[n][1] for n in towers} == towers
     old = read_states(read_board(rendered.frame, layout, calibration,
                                  replace(config, neighbour_gap_mm=0.0)))
+    assert {n: old[n][1] for n in towers} == dict.fromkeys(towers, 5)
+
+
+def test_a_top_run_to_the_end_of_its_line_ends_at_its_strongest_colour_step():
+    """Past a top face's run of the last colour, the first sample after the strongest
+    step of the profile colour, if it is strong enough; none where the run is too short
+    to hold a top face before the line ends, or the step too faint."""
+    config = replace(VisionConfig(), edge_plateau_mm=0.5, profile_step_mm=0.25,
+                     top_step_contrast=50.0)
+    colours = np.zeros((40, 3))
+    colours[:, 1] = 180.0
+    colours[28:] = (70.0, 130.0, 190.0)  # the table beyond: a step of 208
+    colour = np.full(40, 2)
+    colour[:6] = 1  # a lower piece's side of another colour
+    assert _top_step(colours, colour, 10, config) == 28
+    assert _top_step(colours, colour, 30, config) == -1  # no room for a top face
+    assert _top_step(colours, colour, 10, replace(config, top_step_contrast=250.0)) == -1
+
+
+@pytest.mark.parametrize("seed,index,towers", [
+    (1, 200, {"C1": 3}),  # a yellow top, the table beyond labelled yellow
+    (1, 460, {"A1": 4, "A5": 4}),
+])
+def test_a_silhouette_run_on_past_its_top_ends_at_the_colour_step(seed, index, towers):
+    """Board bench tuning seed 1, Just 4 Fun towers far from the nadir at the board's
+    edge: beyond the top the table (or a neighbour's piece) is labelled the top's colour,
+    the silhouette ran on to the end of its line and the towers read five. Ended at the
+    profile colour's strongest step past a top face's run, they read right, unsure
+    (docs/vision.md, fifteenth session)."""
+    layout, calibration, rendered, _ = bench_frame(seed, index)
+    assert {n: field_states(rendered.truth)[n][1] for n in towers} == towers
+    config = VisionConfig()
+    reading = read_board(rendered.frame, layout, calibration, config)
+    read = read_states(reading)
+    assert {n: read[n][1] for n in towers} == towers
+    assert [n for n in towers if reading.fields[n].confidence >= config.uncertain_below] == []
+    old = read_states(read_board(rendered.frame, layout, calibration,
+                                 replace(config, top_step_contrast=math.inf)))
     assert {n: old[n][1] for n in towers} == dict.fromkeys(towers, 5)
 
 

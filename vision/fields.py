@@ -841,9 +841,8 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     # a run of `gap` outside samples ends the silhouette; seams between pieces don't
     total = np.cumsum(np.pad(outsides, ((0, 0), (1, 0))), axis=1)
     runs = total[:, gap:] - total[:, :-gap] >= gap  # run[i]: i..i+gap-1 out
-    top_colours = _bridge_unsure(
-        _majority_colours(labels.reshape(len(fields), geometry.profile_lines, -1), players),
-        int(round(config.neighbour_gap_mm / config.profile_step_mm)))
+    top_colours = _majority_colours(labels.reshape(len(fields), geometry.profile_lines, -1),
+                                    players)
     # where each silhouette starts and ends, for all fields at once; only the edges'
     # refinement goes field by field
     first = max(0, centre - gap + 1)
@@ -859,6 +858,11 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     after = runs[:, centre:]
     has_after = after.any(axis=1)
     ends = np.where(has_after, centre + after.argmax(axis=1), len(t))
+    # a silhouette that ran on to the end of its line may have run over a neighbour's
+    # piece across a border where no colour has a majority; elsewhere such a border is
+    # as likely a tall tower's own (one bridged there read a five-high tower one high)
+    top_colours = np.where(has_after[:, None], top_colours, _bridge_unsure(
+        top_colours, int(round(config.neighbour_gap_mm / config.profile_step_mm))))
     touching = _neighbour_edges(top_colours, ends, centre, top_run, gap)
     for k in np.flatnonzero(~outsides[:, centre]).tolist():
         profile = weights[k]

@@ -820,7 +820,10 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     colour ends where the colour changes (:func:`_neighbour_edges`); where one does, the
     far edge had it not ended there is returned too (NaN elsewhere): a tall tower's own
     upper pieces of another colour above a long side look the same
-    (:func:`measure_heights` judges both)."""
+    (:func:`measure_heights` judges both). One that ran on to the end of its line is
+    ended, still not delimited, at a neighbour's piece across a short border with no
+    majority colour (:func:`_bridge_unsure`), else at its colour's strongest step past
+    a top face (:func:`_top_step`), and judged whole too."""
     # silhouette: anything but the printed board (seams and deep shade on a tower's side
     # match no colour at all); off the board, where a tall tower's top often leans, only
     # piece colours count (the table there matches no colour either)
@@ -858,12 +861,14 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     after = runs[:, centre:]
     has_after = after.any(axis=1)
     ends = np.where(has_after, centre + after.argmax(axis=1), len(t))
+    touching = _neighbour_edges(top_colours, ends, centre, top_run, gap)
     # a silhouette that ran on to the end of its line may have run over a neighbour's
     # piece across a border where no colour has a majority; elsewhere such a border is
-    # as likely a tall tower's own (one bridged there read a five-high tower one high)
+    # as likely a tall tower's own (one bridged there read a five-high tower one high).
+    # Where it ends then is a guess: it leaves the silhouette not delimited.
     top_colours = np.where(has_after[:, None], top_colours, _bridge_unsure(
         top_colours, int(round(config.neighbour_gap_mm / config.profile_step_mm))))
-    touching = _neighbour_edges(top_colours, ends, centre, top_run, gap)
+    guessed = _neighbour_edges(top_colours, ends, centre, top_run, gap)
     for k in np.flatnonzero(~outsides[:, centre]).tolist():
         profile = weights[k]
         colours = profiles.colours[k]
@@ -879,7 +884,9 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
             far = _refine_edge(colours, t, end, -1, _crossing(t, profile, end - 1, end), config)
         c = int(touching[k])
         if c < 0 and not has_after[k]:
-            c = _top_step(colours, top_colours[k], top_run, config)
+            c = int(guessed[k])
+            if c < 0:
+                c = _top_step(colours, top_colours[k], top_run, config)
         if c >= 0:
             whole[k] = far
             far = _refine_edge(colours, t, c, -1, float(t[c]) - 0.5 * (t[1] - t[0]), config)

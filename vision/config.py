@@ -609,6 +609,20 @@ class VisionConfig:
     #: tall tower's own upper pieces of another colour above a long side (board bench
     #: tuning seeds: such towers 1.4-2.2 better; a cut a few tenths of a mm short, 0.06).
     whole_tower_margin: float = 0.5
+    #: A silhouette that ran on to the end of its line ends at a neighbour's piece (not
+    #: delimited) also where up to this much between its top and the piece shows no
+    #: majority colour (a blurred or shaded border where the lines disagree, or a dark
+    #: gap): such a sample hid the neighbour, reading 3-4 high towers five (board bench
+    #: tuning seeds 1 and 5: 9 of the 99 wrong heights where one more piece moves the top
+    #: 4+ px). Not where the silhouette ends by itself: there such a border is as likely
+    #: a tower's own.
+    neighbour_gap_mm: float = 1.0
+    #: A silhouette that runs on to the end of its line with no neighbour found ends,
+    #: past a top face's run of its top colour, at the strongest step of its profile
+    #: colour if that is at least this much (normalised BGR levels, ``edge_plateau_mm``
+    #: either side), not delimited: the table beyond the board or a neighbour's piece
+    #: labelled the top's colour (read whole too, as a neighbour's cut is).
+    top_step_contrast: float = 50.0
     #: A run of tower colour at least ``base_side_run_mm`` long, this side of the base the
     #: silhouette picked and parted from it by at most ``base_seam_gap_mm`` of non-piece
     #: colour (the dark shaded seam above a lower piece), is that lower piece's side: the

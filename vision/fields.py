@@ -820,7 +820,10 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     colour ends where the colour changes (:func:`_neighbour_edges`); where one does, the
     far edge had it not ended there is returned too (NaN elsewhere): a tall tower's own
     upper pieces of another colour above a long side look the same
-    (:func:`measure_heights` judges both)."""
+    (:func:`measure_heights` judges both). One that ran on to the end of its line is
+    ended, still not delimited, at a neighbour's piece across a short border with no
+    majority colour (:func:`_bridge_unsure`), else at its colour's strongest step past
+    a top face (:func:`_top_step`), and judged whole too."""
     # silhouette: anything but the printed board (seams and deep shade on a tower's side
     # match no colour at all); off the board, where a tall tower's top often leans, only
     # piece colours count (the table there matches no colour either)
@@ -859,6 +862,13 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     has_after = after.any(axis=1)
     ends = np.where(has_after, centre + after.argmax(axis=1), len(t))
     touching = _neighbour_edges(top_colours, ends, centre, top_run, gap)
+    # a silhouette that ran on to the end of its line may have run over a neighbour's
+    # piece across a border where no colour has a majority; elsewhere such a border is
+    # as likely a tall tower's own (one bridged there read a five-high tower one high).
+    # Where it ends then is a guess: it leaves the silhouette not delimited.
+    top_colours = np.where(has_after[:, None], top_colours, _bridge_unsure(
+        top_colours, int(round(config.neighbour_gap_mm / config.profile_step_mm))))
+    guessed = _neighbour_edges(top_colours, ends, centre, top_run, gap)
     for k in np.flatnonzero(~outsides[:, centre]).tolist():
         profile = weights[k]
         colours = profiles.colours[k]
@@ -872,8 +882,12 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
         end = int(ends[k])  # first outside sample after it
         if has_after[k]:
             far = _refine_edge(colours, t, end, -1, _crossing(t, profile, end - 1, end), config)
-        if touching[k] >= 0:
-            c = int(touching[k])
+        c = int(touching[k])
+        if c < 0 and not has_after[k]:
+            c = int(guessed[k])
+            if c < 0:
+                c = _top_step(colours, top_colours[k], top_run, config)
+        if c >= 0:
             whole[k] = far
             far = _refine_edge(colours, t, c, -1, float(t[c]) - 0.5 * (t[1] - t[0]), config)
         extents[k] = (edge, far)
@@ -931,6 +945,44 @@ def _majority_colours(labels: np.ndarray, players: int) -> np.ndarray:
     lines = labels.shape[1]
     counts = np.stack([(labels == c).sum(axis=1) for c in range(players)])
     return np.where(counts.max(axis=0) * 2 > lines, counts.argmax(axis=0), -1)
+
+
+def _top_step(colours: np.ndarray, colour: np.ndarray, top_run: float,
+              config: VisionConfig) -> int:
+    """Where a silhouette that ran on to the end of its line in its top's colour most
+    likely ends: the first sample past the strongest step in its profile ``colours``
+    (``edge_plateau_mm`` either side, at least ``top_step_contrast``) at least
+    ``top_run`` samples into that colour's last run; -1 where there is none. The table
+    beyond the board, or a neighbour's piece, labelled the top's colour otherwise read
+    3-4 high towers five (board bench tuning seeds 1 and 5)."""
+    known = np.flatnonzero(colour >= 0)
+    if not len(known):
+        return -1
+    other = np.flatnonzero(colour[:known[-1]] != colour[known[-1]])
+    first = (int(other[-1]) + 1 if len(other) else 0) + int(math.ceil(top_run))
+    width = max(2, int(round(config.edge_plateau_mm / config.profile_step_mm)))
+    first = max(first, width)
+    if first >= len(colours) - width:
+        return -1
+    total = np.cumsum(np.pad(colours, ((1, 0), (0, 0))), axis=0)
+    at = np.arange(first, len(colours) - width + 1)
+    step = np.linalg.norm(total[at + width] - 2 * total[at] + total[at - width], axis=1) / width
+    best = int(step.argmax())
+    return int(at[best]) if step[best] >= config.top_step_contrast else -1
+
+
+def _bridge_unsure(colour: np.ndarray, longest: int) -> np.ndarray:
+    """``colour`` (fields, samples; -1 where no colour has a majority) with runs of at
+    most ``longest`` such samples between two colours taken as the colour before: a
+    blurred border between a tower's top and a neighbour's piece often has one, which
+    hid the neighbour from :func:`_neighbour_edges`."""
+    samples = colour.shape[1]
+    index = np.arange(samples)
+    known = colour >= 0
+    last = np.maximum.accumulate(np.where(known, index, -1), axis=1)
+    following = np.minimum.accumulate(np.where(known, index, samples)[:, ::-1], axis=1)[:, ::-1]
+    bridged = ~known & (last >= 0) & (following < samples) & (following - last - 1 <= longest)
+    return np.where(bridged, np.take_along_axis(colour, np.maximum(last, 0), axis=1), colour)
 
 
 def _neighbour_edges(colour: np.ndarray, ends: np.ndarray, centre: int, top_run: float,

@@ -289,6 +289,10 @@ class DiceConfig:
     lean_outline_gap_px: float = 2.0
     lean_outline_near_body: float = 0.1
     lean_outline_one_reach: float = 0.6
+    # ... with lean_outline_through, a ray passing through another read die's outline on its
+    # way (points lean_outline_near_body die edges apart) is not judged either: the body it
+    # follows may be a touching die's of the same colour, running on past that outline
+    lean_outline_through: bool = False
     # Leaning 1s (top view, colour frames; the body followed as for lean_outline): a flat
     # 1's top face is a square round its pip, so on the half away from the lens its body
     # reaches as far at each angle as 90 degrees round; a read 1 whose reaches differ by a
@@ -1273,7 +1277,8 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
                      + c * across[:, 1:]], axis=2)
     rays = np.concatenate([rays, -rays], axis=1)  # (faces, rays, 2): each, then its opposite
     ends, judged, _, _ = _body_reach(frame, centres, tops, rays, outlines,
-                                     list(range(len(read))), view, config)
+                                     list(range(len(read))), view, config,
+                                     through=config.lean_outline_through)
     half = len(turns)
     wider = (ends[:, :half] - ends[:, half:]) / tops[:, None]  # farther than opposite
     valid = judged[:, :half] & judged[:, half:]
@@ -1456,13 +1461,14 @@ def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: np.nda
 def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: np.ndarray,
                 outlines: np.ndarray, owners: list[int], view: _TopView,
                 config: DiceConfig, starts: np.ndarray | None = None,
-                stop: float | None = None
+                stop: float | None = None, through: bool = False
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """How far the die body reaches from each face's centre along each of its ``rays``
     ((faces, rays, 2) unit vectors; top-face edges ``tops``): mm (faces, rays), whether
     each ray is judged (not ending within ``lean_outline_near_body`` die edges of another
     read die's outline, ``outlines`` (`_stacked_hulls`); ``owners``: each face's own
-    outline), each face's top colour's distance to the table's and its top's CIE L*.
+    outline; with ``through``, nor passing through one on its way), each face's top
+    colour's distance to the table's and its top's CIE L*.
     Each ray follows the body from ``lean_outline_span``'s start
     (or from ``starts``, mm (faces, rays), each ray's samples before it taken as body)
     until ``lean_outline_gap_px`` view pixels in a row are off it, or to past ``stop``
@@ -1523,6 +1529,14 @@ def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: 
     tips = centres[:, None, :] + rays * reach[..., None]
     inside = _inside_hulls(outlines, tips.reshape(-1, 2)).reshape(
         len(outlines), faces, -1)  # [outline, face, ray]
+    if through:  # points on each ray's way, from the span's start to its end
+        step = config.lean_outline_near_body * edges.min()
+        way = first * tops.min() + step * np.arange(int(np.ceil(
+            (last_share - first) * tops.max() / step)))
+        on = centres[:, None, None, :] + rays[:, :, None, :] * way[None, None, :, None]
+        passed = _inside_hulls(outlines, on.reshape(-1, 2)).reshape(
+            len(outlines), faces, rays.shape[1], len(way))
+        inside |= (passed & (way < ends[..., None])[None]).any(axis=3)
     inside[owners, np.arange(faces)] = False
     return (ends, ~inside.any(axis=0), np.linalg.norm(table - body, axis=1),
             body[:, 0] / config.lean_outline_lightness)

@@ -99,3 +99,18 @@ def test_far_die_s_side_is_no_unread_die_on_the_table(seed: int) -> None:
     assert read == sorted(d.value for d in out.truth.dice)
     off = dataclasses.replace(config, unread_side_match=0.0)
     assert sorted(r.value or 0 for r in read_dice(out.frame, area, off, area_mm)) == [0, *read]
+
+
+@pytest.mark.parametrize("seed", [200313, 200629])
+def test_flat_die_touching_one_of_its_colour_is_read_sure(seed: int) -> None:
+    """A flat die at the dice area's far side touching another of its colour (Cuatro tuning
+    scenes: a blue 2 beside a blue 6, a black 5 beside a black 5): ``lean_outline``'s rays
+    across the view follow the body on through the neighbour and past its outline, so the
+    die looked lopsided and was read at 0.4; with ``lean_outline_through`` those rays are
+    not judged and every value is read sure."""
+    _, out, area, area_mm = next(_bench().scenes("cuatro", seed, 1))
+    true = sorted(d.value for d in out.truth.dice)
+    config = DiceConfig.preset("table")
+    assert _sure(read_dice(out.frame, area, config, area_mm)) == true
+    off = dataclasses.replace(config, lean_outline_through=False)
+    assert len(_sure(read_dice(out.frame, area, off, area_mm))) == len(true) - 1

@@ -293,6 +293,10 @@ class DiceConfig:
     # way (points lean_outline_near_body die edges apart) is not judged either: the body it
     # follows may be a touching die's of the same colour, running on past that outline
     lean_outline_through: bool = False
+    # ... but not through the outline of a die the face may be a side of: lying nearer the
+    # point under the lens than that die, within this many of its edges across the way to
+    # it (a side read as a die runs on into its own die's body); 0: every outline
+    lean_outline_through_side: float = 0.0
     # Leaning 1s (top view, colour frames; the body followed as for lean_outline): a flat
     # 1's top face is a square round its pip, so on the half away from the lens its body
     # reaches as far at each angle as 90 degrees round; a read 1 whose reaches differ by a
@@ -1277,9 +1281,20 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     rays = np.stack([c * across[:, :1] - sn * across[:, 1:], sn * across[:, :1]
                      + c * across[:, 1:]], axis=2)
     rays = np.concatenate([rays, -rays], axis=1)  # (faces, rays, 2): each, then its opposite
+    through = None
+    if config.lean_outline_through:
+        through = np.ones((len(read), len(read)), dtype=bool)  # [outline, face]
+        if config.lean_outline_through_side:
+            for o, g in enumerate(read):
+                spot, edge = footprint(g, view.lens, config)
+                way = nadir - spot
+                way /= max(float(np.linalg.norm(way)), 1e-9)
+                off = centres - spot
+                along = off @ way
+                across = np.abs(off[:, 0] * way[1] - off[:, 1] * way[0])
+                through[o] = ~((along > 0) & (across < config.lean_outline_through_side * edge))
     ends, judged, _, _ = _body_reach(frame, centres, tops, rays, outlines,
-                                     list(range(len(read))), view, config,
-                                     through=config.lean_outline_through)
+                                     list(range(len(read))), view, config, through=through)
     half = len(turns)
     wider = (ends[:, :half] - ends[:, half:]) / tops[:, None]  # farther than opposite
     valid = judged[:, :half] & judged[:, half:]
@@ -1462,7 +1477,7 @@ def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: np.nda
 def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: np.ndarray,
                 outlines: np.ndarray, owners: list[int], view: _TopView,
                 config: DiceConfig, starts: np.ndarray | None = None,
-                stop: float | None = None, through: bool = False
+                stop: float | None = None, through: np.ndarray | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """How far the die body reaches from each face's centre along each of its ``rays``
     ((faces, rays, 2) unit vectors; top-face edges ``tops``): mm (faces, rays), whether
@@ -1530,14 +1545,14 @@ def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: 
     tips = centres[:, None, :] + rays * reach[..., None]
     inside = _inside_hulls(outlines, tips.reshape(-1, 2)).reshape(
         len(outlines), faces, -1)  # [outline, face, ray]
-    if through:  # points on each ray's way, from the span's start to its end
+    if through is not None:  # points on each ray's way, from the span's start to its end
         step = config.lean_outline_near_body * edges.min()
         way = first * tops.min() + step * np.arange(int(np.ceil(
             (last_share - first) * tops.max() / step)))
         on = centres[:, None, None, :] + rays[:, :, None, :] * way[None, None, :, None]
         passed = _inside_hulls(outlines, on.reshape(-1, 2)).reshape(
             len(outlines), faces, rays.shape[1], len(way))
-        inside |= (passed & (way < ends[..., None])[None]).any(axis=3)
+        inside |= (passed & (way < ends[..., None])[None]).any(axis=3) & through[..., None]
     inside[owners, np.arange(faces)] = False
     return (ends, ~inside.any(axis=0), np.linalg.norm(table - body, axis=1),
             body[:, 0] / config.lean_outline_lightness)

@@ -114,3 +114,17 @@ def test_flat_die_touching_one_of_its_colour_is_read_sure(seed: int) -> None:
     assert _sure(read_dice(out.frame, area, config, area_mm)) == true
     off = dataclasses.replace(config, lean_outline_through=False)
     assert len(_sure(read_dice(out.frame, area, off, area_mm))) == len(true) - 1
+
+
+def test_side_read_beside_its_die_stays_unsure_with_lean_outline_through() -> None:
+    """Cuatro scene 100363 (held out; the failure that shaped ``lean_outline_through_side``):
+    a far 1's side towards the lens is read as a sixth die, a 3, whose body runs on into
+    the 1's. ``lean_outline`` read it at 0.4; passing through every outline
+    (``lean_outline_through_side`` 0) made it sure. Rays through the outline of a die the
+    face may be a side of are judged still, and the side stays under 0.5."""
+    _, out, area, area_mm = next(_bench().scenes("cuatro", 100363, 1))
+    true = sorted(d.value for d in out.truth.dice)
+    config = DiceConfig.preset("table")
+    assert _sure(read_dice(out.frame, area, config, area_mm)) == true
+    every = dataclasses.replace(config, lean_outline_through_side=0.0)
+    assert len(_sure(read_dice(out.frame, area, every, area_mm))) == len(true) + 1

@@ -119,9 +119,10 @@ def test_flat_die_touching_one_of_its_colour_is_read_sure(seed: int) -> None:
 def test_side_read_beside_its_die_stays_unsure_with_lean_outline_through() -> None:
     """Cuatro scene 100363 (held out; the failure that shaped ``lean_outline_through_side``):
     a far 1's side towards the lens is read as a sixth die, a 3, whose body runs on into
-    the 1's. ``lean_outline`` read it at 0.4; passing through every outline
-    (``lean_outline_through_side`` 0) made it sure. Rays through the outline of a die the
-    face may be a side of are judged still, and the side stays under 0.5."""
+    the 1's, 0.15 of the 1's edges across the way to the lens. ``lean_outline`` read it at
+    0.4; passing through every outline (``lean_outline_through_side`` 0) made it sure. Rays
+    through the outline of a die the face may be a side of are judged still, and the side
+    stays under 0.5."""
     _, out, area, area_mm = next(_bench().scenes("cuatro", 100363, 1))
     true = sorted(d.value for d in out.truth.dice)
     config = DiceConfig.preset("table")

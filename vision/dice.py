@@ -1281,31 +1281,62 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     rays = np.stack([c * across[:, :1] - sn * across[:, 1:], sn * across[:, :1]
                      + c * across[:, 1:]], axis=2)
     rays = np.concatenate([rays, -rays], axis=1)  # (faces, rays, 2): each, then its opposite
-    through = None
-    if config.lean_outline_through:
-        through = np.ones((len(read), len(read)), dtype=bool)  # [outline, face]
-        if config.lean_outline_through_side:
-            for o, g in enumerate(read):
-                spot, edge = footprint(g, view.lens, config)
-                way = nadir - spot
-                way /= max(float(np.linalg.norm(way)), 1e-9)
-                off = centres - spot
-                along = off @ way
-                across = np.abs(off[:, 0] * way[1] - off[:, 1] * way[0])
-                through[o] = ~((along > 0) & (across < config.lean_outline_through_side * edge))
     ends, judged, _, _ = _body_reach(frame, centres, tops, rays, outlines,
-                                     list(range(len(read))), view, config, through=through)
+                                     list(range(len(read))), view, config)
     half = len(turns)
     wider = (ends[:, :half] - ends[:, half:]) / tops[:, None]  # farther than opposite
     valid = judged[:, :half] & judged[:, half:]
-    for g, w, ok in zip(read, wider, valid, strict=True):
-        for sign in (1, -1):
-            run = 0
-            for far, judge in zip(sign * w > config.lean_outline, ok, strict=True):
-                run = run + 1 if far and judge else 0
-                if run >= config.lean_outline_rays:
-                    flagged.add(id(g))
+    lopsided = [k for k in range(len(read)) if _lopsided(wider[k], valid[k], config)]
+    if config.lean_outline_through and lopsided:  # only these can change: rays are dropped
+        passed = _rays_through(read, centres, tops, rays, ends, outlines, lopsided, view,
+                               config)
+        valid[lopsided] &= ~(passed[:, :half] | passed[:, half:])
+        lopsided = [k for k in lopsided if _lopsided(wider[k], valid[k], config)]
+    flagged |= {id(read[k]) for k in lopsided}
     return flagged, tilted
+
+
+def _lopsided(wider: np.ndarray, valid: np.ndarray, config: DiceConfig) -> bool:
+    """``lean_outline``'s test of one face: its body reaching ``lean_outline`` top-face edges
+    farther one way than the other on ``lean_outline_rays`` judged rays in a row."""
+    for sign in (1, -1):
+        run = 0
+        for far, judge in zip(sign * wider > config.lean_outline, valid, strict=True):
+            run = run + 1 if far and judge else 0
+            if run >= config.lean_outline_rays:
+                return True
+    return False
+
+
+def _rays_through(read: list[GridFace], centres: np.ndarray, tops: np.ndarray,
+                  rays: np.ndarray, ends: np.ndarray, outlines: np.ndarray, which: list[int],
+                  view: _TopView, config: DiceConfig) -> np.ndarray:
+    """Whether each ray of the faces ``which`` (their rows of `_leaning_outlines`' arrays)
+    passes through another read die's outline on its way (points ``lean_outline_near_body``
+    die edges apart, from ``lean_outline_span``'s start to the ray's end): the body it
+    follows may be a touching die's of the same colour, running on past that outline. The
+    outline of a die the face may be a side of (nearer the point under the lens than that
+    die, within ``lean_outline_through_side`` of its edges across the way to it) does not
+    count: a side read as a die runs on into its own die's body."""
+    nadir, height = view.lens
+    first, last = config.lean_outline_span
+    step = config.lean_outline_near_body * float((tops * (height - tops) / height).min())
+    way = first * tops.min() + step * np.arange(int(np.ceil((last - first) * tops.max()
+                                                            / step)))
+    on = centres[which, None, None, :] + rays[which, :, None, :] * way[None, None, :, None]
+    passed = _inside_hulls(outlines, on.reshape(-1, 2)).reshape(
+        len(outlines), len(which), rays.shape[1], len(way))
+    passed &= (way < ends[which, :, None])[None]
+    counted = np.ones((len(outlines), len(which)), dtype=bool)  # [outline, face]
+    for o, g in enumerate(read):
+        spot, edge = footprint(g, view.lens, config)
+        to_lens = (nadir - spot) / max(float(np.linalg.norm(nadir - spot)), 1e-9)
+        off = centres[which] - spot
+        across = np.abs(off[:, 0] * to_lens[1] - off[:, 1] * to_lens[0])
+        counted[o] = ~((off @ to_lens > 0)
+                       & (across < config.lean_outline_through_side * edge))
+    counted[which, np.arange(len(which))] = False  # its own outline
+    return (passed.any(axis=3) & counted[..., None]).any(axis=0)
 
 
 def _read_outlines(read: list[GridFace], view: _TopView, config: DiceConfig) -> np.ndarray:
@@ -1477,14 +1508,13 @@ def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: np.nda
 def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: np.ndarray,
                 outlines: np.ndarray, owners: list[int], view: _TopView,
                 config: DiceConfig, starts: np.ndarray | None = None,
-                stop: float | None = None, through: np.ndarray | None = None
+                stop: float | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """How far the die body reaches from each face's centre along each of its ``rays``
     ((faces, rays, 2) unit vectors; top-face edges ``tops``): mm (faces, rays), whether
     each ray is judged (not ending within ``lean_outline_near_body`` die edges of another
     read die's outline, ``outlines`` (`_stacked_hulls`); ``owners``: each face's own
-    outline; with ``through``, nor passing through one on its way), each face's top
-    colour's distance to the table's and its top's CIE L*.
+    outline), each face's top colour's distance to the table's and its top's CIE L*.
     Each ray follows the body from ``lean_outline_span``'s start
     (or from ``starts``, mm (faces, rays), each ray's samples before it taken as body)
     until ``lean_outline_gap_px`` view pixels in a row are off it, or to past ``stop``
@@ -1545,14 +1575,6 @@ def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: 
     tips = centres[:, None, :] + rays * reach[..., None]
     inside = _inside_hulls(outlines, tips.reshape(-1, 2)).reshape(
         len(outlines), faces, -1)  # [outline, face, ray]
-    if through is not None:  # points on each ray's way, from the span's start to its end
-        step = config.lean_outline_near_body * edges.min()
-        way = first * tops.min() + step * np.arange(int(np.ceil(
-            (last_share - first) * tops.max() / step)))
-        on = centres[:, None, None, :] + rays[:, :, None, :] * way[None, None, :, None]
-        passed = _inside_hulls(outlines, on.reshape(-1, 2)).reshape(
-            len(outlines), faces, rays.shape[1], len(way))
-        inside |= (passed & (way < ends[..., None])[None]).any(axis=3) & through[..., None]
     inside[owners, np.arange(faces)] = False
     return (ends, ~inside.any(axis=0), np.linalg.norm(table - body, axis=1),
             body[:, 0] / config.lean_outline_lightness)

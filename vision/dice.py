@@ -1254,10 +1254,10 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     on the other, on ``lean_outline_rays`` neighbouring rays: a flat die seen from above
     shows its top face and, towards the lens, its sides; a leaning die shows its lifted side
     too, whichever way it leans. With ``lean_square``, a 1 whose top face is no square
-    round its pip (`_lopsided_ones`). Rays ending near another read die's outline (with
-    ``lean_outline_through``, `lean_outline`'s passing through one) are not judged
-    (`_body_reach`). Second, the ids of those `_lopsided_ones` finds tilted past
-    doubt (``lean_square_unreadable``)."""
+    round its pip (`_lopsided_ones`). Rays ending near another read die's outline are not
+    judged (`_body_reach`), nor, with ``lean_outline_through``, `lean_outline`'s rays
+    passing through one (`_rays_through`). Second, the ids of those `_lopsided_ones`
+    finds tilted past doubt (``lean_square_unreadable``)."""
     read = [g for g in shown if g is not None and g.value]
     if not read:
         return set(), set()

@@ -309,6 +309,14 @@ class DiceConfig:
     lean_outline_gap_px: float = 2.0
     lean_outline_near_body: float = 0.1
     lean_outline_one_reach: float = 0.6
+    # ... with lean_outline_through, a ray passing through another read die's outline on its
+    # way (points lean_outline_near_body die edges apart) is not judged either: the body it
+    # follows may be a touching die's of the same colour, running on past that outline
+    lean_outline_through: bool = False
+    # ... but not through the outline of a die the face may be a side of: lying nearer the
+    # point under the lens than that die, within this many of its edges across the way to
+    # it (a side read as a die runs on into its own die's body); 0: every outline
+    lean_outline_through_side: float = 0.0
     # Leaning 1s (top view, colour frames; the body followed as for lean_outline): a flat
     # 1's top face is a square round its pip, so on the half away from the lens its body
     # reaches as far at each angle as 90 degrees round; a read 1 whose reaches differ by a
@@ -1289,8 +1297,9 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     shows its top face and, towards the lens, its sides; a leaning die shows its lifted side
     too, whichever way it leans. With ``lean_square``, a 1 whose top face is no square
     round its pip (`_lopsided_ones`). Rays ending near another read die's outline are not
-    judged (`_body_reach`). Second, the ids of those `_lopsided_ones` finds tilted past
-    doubt (``lean_square_unreadable``)."""
+    judged (`_body_reach`), nor, with ``lean_outline_through``, `lean_outline`'s rays
+    passing through one (`_rays_through`). Second, the ids of those `_lopsided_ones`
+    finds tilted past doubt (``lean_square_unreadable``)."""
     read = [g for g in shown if g is not None and g.value]
     if not read:
         return set(), set()
@@ -1319,14 +1328,57 @@ def _leaning_outlines(frame: np.ndarray, shown: list[GridFace | None], view: _To
     half = len(turns)
     wider = (ends[:, :half] - ends[:, half:]) / tops[:, None]  # farther than opposite
     valid = judged[:, :half] & judged[:, half:]
-    for g, w, ok in zip(read, wider, valid, strict=True):
-        for sign in (1, -1):
-            run = 0
-            for far, judge in zip(sign * w > config.lean_outline, ok, strict=True):
-                run = run + 1 if far and judge else 0
-                if run >= config.lean_outline_rays:
-                    flagged.add(id(g))
+    lopsided = [k for k in range(len(read)) if _lopsided(wider[k], valid[k], config)]
+    if config.lean_outline_through and lopsided:  # only these can change: rays are dropped
+        passed = _rays_through(read, centres, tops, rays, ends, outlines, lopsided, view,
+                               config)
+        valid[lopsided] &= ~(passed[:, :half] | passed[:, half:])
+        lopsided = [k for k in lopsided if _lopsided(wider[k], valid[k], config)]
+    flagged |= {id(read[k]) for k in lopsided}
     return flagged, tilted
+
+
+def _lopsided(wider: np.ndarray, valid: np.ndarray, config: DiceConfig) -> bool:
+    """``lean_outline``'s test of one face: its body reaching ``lean_outline`` top-face edges
+    farther one way than the other on ``lean_outline_rays`` judged rays in a row."""
+    for sign in (1, -1):
+        run = 0
+        for far, judge in zip(sign * wider > config.lean_outline, valid, strict=True):
+            run = run + 1 if far and judge else 0
+            if run >= config.lean_outline_rays:
+                return True
+    return False
+
+
+def _rays_through(read: list[GridFace], centres: np.ndarray, tops: np.ndarray,
+                  rays: np.ndarray, ends: np.ndarray, outlines: np.ndarray, which: list[int],
+                  view: _TopView, config: DiceConfig) -> np.ndarray:
+    """Whether each ray of the faces ``which`` (their rows of `_leaning_outlines`' arrays)
+    passes through another read die's outline on its way (points ``lean_outline_near_body``
+    die edges apart, from ``lean_outline_span``'s start to the ray's end): the body it
+    follows may be a touching die's of the same colour, running on past that outline. The
+    outline of a die the face may be a side of (nearer the point under the lens than that
+    die, within ``lean_outline_through_side`` of its edges across the way to it) does not
+    count: a side read as a die runs on into its own die's body."""
+    nadir, height = view.lens
+    first, last = config.lean_outline_span
+    step = config.lean_outline_near_body * float((tops * (height - tops) / height).min())
+    way = first * tops.min() + step * np.arange(int(np.ceil((last - first) * tops.max()
+                                                            / step)))
+    on = centres[which, None, None, :] + rays[which, :, None, :] * way[None, None, :, None]
+    passed = _inside_hulls(outlines, on.reshape(-1, 2)).reshape(
+        len(outlines), len(which), rays.shape[1], len(way))
+    passed &= (way < ends[which, :, None])[None]
+    counted = np.ones((len(outlines), len(which)), dtype=bool)  # [outline, face]
+    for o, g in enumerate(read):
+        spot, edge = footprint(g, view.lens, config)
+        to_lens = (nadir - spot) / max(float(np.linalg.norm(nadir - spot)), 1e-9)
+        off = centres[which] - spot
+        across = np.abs(off[:, 0] * to_lens[1] - off[:, 1] * to_lens[0])
+        counted[o] = ~((off @ to_lens > 0)
+                       & (across < config.lean_outline_through_side * edge))
+    counted[which, np.arange(len(which))] = False  # its own outline
+    return (passed.any(axis=3) & counted[..., None]).any(axis=0)
 
 
 def _read_outlines(read: list[GridFace], view: _TopView, config: DiceConfig) -> np.ndarray:

@@ -180,6 +180,13 @@ class DiceConfig:
     # side_pip_reach): at the far side of the referee's area the 1's own side faces the lens
     # steeply and its pips run into blobs whose centres lie off that side's lattice
     one_own_side_reach: float = 0.0
+    # ... a pip under this share of the 1's pip's contrast (0: off): a leaning die's pips lie
+    # on one face, lit alike (dice bench, tuning: 0.95-1.28); the shade in the gap between a
+    # near 1 and the die behind it is a wide faint blob (referee's table: 0.54-0.60)
+    one_beside_contrast: float = 0.0
+    # ... nor a pip on the top face of a read die of the other pip colour: that die's body
+    # (a black or blue die's corner among dark pips; a leaning die's pips lie off every top)
+    one_beside_other_tops: bool = False
     pip_agreement: float = 0.75  # a 1-3's pips are at least this share of the 4s/5s/6s' pips
     # ... a 1's pip this share (0: ``pip_agreement``): a faint pip measures small, and a 1
     # at the area's far side, farthest from the lens, is often the faintest of its throw
@@ -1252,32 +1259,61 @@ def _ones_beside_pips(faces: list[tuple[GridFace, list[Pip]]], shown: list[GridF
                       layers: list, lens: tuple[np.ndarray, float],
                       config: DiceConfig) -> list[GridFace | None]:
     """``shown`` (`drop_side_faces`), a read 1 unreadable where a pip about as strong as its
-    own (``side_pip_share``) and round lies on its die (``unread_beside``) off every read
-    face's lattice and off the sides towards the lens of every read die: a flat 1's die
-    shows no pip there, a leaning 2-6 read from one pip does."""
-    read = [(g, *footprint(g, lens, config)) for g in shown if g is not None and g.value]
-    lattice = np.array([p for g, _, _ in read for p in _pips_of(g)]).reshape(-1, 2)
+    own (``side_pip_share``), as contrasted (``one_beside_contrast``) and round lies on its
+    die (``unread_beside``) off every read face's lattice, off the sides towards the lens of
+    every read die and, with ``one_beside_other_tops``, off the tops of read dice of the
+    other pip colour: a flat 1's die shows no pip there, a leaning 2-6 read from one pip
+    does."""
+    colour = _colours(faces, layers)
+    read = [(g, *footprint(g, lens, config), k)
+            for g, k in zip(shown, colour, strict=True) if g is not None and g.value]
+    lattice = np.array([p for g, *_ in read for p in _pips_of(g)]).reshape(-1, 2)
     out: list[GridFace | None] = []
-    for (_, members), g in zip(faces, shown, strict=True):
+    for (_, members), g, mine in zip(faces, shown, colour, strict=True):
         if g is None or g.value != 1:
             out.append(g)
             continue
         # pips of the 1's own colour: the other colour's blobs include gaps between pips
-        pips, pts = next((p, q) for p, q, *_ in layers if any(x is members[0] for x in p))
+        pips, pts = layers[mine][:2]
         strength = np.array([p.diameter * p.contrast for p in pips])
-        round_enough = np.array([p.roundness >= config.single_roundness for p in pips], bool)
+        alike = np.array([p.roundness >= config.single_roundness and p.contrast
+                          >= config.one_beside_contrast * members[0].contrast for p in pips],
+                         bool)
         _, edge = footprint(g, lens, config)
         own = members[0].diameter * members[0].contrast
         own_reach = config.one_own_side_reach or None
-        near = pts[round_enough & (strength >= config.side_pip_share * own)
+        tops = ([_top_outline(h, e, lens) for h, _, e, k in read if k not in (None, mine)]
+                if config.one_beside_other_tops else [])
+        near = pts[alike & (strength >= config.side_pip_share * own)
                    & (np.hypot(*(pts - np.asarray(g.centre)).T)
                       <= config.unread_beside * edge)]
         beside = any(np.hypot(*(lattice - q).T).min() > config.lattice_tolerance * g.pitch
                      and not any(_side_pip_of(q, h, spot, e, lens, config,
                                               own_reach if h is g else None)
-                                 for h, spot, e in read) for q in near)
+                                 for h, spot, e, _ in read)
+                     and not any(cv2.pointPolygonTest(top, (float(q[0]), float(q[1])), False)
+                                 > 0 for top in tops) for q in near)
         out.append(replace(g, value=None) if beside else g)
     return out
+
+
+def _colours(faces: list[tuple[GridFace, list[Pip]]], layers: list) -> list[int | None]:
+    """Per face, the index of the pip colour layer that found its pips; None for pips found
+    later (faint faces, bar sixes)."""
+    found = [{id(p) for p in pips} for pips, *_ in layers]
+    return [next((k for k, ids in enumerate(found) if id(members[0]) in ids), None)
+            for _, members in faces]
+
+
+def _top_outline(face: GridFace, edge: float, lens: tuple[np.ndarray, float]) -> np.ndarray:
+    """A read face's top as the top view shows it: its die's square raised by the die's
+    height; a 1 tells no turn, so its inscribed circle."""
+    nadir, height = lens
+    side = edge * height / (height - edge)
+    centre = np.asarray(face.centre)
+    outline = (_square(centre, side, face.angle) if face.value != 1 else
+               centre + side / 2 * np.stack([np.cos(_ROUND), np.sin(_ROUND)], axis=1))
+    return outline.astype(np.float32)
 
 
 #: 49 directions at 3 radii across a ring (an odd count: its median is a sample), as

@@ -234,6 +234,11 @@ class DiceConfig:
     # (its own sides: 0.72-1.14 at the referee's far side): a pip of the same side of a
     # die behind, beside the lone pip across the view (0.09), fits a turn of a side too
     front_one_ahead: float = 0.0
+    # the faint search counts a pip the search over min_contrast found but fitted on no read
+    # face as one it found anew: a faint pip measures small just over min_contrast, and a
+    # far die's 2 or 3 of such pips fell short of the throw's pip size (``pip_agreement``),
+    # measured larger over faint_contrast; False: only pips that search missed
+    faint_refit_loose: bool = False
     # die edges: a lone pip under side_pip_share of a read face's strength, this near where
     # its die shows a pip on a side towards the lens (any turn, for a 1), is that pip; 0: off
     side_pip_reach: float = 0.0
@@ -1651,7 +1656,10 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
     boxes = [(0, 0, shape[1], shape[0])] if located is None else located.boxes
     binary = _work_image("binary", shape)
     found: list[tuple[GridFace, list[Pip]]] = []
+    fitted = {id(p) for f, members in faces if f.value for p in members}
     for found_pips, _, closed, hat, _ in layers:
+        if config.faint_refit_loose:
+            found_pips = [p for p in found_pips if id(p) in fitted]
         for x0, y0, x1, y1 in boxes:
             part = np.s_[y0:y1, x0:x1]
             cv2.threshold(hat[part], config.faint_contrast, 255, cv2.THRESH_BINARY,

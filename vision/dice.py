@@ -1160,7 +1160,7 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     if throw is not None:
         before = _read_pips(faces) if config.faint_refit_small else set()
         faces = fit(throw)
-        shrunk = before - _read_pips(faces)
+        shrunk = before - _read_pips(faces) if before else set()
     faint_blobs: list[list[np.ndarray]] = []  # per pip colour, with face_bars
     if config.faint_contrast:
         faces = _with_faint_faces(faces, layers, located, throw, tops, lo, lens[0], config,

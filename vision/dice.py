@@ -234,11 +234,11 @@ class DiceConfig:
     # (its own sides: 0.72-1.14 at the referee's far side): a pip of the same side of a
     # die behind, beside the lone pip across the view (0.09), fits a turn of a side too
     front_one_ahead: float = 0.0
-    # the faint search counts a pip read on a face before the throw's sizes were known, on
-    # none after, as one it found anew: a faint pip measures small just over min_contrast,
-    # and a far die's 2 or 3 of such pips fell short of the throw's pip size
-    # (``pip_agreement``), measured larger over faint_contrast; False: only pips that
-    # search missed
+    # the faint search counts a pip read on a face of 2+ before the throw's sizes were
+    # known, on no face read after (`_left_off`), as one it found anew: a faint pip
+    # measures small just over min_contrast, and a far die's 2 or 3 of such pips fell short
+    # of the throw's pip size (``pip_agreement``), measured larger over faint_contrast;
+    # False: only pips that search missed
     faint_refit_small: bool = False
     # die edges: a lone pip under side_pip_share of a read face's strength, this near where
     # its die shows a pip on a side towards the lens (any turn, for a 1), is that pip; 0: off
@@ -1156,11 +1156,12 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     faces = fit(None)  # of both pip colours
     throw = throw_sizes(_not_sides(faces, lens, config) if config.throw_from_tops else faces,
                         tops)
-    shrunk: set[int] = set()  # ids of pips read on a face before the throw's sizes, not after
+    shrunk: set[int] = set()  # ids of pips the throw's sizes left off their face
     if throw is not None:
-        before = _read_pips(faces) if config.faint_refit_small else set()
+        before = faces
         faces = fit(throw)
-        shrunk = before - _read_pips(faces) if before else set()
+        if config.faint_refit_small:
+            shrunk = _left_off(before, faces)
     faint_blobs: list[list[np.ndarray]] = []  # per pip colour, with face_bars
     if config.faint_contrast:
         faces = _with_faint_faces(faces, layers, located, throw, tops, lo, lens[0], config,
@@ -1842,9 +1843,18 @@ def _table_bar_config(config: DiceConfig) -> DiceConfig:
                    max_pip_area_px=max(pips.max_pip_area_px, math.pi / 4 * widest ** 2))
 
 
-def _read_pips(faces: list[tuple[GridFace, list[Pip]]]) -> set[int]:
-    """The ids of the pips on faces read with a value."""
-    return {id(p) for f, members in faces if f.value for p in members}
+def _left_off(before: list[tuple[GridFace, list[Pip]]],
+              after: list[tuple[GridFace, list[Pip]]]) -> set[int]:
+    """The ids of the pips of faces of 2+ read by the fit without the throw's sizes
+    (``before``) that the fit with them (``after``) reads on no face, unless it fitted that
+    same lattice again (an unreadable cluster of those pips is no lattice): unread then as
+    tilted (its pitch off the throw's, not its pips' size;
+    a 1 fitted with its side's pip as a 2 was so)."""
+    again = {(frozenset(map(id, members)), f.pitch, f.angle) for f, members in after}
+    read = {id(p) for f, members in after if f.value for p in members}
+    return {id(p) for f, members in before if f.value and len(members) >= 2
+            and (frozenset(map(id, members)), f.pitch, f.angle) not in again
+            for p in members} - read
 
 
 def _new_pips(pips: list[Pip], known: list[Pip]) -> list[bool]:

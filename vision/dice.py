@@ -2895,11 +2895,11 @@ def _without_dotted_rows(faces: list[tuple[GridFace, list[Pip]]], shown: list[Gr
     if not read:
         return shown
     weak = config.dotted_row_strength * statistics.median(read)
-    hats = {id(p): hat for pips, _, _, hat, _ in layers for p in pips}
+    colour = _colours(faces, layers)
     out = list(shown)
     for k in rows:
         f, members = faces[k]
-        if strength[f] < weak and _row_goes_on(members, hats[id(members[0])], f, config):
+        if strength[f] < weak and _row_goes_on(members, layers[colour[k]][3], f, config):
             out[k] = None
     return out
 

@@ -83,6 +83,10 @@ class DiceConfig:
     # lens: a side face far from the lens is stretched that way too, and its pips have
     # their top face's (or their own face's) pips beyond them
     radial_clear_share: float = 0.6
+    # a far 1's pip stretched a little more off that direction (up to radial_wide_slack_deg;
+    # 0 = none) is held to radial_wide_roundness: a side pip's is stretched more still
+    radial_wide_slack_deg: float = 0.0
+    radial_wide_roundness: float = 0.0
     polarities: tuple[str, ...] = ("dark", "light")
     side_distance: float = 6.0  # pip diameters between a side face and its top face
     side_roundness_gap: float = 0.05
@@ -2852,8 +2856,11 @@ def _lone_pip_roundness(pip: Pip, pips: list[Pip], nadir_px: np.ndarray,
     outward = np.array([pip.x - nadir_px[0], pip.y - nadir_px[1]])
     turn = abs((pip.angle - math.atan2(outward[1], outward[0]) + math.pi / 2) % math.pi
                - math.pi / 2)
+    floor = config.single_radial_roundness
     if turn > math.radians(config.radial_slack_deg):
-        return config.single_roundness
+        if turn > math.radians(config.radial_wide_slack_deg):
+            return config.single_roundness
+        floor = config.radial_wide_roundness
     reach = config.radial_clear_share * config.rectified_px_per_mm * (
         config.die_min_mm + config.die_max_mm) / 2
     far = 1.001 * reach  # a pip this far off along x or y is beyond reach, rounding or not
@@ -2864,7 +2871,7 @@ def _lone_pip_roundness(pip: Pip, pips: list[Pip], nadir_px: np.ndarray,
         away = np.array([dx, dy])
         if away @ away <= reach ** 2 and away @ outward > 0:
             return config.single_roundness
-    return config.single_radial_roundness
+    return floor
 
 
 def _dotted_line(face: GridFace, pips: list[Pip], config: DiceConfig) -> bool:

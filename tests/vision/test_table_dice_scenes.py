@@ -246,3 +246,18 @@ def test_near_one_beside_no_pip_of_its_own_is_read(seed: int, off: dict) -> None
     without = _values(read_dice(out.frame, area, dataclasses.replace(config, **off), area_mm))
     true.remove(1)
     assert without == [0, *true]
+
+
+@pytest.mark.parametrize("seed", [200115, 200154])
+def test_far_one_stretched_off_the_lens_direction_is_read(seed: int) -> None:
+    """Flat 1s at Cuatro's far side (tuning scenes): the top pip, blurred long 20-21 degrees
+    off the direction to the lens, measures 0.78-0.79 round, under ``single_roundness``
+    (0.8), so no 1 was fitted and the pip was left with its side's pips in an unread
+    cluster (200115) or on no die (200154); the table preset's ``radial_wide_slack_deg``
+    (25) holds it to ``radial_wide_roundness`` (0.75)."""
+    _, out, area, area_mm = next(_bench().scenes("cuatro", seed, 1))
+    true = sorted(d.value for d in out.truth.dice)
+    config = DiceConfig.preset("table")
+    assert _sure(read_dice(out.frame, area, config, area_mm)) == true
+    before = dataclasses.replace(config, radial_wide_slack_deg=0.0)
+    assert _sure(read_dice(out.frame, area, before, area_mm)).count(1) == true.count(1) - 1

@@ -1286,7 +1286,8 @@ def _ones_beside_pips(faces: list[tuple[GridFace, list[Pip]]], shown: list[GridF
         _, edge = footprint(g, lens, config)
         own = members[0].diameter * members[0].contrast
         own_reach = config.one_own_side_reach or None
-        tops = ([_top_outline(h, e, lens) for h, _, e, k in read if k not in (None, mine)]
+        tops = ([_foot_and_top(h, spot, e, lens)[1].astype(np.float32)
+                 for h, spot, e, k in read if k not in (None, mine)]
                 if config.one_beside_other_tops else [])
         near = pts[alike & (strength >= config.side_pip_share * own)
                    & (np.hypot(*(pts - np.asarray(g.centre)).T)
@@ -1307,17 +1308,6 @@ def _colours(faces: list[tuple[GridFace, list[Pip]]], layers: list) -> list[int 
     found = [{id(p) for p in pips} for pips, *_ in layers]
     return [next((k for k, ids in enumerate(found) if id(members[0]) in ids), None)
             for _, members in faces]
-
-
-def _top_outline(face: GridFace, edge: float, lens: tuple[np.ndarray, float]) -> np.ndarray:
-    """A read face's top as the top view shows it: its die's square raised by the die's
-    height; a 1 tells no turn, so its inscribed circle."""
-    nadir, height = lens
-    side = edge * height / (height - edge)
-    centre = np.asarray(face.centre)
-    outline = (_square(centre, side, face.angle) if face.value != 1 else
-               centre + side / 2 * np.stack([np.cos(_ROUND), np.sin(_ROUND)], axis=1))
-    return outline.astype(np.float32)
 
 
 #: 49 directions at 3 radii across a ring (an odd count: its median is a sample), as
@@ -1424,14 +1414,10 @@ def _rays_through(read: list[GridFace], centres: np.ndarray, tops: np.ndarray,
 def _read_outlines(read: list[GridFace], view: _TopView, config: DiceConfig) -> np.ndarray:
     """The outlines in the top view of the read faces' dice, each its foot and its top
     (`_stacked_hulls`; a 1's as discs of ``lean_outline_one_reach`` die edges)."""
-    nadir, height = view.lens
     hulls = []
     for g in read:
         spot, edge = footprint(g, view.lens, config)
-        foot = (_square(spot, edge, g.angle) if g.value != 1 else
-                spot + config.lean_outline_one_reach * edge
-                * np.stack([np.cos(_ROUND), np.sin(_ROUND)], axis=1))
-        raised = nadir + (foot - nadir) * height / (height - edge)
+        foot, raised = _foot_and_top(g, spot, edge, view.lens, config.lean_outline_one_reach)
         hulls.append(cv2.convexHull(np.vstack([foot, raised]).astype(np.float32)))
     return _stacked_hulls(hulls)
 
@@ -2367,16 +2353,26 @@ def _on_sides(face: GridFace, dice: list[tuple[GridFace, np.ndarray, float]],
     has no known turn: its foot and top are taken as the squares' inscribed circles."""
     if not dice:
         return False
-    nadir, height = lens
     shapes = []
     for top, spot, edge in dice:
-        foot = (_square(spot, edge, top.angle) if top.value != 1 else
-                spot + edge / 2 * np.stack([np.cos(_ROUND), np.sin(_ROUND)], axis=1))
-        raised = (nadir + (foot - nadir) * height / (height - edge)).astype(np.float32)
+        foot, raised = _foot_and_top(top, spot, edge, lens)
+        raised = raised.astype(np.float32)
         shapes.append((cv2.convexHull(np.vstack([foot.astype(np.float32), raised])), raised))
     return all(any(cv2.pointPolygonTest(body, p, False) > 0
                    and cv2.pointPolygonTest(raised, p, False) < 0 for body, raised in shapes)
                for p in _pips_of(face))
+
+
+def _foot_and_top(face: GridFace, spot: np.ndarray, edge: float,
+                  lens: tuple[np.ndarray, float], one_radius: float = 0.5
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """A read die's foot where it stands (`footprint`: ``spot``, ``edge``), its square, and
+    its top face as the top view shows it, the foot raised by the die's edge towards the
+    lens. A die showing 1 has no known turn: its foot is a disc of ``one_radius`` edges."""
+    nadir, height = lens
+    foot = (_square(spot, edge, face.angle) if face.value != 1 else
+            spot + one_radius * edge * np.stack([np.cos(_ROUND), np.sin(_ROUND)], axis=1))
+    return foot, nadir + (foot - nadir) * height / (height - edge)
 
 
 #: Angles of the polygon that stands in for a circle.

@@ -1180,9 +1180,10 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     faces += bar_sixes
     front = (partial(_shows_own_sides, faces, layers, lens, config)
              if config.front_one_reach else None)
-    shown = drop_side_faces([f for f, _ in faces], lens, config, _strengths(faces), front)
+    strength = _strengths(faces)
+    shown = drop_side_faces([f for f, _ in faces], lens, config, strength, front)
     if config.dotted_row_reach:
-        shown = _without_dotted_rows(faces, shown, layers, config)
+        shown = _without_dotted_rows(faces, shown, layers, strength, config)
     if config.one_beside_pips:
         shown = _ones_beside_pips(faces, shown, layers, lens, config)
     leaning, tilted = (_leaning_outlines(frame, shown, view, config)
@@ -2883,17 +2884,18 @@ def _dotted_line(face: GridFace, pips: list[Pip], config: DiceConfig) -> bool:
 
 
 def _without_dotted_rows(faces: list[tuple[GridFace, list[Pip]]], shown: list[GridFace | None],
-                         layers: list, config: DiceConfig) -> list[GridFace | None]:
+                         layers: list, strength: dict[GridFace, float],
+                         config: DiceConfig) -> list[GridFace | None]:
     """``shown`` without the unread faces that are part of a dotted line on the table
     (`_row_goes_on`), weak beside the read dice (``dotted_row_strength``): the fit reports
     a longer chain's pieces of three or more pips on one die's reach as unread dice, each
-    of which would hold the throw. ``layers`` are `read_dice_rectified`'s (the black-hat)."""
+    of which would hold the throw. ``layers`` are `read_dice_rectified`'s (the black-hat),
+    ``strength`` each face's (`_strengths`)."""
     rows = [k for k, ((f, members), g) in enumerate(zip(faces, shown, strict=True))
             if g is not None and g.value is None
             and len(members) >= config.min_unreadable_pips]
     if not rows:
         return shown
-    strength = _strengths(faces)
     read = [strength[f] for (f, _), g in zip(faces, shown, strict=True) if g and g.value]
     if not read:
         return shown

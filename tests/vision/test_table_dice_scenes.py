@@ -20,6 +20,7 @@ from vision.dice import (
     GridFace,
     Pip,
     _nominal_pitch,
+    _strengths,
     _without_dotted_rows,
     read_dice,
 )
@@ -180,7 +181,7 @@ def test_row_of_weak_pips_going_on_is_no_die(length: int, contrast: float,
     die = GridFace(4, (307 / s, 37 / s), 0.0, 14 / s, (3, 4, 5, 6), 0.1)
     faces = [(row, pips), (die, four)]
     layers = [(pips + four, None, None, hat, None)]
-    shown = _without_dotted_rows(faces, [row, die], layers, config)
+    shown = _without_dotted_rows(faces, [row, die], layers, _strengths(faces), config)
     assert shown == [None if dropped else row, die]
 
 

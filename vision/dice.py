@@ -291,6 +291,11 @@ class DiceConfig:
     # that die's side, stronger than a lit top whose pips measure faint and small
     # (`_strong_sides`); 0: off
     strong_side_match: float = 0.0
+    # side_match and strong_side_match for a read 1's die: a 1 tells no turn (its lattice
+    # is taken unturned), so a face of 2+ pips is matched to the sides that die shows turned
+    # as the face's lattice, which a side of it shares (referee's table: a far 1's side read
+    # as a sure 2 beside it); False: the 1's own, unturned lattice
+    one_sides_at_face_turn: bool = False
     # Leaning dice (top view, colour frames): a die leaning on an edge shows its lifted side
     # beside its top face from above. Across the view (at right angles to the way to the
     # point under the lens) a flat die's outline is its top face's, as far from its centre
@@ -1234,7 +1239,7 @@ def _strong_sides(shown: list[GridFace | None], lens: tuple[np.ndarray, float],
             if f is g or np.linalg.norm(np.asarray(f.centre) - nadir) <= reach:
                 continue
             spot, edge = footprint(f, lens, config)
-            sides = _lens_sides(spot, edge, f.angle, lens)
+            sides = _lens_sides(spot, edge, _side_turn(f, g, config), lens)
             if (np.hypot(*(sides - np.asarray(g.centre)).T).min()
                     < config.strong_side_match * edge):
                 flagged.add(id(g))
@@ -2277,8 +2282,9 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     """A side face seen from above looks like a face of its own, beside the top face on the
     side towards the lens. A face is dropped as a side face when it lies within
     ``side_match`` die edges of where a read top face's die shows a side towards the lens
-    (its sides are squashed too little in the top view to tell by shape, and a 1 or 2 has no
-    shape to tell by) and, unless a lone pip, weaker than that die's face
+    (a 1's die turned as the face, `_side_turn`; its sides are squashed too little in the
+    top view to tell by shape, and a 1 or 2 has no shape to tell by) and, unless a lone
+    pip, weaker than that die's face
     (``side_match_share``: a die in front of that side hides it, and is not
     foreshortened; a lone pip too if ``in_front`` finds its die's own sides), or when,
     lowered from the die's height to the table, its die would stand inside another die
@@ -2312,6 +2318,11 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
                          and _side_pip_of(np.asarray(face.centre), f, spot, e, lens, config)
                          for f, spot, e, _ in read)}
     read = [r for r in read if r[0] not in side_pips]
+
+    def sides(f: GridFace, spot: np.ndarray, edge: float, shown: list, face: GridFace) -> list:
+        turn = _side_turn(f, face, config)
+        return shown if turn == f.angle else list(_lens_sides(spot, edge, turn, lens))
+
     kept: list[GridFace | None] = []
     unsure: set[GridFace] = set()
     for face, (spot, edge) in zip(faces, feet, strict=True):
@@ -2329,9 +2340,9 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
                 lone(face) and not (in_front and in_front(face))
                 or not config.side_match_share
                 or strength.get(face, 0.0) < config.side_match_share * strength.get(f, 0.0)
-                for f, _, e, shown in read if f is not face
-                and min((math.dist(face.centre, q) for q in shown), default=math.inf)
-                < config.side_match * e
+                for f, other, e, shown in read if f is not face
+                and min((math.dist(face.centre, q) for q in sides(f, other, e, shown, face)),
+                        default=math.inf) < config.side_match * e
             ) or _on_sides(face, stronger, lens)
             if config.one_over_one and lone(face):
                 unsure.update(f for f in over if lone(f) and f.value == 1
@@ -2344,6 +2355,15 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
                        for f, _, e, shown in read)
         kept.append(None if side else face)
     return [replace(f, value=None) if f in unsure else f for f in kept]
+
+
+def _side_turn(die: GridFace, face: GridFace, config: DiceConfig) -> float:
+    """The turn at which ``die``'s die is taken to show ``face`` on a side: its own lattice's,
+    or with ``one_sides_at_face_turn`` for a 1 (no turn) and a face of 2+ pips the face's,
+    as a side's lattice lies along its die's edges."""
+    if config.one_sides_at_face_turn and die.value == 1 and len(face.members) > 1:
+        return face.angle
+    return die.angle
 
 
 def _on_sides(face: GridFace, dice: list[tuple[GridFace, np.ndarray, float]],

@@ -230,6 +230,9 @@ class DiceConfig:
     dotted_row_strength: float = 0.5
     dotted_row_contrast: float = 20.0
     dotted_row_share: float = 0.5
+    # ... and so is a 2 or 3 read as weak whose row goes on so (the faint search reads three
+    # dots of such a line as a sure 3: referee's table, tuning); False: unread faces only
+    dotted_read_rows: bool = False
     side_match: float = 0.35  # die edges: a face this near where a die shows a side is that side
     # ... if it has one pip, or is under this share of that die's strength (diameter x
     # contrast): a side of 2+ pips is foreshortened and shaded (0.49-0.65 on the referee's
@@ -2909,11 +2912,12 @@ def _without_dotted_rows(faces: list[tuple[GridFace, list[Pip]]], shown: list[Gr
     """``shown`` without the unread faces that are part of a dotted line on the table
     (`_row_goes_on`), weak beside the read dice (``dotted_row_strength``): the fit reports
     a longer chain's pieces of three or more pips on one die's reach as unread dice, each
-    of which would hold the throw. ``layers`` are `read_dice_rectified`'s (the black-hat),
+    of which would hold the throw; with ``dotted_read_rows`` also the 2s and 3s read there
+    (the faint search's). ``layers`` are `read_dice_rectified`'s (the black-hat),
     ``strength`` each face's (`_strengths`)."""
     rows = [k for k, ((f, members), g) in enumerate(zip(faces, shown, strict=True))
-            if g is not None and g.value is None
-            and len(members) >= config.min_unreadable_pips]
+            if g is not None and (g.value is None and len(members) >= config.min_unreadable_pips
+                                  or config.dotted_read_rows and g.value in (2, 3))]
     if not rows:
         return shown
     read = [strength[f] for (f, _), g in zip(faces, shown, strict=True) if g and g.value]
@@ -2924,9 +2928,19 @@ def _without_dotted_rows(faces: list[tuple[GridFace, list[Pip]]], shown: list[Gr
     out = list(shown)
     for k in rows:
         f, members = faces[k]
-        if strength[f] < weak and _row_goes_on(members, layers[colour[k]][3], f, config):
+        if strength[f] < weak and _row_goes_on(members, _hat_of(members, colour[k], layers),
+                                               f, config):
             out[k] = None
     return out
+
+
+def _hat_of(members: list[Pip], colour: int | None, layers: list) -> np.ndarray:
+    """The black-hat of the pips' colour layer; for pips no layer found (a faint face) the
+    one in which they stand out most."""
+    if colour is not None:
+        return layers[colour][3]
+    xs, ys = np.array([(round(p.x), round(p.y)) for p in members]).T
+    return max((hat for *_, hat, _ in layers), key=lambda hat: int(hat[ys, xs].sum()))
 
 
 def _row_goes_on(members: list[Pip], hat: np.ndarray, face: GridFace,

@@ -284,3 +284,34 @@ def test_far_one_s_side_is_matched_at_the_side_s_turn(seed: int) -> None:
     read = read_dice(out.frame, area, off, area_mm)
     assert len(read) == 6
     assert sum((Counter(_sure(read)) - true).values()) == (0 if seed == 200243 else 1)
+
+
+@pytest.mark.parametrize(("length", "read_rows", "dropped"),
+                         [(21, True, True), (3, True, False), (21, False, False)])
+def test_faint_three_of_a_dotted_line_is_no_die(length: int, read_rows: bool,
+                                                dropped: bool) -> None:
+    """Three weak pips in a row read as a 3 by the faint search (their pips in no colour
+    layer) beside a read 4 are dropped with ``dotted_read_rows`` when the row goes on past
+    them both ways in the black-hat they stand out in; a row ending at its pips is a 3."""
+    config = dataclasses.replace(DiceConfig.preset("table"), dotted_read_rows=read_rows)
+    pips, hat = _dotted(length, 35.0)  # a third of the 4's strength, the median of two
+    four = [Pip(300.0 + dx, 30.0 + dy, 10.0, 1.0, 120.0) for dx in (0, 14) for dy in (0, 14)]
+    s = config.rectified_px_per_mm
+    three = GridFace(3, (200 / s, 100 / s), 0.0, _nominal_pitch(config), (0, 1, 2), 0.0)
+    die = GridFace(4, (307 / s, 37 / s), 0.0, 14 / s, (3, 4, 5, 6), 0.1)
+    faces = [(three, pips), (die, four)]
+    layers = [(four, None, None, hat, None), ([], None, None, np.zeros_like(hat), None)]
+    shown = _without_dotted_rows(faces, [three, die], layers, _strengths(faces), config)
+    assert shown == [None if dropped else three, die]
+
+
+def test_faint_three_of_the_cloth_s_dotted_line_is_no_die() -> None:
+    """Cuatro tuning scene 200562: three dots of the cloth's dotted line just past the dice
+    area's far edge (0.37 of the read dice's strength) were read as a sure 3 by the faint
+    search, a sixth die; with ``dotted_read_rows`` the five dice are read and nothing else."""
+    _, out, area, area_mm = next(_bench().scenes("cuatro", 200562, 1))
+    true = sorted(d.value for d in out.truth.dice)
+    config = DiceConfig.preset("table")
+    assert _values(read_dice(out.frame, area, config, area_mm)) == true
+    off = dataclasses.replace(config, dotted_read_rows=False)
+    assert _sure(read_dice(out.frame, area, off, area_mm)) == sorted([*true, 3])

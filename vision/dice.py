@@ -230,6 +230,9 @@ class DiceConfig:
     dotted_row_strength: float = 0.5
     dotted_row_contrast: float = 20.0
     dotted_row_share: float = 0.5
+    # ... and so is a 2 or 3 read as weak whose row goes on so (the faint search reads three
+    # dots of such a line as a sure 3: referee's table, tuning); False: unread faces only
+    dotted_read_rows: bool = False
     side_match: float = 0.35  # die edges: a face this near where a die shows a side is that side
     # ... if it has one pip, or is under this share of that die's strength (diameter x
     # contrast): a side of 2+ pips is foreshortened and shaded (0.49-0.65 on the referee's
@@ -291,6 +294,11 @@ class DiceConfig:
     # that die's side, stronger than a lit top whose pips measure faint and small
     # (`_strong_sides`); 0: off
     strong_side_match: float = 0.0
+    # side_match and strong_side_match for a read 1's die: a 1 tells no turn (its lattice
+    # is taken unturned), so a face of 2+ pips is matched to the sides that die shows turned
+    # as the face's lattice, which a side of it shares (referee's table: a far 1's side read
+    # as a sure 2 beside it); False: the 1's own, unturned lattice
+    one_sides_at_face_turn: bool = False
     # Leaning dice (top view, colour frames): a die leaning on an edge shows its lifted side
     # beside its top face from above. Across the view (at right angles to the way to the
     # point under the lens) a flat die's outline is its top face's, as far from its centre
@@ -1234,7 +1242,7 @@ def _strong_sides(shown: list[GridFace | None], lens: tuple[np.ndarray, float],
             if f is g or np.linalg.norm(np.asarray(f.centre) - nadir) <= reach:
                 continue
             spot, edge = footprint(f, lens, config)
-            sides = _lens_sides(spot, edge, f.angle, lens)
+            sides = _lens_sides(spot, edge, _side_turn(f, g, config), lens)
             if (np.hypot(*(sides - np.asarray(g.centre)).T).min()
                     < config.strong_side_match * edge):
                 flagged.add(id(g))
@@ -2277,8 +2285,9 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     """A side face seen from above looks like a face of its own, beside the top face on the
     side towards the lens. A face is dropped as a side face when it lies within
     ``side_match`` die edges of where a read top face's die shows a side towards the lens
-    (its sides are squashed too little in the top view to tell by shape, and a 1 or 2 has no
-    shape to tell by) and, unless a lone pip, weaker than that die's face
+    (a 1's die turned as the face, `_side_turn`; its sides are squashed too little in the
+    top view to tell by shape, and a 1 or 2 has no shape to tell by) and, unless a lone
+    pip, weaker than that die's face
     (``side_match_share``: a die in front of that side hides it, and is not
     foreshortened; a lone pip too if ``in_front`` finds its die's own sides), or when,
     lowered from the die's height to the table, its die would stand inside another die
@@ -2312,6 +2321,11 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
                          and _side_pip_of(np.asarray(face.centre), f, spot, e, lens, config)
                          for f, spot, e, _ in read)}
     read = [r for r in read if r[0] not in side_pips]
+
+    def sides(f: GridFace, spot: np.ndarray, edge: float, shown: list, face: GridFace) -> list:
+        turn = _side_turn(f, face, config)
+        return shown if turn == f.angle else list(_lens_sides(spot, edge, turn, lens))
+
     kept: list[GridFace | None] = []
     unsure: set[GridFace] = set()
     for face, (spot, edge) in zip(faces, feet, strict=True):
@@ -2329,9 +2343,9 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
                 lone(face) and not (in_front and in_front(face))
                 or not config.side_match_share
                 or strength.get(face, 0.0) < config.side_match_share * strength.get(f, 0.0)
-                for f, _, e, shown in read if f is not face
-                and min((math.dist(face.centre, q) for q in shown), default=math.inf)
-                < config.side_match * e
+                for f, other, e, shown in read if f is not face
+                and min((math.dist(face.centre, q) for q in sides(f, other, e, shown, face)),
+                        default=math.inf) < config.side_match * e
             ) or _on_sides(face, stronger, lens)
             if config.one_over_one and lone(face):
                 unsure.update(f for f in over if lone(f) and f.value == 1
@@ -2344,6 +2358,15 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
                        for f, _, e, shown in read)
         kept.append(None if side else face)
     return [replace(f, value=None) if f in unsure else f for f in kept]
+
+
+def _side_turn(die: GridFace, face: GridFace, config: DiceConfig) -> float:
+    """The turn at which ``die``'s die is taken to show ``face`` on a side: its own lattice's,
+    or with ``one_sides_at_face_turn`` for a 1 (no turn) and a face of 2+ pips the face's,
+    as a side's lattice lies along its die's edges."""
+    if config.one_sides_at_face_turn and die.value == 1 and len(face.members) > 1:
+        return face.angle
+    return die.angle
 
 
 def _on_sides(face: GridFace, dice: list[tuple[GridFace, np.ndarray, float]],
@@ -2889,11 +2912,12 @@ def _without_dotted_rows(faces: list[tuple[GridFace, list[Pip]]], shown: list[Gr
     """``shown`` without the unread faces that are part of a dotted line on the table
     (`_row_goes_on`), weak beside the read dice (``dotted_row_strength``): the fit reports
     a longer chain's pieces of three or more pips on one die's reach as unread dice, each
-    of which would hold the throw. ``layers`` are `read_dice_rectified`'s (the black-hat),
+    of which would hold the throw; with ``dotted_read_rows`` also the 2s and 3s read there
+    (the faint search's). ``layers`` are `read_dice_rectified`'s (the black-hat),
     ``strength`` each face's (`_strengths`)."""
     rows = [k for k, ((f, members), g) in enumerate(zip(faces, shown, strict=True))
-            if g is not None and g.value is None
-            and len(members) >= config.min_unreadable_pips]
+            if g is not None and (g.value is None and len(members) >= config.min_unreadable_pips
+                                  or config.dotted_read_rows and g.value in (2, 3))]
     if not rows:
         return shown
     read = [strength[f] for (f, _), g in zip(faces, shown, strict=True) if g and g.value]
@@ -2904,9 +2928,19 @@ def _without_dotted_rows(faces: list[tuple[GridFace, list[Pip]]], shown: list[Gr
     out = list(shown)
     for k in rows:
         f, members = faces[k]
-        if strength[f] < weak and _row_goes_on(members, layers[colour[k]][3], f, config):
+        if strength[f] < weak and _row_goes_on(members, _hat_of(members, colour[k], layers),
+                                               f, config):
             out[k] = None
     return out
+
+
+def _hat_of(members: list[Pip], colour: int | None, layers: list) -> np.ndarray:
+    """The black-hat of the pips' colour layer; for pips no layer found (a faint face) the
+    one in which they stand out most."""
+    if colour is not None:
+        return layers[colour][3]
+    xs, ys = np.array([(round(p.x), round(p.y)) for p in members]).T
+    return max((hat for *_, hat, _ in layers), key=lambda hat: int(hat[ys, xs].sum()))
 
 
 def _row_goes_on(members: list[Pip], hat: np.ndarray, face: GridFace,

@@ -904,7 +904,9 @@ def test_weak_face_on_the_sides_of_the_dice_beside_it_is_no_die():
     the two touching 2s fitted a 2 between them, and a side of a 1 another 2; each at about
     half the strength of the top faces, beside the lens-facing sides' centres that
     ``side_match`` looks at, but on the dice's bodies as the top view shows them
-    (``side_face_share``). As strong a face there is a die of its own."""
+    (``side_face_share``). As strong a face there is a die of its own. The 1's side is
+    also where the 1's die, turned as that 2, shows a side (0.04 edges off), so
+    ``one_sides_at_face_turn`` drops it by ``side_match`` as well."""
     lens = (np.array([251.75, 504.87]), 494.55)
     left = GridFace(2, (432.70, 146.29), -0.9312, 4.669, (0, 1), 0.0, 257)
     right = GridFace(2, (451.64, 160.19), -3.7859, 4.675, (2, 3), 0.0, 257)
@@ -917,6 +919,8 @@ def test_weak_face_on_the_sides_of_the_dice_beside_it_is_no_die():
     strong = {**strength, between: 1300.0, beside_one: 1150.0}
     assert drop_side_faces(faces, lens, TABLE, strong) == faces
     off = dataclasses.replace(TABLE, side_face_share=0.0)
+    assert drop_side_faces(faces, lens, off, strength) == [left, right, between, one, None]
+    off = dataclasses.replace(off, one_sides_at_face_turn=False)
     assert drop_side_faces(faces, lens, off, strength) == faces
 
     blue = {"body": "#1f4e9a", "pips": "#f5f5f5", "size_mm": 17.26}

@@ -8,6 +8,7 @@ import importlib.util
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -221,10 +222,11 @@ def test_side_read_beside_its_die_stays_unsure_with_lean_outline_through() -> No
     the 1's, 0.15 of the 1's edges across the way to the lens. ``lean_outline`` read it at
     0.4; passing through every outline (``lean_outline_through_side`` 0) made it sure. Rays
     through the outline of a die the face may be a side of are judged still, and the side
-    stays under 0.5."""
+    stays under 0.5 (as it does with ``one_sides_at_face_turn``, off here, which matches
+    it to the 1's sides at its own turn: ``strong_side_match``)."""
     _, out, area, area_mm = next(_bench().scenes("cuatro", 100363, 1))
     true = sorted(d.value for d in out.truth.dice)
-    config = DiceConfig.preset("table")
+    config = dataclasses.replace(DiceConfig.preset("table"), one_sides_at_face_turn=False)
     assert _sure(read_dice(out.frame, area, config, area_mm)) == true
     every = dataclasses.replace(config, lean_outline_through_side=0.0)
     assert len(_sure(read_dice(out.frame, area, every, area_mm))) == len(true) + 1
@@ -262,3 +264,54 @@ def test_far_one_stretched_off_the_lens_direction_is_read(seed: int) -> None:
     assert _sure(read_dice(out.frame, area, config, area_mm)) == true
     before = dataclasses.replace(config, radial_wide_slack_deg=0.0)
     assert _sure(read_dice(out.frame, area, before, area_mm)).count(1) == true.count(1) - 1
+
+
+@pytest.mark.parametrize("seed", [200243, 200611, 200792])
+def test_far_one_s_side_is_matched_at_the_side_s_turn(seed: int) -> None:
+    """Cuatro tuning scenes: a 1 at the dice area's far side, and its side towards the lens
+    read as a sixth die (a 2, 2 and 4). A 1 tells no turn; taken unturned, its die's sides
+    lay 0.26-0.52 die edges from that face, past ``side_match``, and it was read sure in
+    200611 and 200792. With ``one_sides_at_face_turn`` the sides are where the die shows
+    them turned as the face's lattice: 200243's side, weaker than the 1, is dropped, the
+    other two, as strong, are read unsure (``strong_side_match``)."""
+    _, out, area, area_mm = next(_bench().scenes("cuatro", seed, 1))
+    true = Counter(d.value for d in out.truth.dice)
+    config = DiceConfig.preset("table")
+    read = read_dice(out.frame, area, config, area_mm)
+    assert not Counter(_sure(read)) - true
+    assert len(read) == (5 if seed == 200243 else 6)
+    off = dataclasses.replace(config, one_sides_at_face_turn=False)
+    read = read_dice(out.frame, area, off, area_mm)
+    assert len(read) == 6
+    assert sum((Counter(_sure(read)) - true).values()) == (0 if seed == 200243 else 1)
+
+
+@pytest.mark.parametrize(("length", "read_rows", "dropped"),
+                         [(21, True, True), (3, True, False), (21, False, False)])
+def test_faint_three_of_a_dotted_line_is_no_die(length: int, read_rows: bool,
+                                                dropped: bool) -> None:
+    """Three weak pips in a row read as a 3 by the faint search (their pips in no colour
+    layer) beside a read 4 are dropped with ``dotted_read_rows`` when the row goes on past
+    them both ways in the black-hat they stand out in; a row ending at its pips is a 3."""
+    config = dataclasses.replace(DiceConfig.preset("table"), dotted_read_rows=read_rows)
+    pips, hat = _dotted(length, 35.0)  # a third of the 4's strength, the median of two
+    four = [Pip(300.0 + dx, 30.0 + dy, 10.0, 1.0, 120.0) for dx in (0, 14) for dy in (0, 14)]
+    s = config.rectified_px_per_mm
+    three = GridFace(3, (200 / s, 100 / s), 0.0, _nominal_pitch(config), (0, 1, 2), 0.0)
+    die = GridFace(4, (307 / s, 37 / s), 0.0, 14 / s, (3, 4, 5, 6), 0.1)
+    faces = [(three, pips), (die, four)]
+    layers = [(four, None, None, hat, None), ([], None, None, np.zeros_like(hat), None)]
+    shown = _without_dotted_rows(faces, [three, die], layers, _strengths(faces), config)
+    assert shown == [None if dropped else three, die]
+
+
+def test_faint_three_of_the_cloth_s_dotted_line_is_no_die() -> None:
+    """Cuatro tuning scene 200562: three dots of the cloth's dotted line just past the dice
+    area's far edge (0.37 of the read dice's strength) were read as a sure 3 by the faint
+    search, a sixth die; with ``dotted_read_rows`` the five dice are read and nothing else."""
+    _, out, area, area_mm = next(_bench().scenes("cuatro", 200562, 1))
+    true = sorted(d.value for d in out.truth.dice)
+    config = DiceConfig.preset("table")
+    assert _values(read_dice(out.frame, area, config, area_mm)) == true
+    off = dataclasses.replace(config, dotted_read_rows=False)
+    assert _sure(read_dice(out.frame, area, off, area_mm)) == sorted([*true, 3])

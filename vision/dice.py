@@ -366,7 +366,8 @@ class DiceConfig:
     # ... and so is a read 2 whose pips' grounds (`_ground`: the die body round each) differ
     # by more than this many grey levels: a flat 2's pips lie on one lit top, a 1's side
     # pip on a shaded side or in the gap before the die beyond (synthetic table scenes:
-    # sure flat 2s 0-10, such 1s read 2 sure 43 and 114). 0: off
+    # sure flat 2s 0-10, such 1s read 2 sure 43 and 114; right 2s of the dice bench's hard
+    # light up to 26). 0: off
     uneven_two_ground: float = 0.0
 
     @classmethod

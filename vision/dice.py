@@ -371,6 +371,12 @@ class DiceConfig:
     # ... where both pips are this wide (rectified px; `_uneven_pair`): the 1s so fitted
     # 8.9 px and up, a blurred flat 2 of 5.9-6.7 px pips (speed bench scene 5004) read 1
     uneven_two_min_pip: float = 8.0
+    # ... and so is a read 2 whose pips' grounds (`_ground`: the die body round each) differ
+    # by more than this many grey levels: a flat 2's pips lie on one lit top, a 1's side
+    # pip on a shaded side or in the gap before the die beyond (synthetic table scenes:
+    # sure flat 2s 0-10, such 1s read 2 sure 43 and 114; right 2s of the dice bench's hard
+    # light up to 26). 0: off
+    uneven_two_ground: float = 0.0
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -1437,14 +1443,21 @@ def _uneven_twos_as_ones(faces: list[tuple[GridFace, list[Pip]]], shown: list[Gr
     """``faces`` and ``shown`` with each read 2 of uneven pips (`_uneven_pair`) read as the
     1 of its rounder pip where that pip alone makes a plausible 1: a flat 1 fitted with a
     pip of a side face beside it (its own towards the lens, or a neighbour's), foreshortened
-    there, where a flat 2's two pips lie on one face and are seen alike. Capped either way
-    (ids added to ``leaning``): the rounder pip is the better guess, not a sure one."""
+    there, where a flat 2's two pips lie on one face and are seen alike; with
+    ``uneven_two_ground`` a read 2 whose pips lie on unlike grounds too (`_ground`). Capped
+    either way (ids added to ``leaning``): the rounder pip is the better guess, not a sure
+    one."""
     faces, shown = list(faces), list(shown)
     for n, ((_, members), g) in enumerate(zip(faces, shown, strict=True)):
-        if g is None or g.value != 2 or not _uneven_pair(members, config):
+        if g is None or g.value != 2:
             continue
         k = 0 if members[0].roundness > members[1].roundness else 1
         judge = next((j for j in judges if any(p is members[k] for p in j.pips)), None)
+        if not (_uneven_pair(members, config)
+                or judge is not None and config.uneven_two_ground and len(members) == 2
+                and abs(_ground(members[0], judge) - _ground(members[1], judge))
+                > config.uneven_two_ground):
+            continue
         if judge is not None:
             i = g.members[k]
             one = GridFace(1, (float(judge.pts[i][0]), float(judge.pts[i][1])), g.angle,
@@ -1460,6 +1473,24 @@ def _uneven_pair(pips: list[Pip], config: DiceConfig) -> bool:
     ``uneven_two_min_pip`` wide or more (a small blurred pip's roundness is a few pixels')."""
     return (len(pips) == 2 and min(p.diameter for p in pips) >= config.uneven_two_min_pip
             and abs(pips[0].roundness - pips[1].roundness) > config.uneven_two_roundness)
+
+
+#: Where `_ground` looks round a pip: 24 directions at 0.8, 1.05 and 1.3 pip diameters from
+#: its centre (off the pip, and within a flat 2's top face round its corner pip).
+_GROUND_RING = np.concatenate([
+    r * np.stack([np.cos(np.linspace(0.0, 2 * np.pi, 24, endpoint=False)),
+                  np.sin(np.linspace(0.0, 2 * np.pi, 24, endpoint=False))], axis=1)
+    for r in (0.8, 1.05, 1.3)])
+
+
+def _ground(pip: Pip, judge: _Judge) -> float:
+    """The median grey level of the pip colour's image (its closing less its black-hat) round
+    ``pip``: the die body the pip lies on, not the closing, which fills a narrow shaded side
+    with the lit top beside it."""
+    h, w = judge.closed.shape
+    xs, ys = _pixels(np.array([pip.x, pip.y]) + pip.diameter * _GROUND_RING, 0,
+                     (w - 1, h - 1)).T
+    return float(np.median(judge.closed[ys, xs].astype(np.int16) - judge.hat[ys, xs]))
 
 
 def _lopsided_twos_as_ones(frame: np.ndarray, faces: list[tuple[GridFace, list[Pip]]],

@@ -315,3 +315,19 @@ def test_faint_three_of_the_cloth_s_dotted_line_is_no_die() -> None:
     assert _values(read_dice(out.frame, area, config, area_mm)) == true
     off = dataclasses.replace(config, dotted_read_rows=False)
     assert _sure(read_dice(out.frame, area, off, area_mm)) == sorted([*true, 3])
+
+@pytest.mark.parametrize("seed", [200074, 200750])
+def test_one_fitted_with_a_pip_on_another_ground_is_no_sure_two(seed: int) -> None:
+    """A flat white 1 (Cuatro tuning scenes) fitted as a 2 with a dark blob beside it: in
+    200074 a pip of its own shaded side, in 200750 the gap before the die beyond. The 2's
+    pips lie on grounds 43 and 114 grey levels apart (a flat 2's sure pips at most 10), so
+    ``uneven_two_ground`` reads it as its rounder pip's 1, unsure; without it a 2 at 0.93
+    and 0.70."""
+    _, out, area, area_mm = next(_bench().scenes("cuatro", seed, 1))
+    true = sorted(d.value for d in out.truth.dice)
+    config = DiceConfig.preset("table")
+    read = read_dice(out.frame, area, config, area_mm)
+    assert _values(read) == true
+    assert [r.confidence < 0.5 for r in read if r.value == 1].count(True) == 1
+    off = dataclasses.replace(config, uneven_two_ground=0.0)
+    assert _sure(read_dice(out.frame, area, off, area_mm)).count(2) == true.count(2) + 1

@@ -955,14 +955,6 @@ class VisionConfig:
     #: 112, 90th percentiles 19-22; hands broke 38 mm and more; a red card laid on the board:
     #: 113). Its fields are then doubtful, not hidden.
     change_entry_mm: float = 10.0
-    #: With a clear view, a frame whose plain board's cast (the median of seen / printed,
-    #: :func:`vision.fields.board_casts`) lies off the clear view's by over this (the
-    #: largest channel's absolute log ratio) is read with the clear view's: a hand over a
-    #: third of a Spexxx board moves that median by up to 0.5, and the whole board then
-    #: looked changed and hid (2026-11-29, sixteenth session: tuning seeds 1, 5, 6, 7, live
-    #: hand frames, visible fields hidden 7,872 -> 6,076, no flag or covered field lost;
-    #: 0.03-0.1 lost one or two flags). inf: off.
-    clear_cast_tolerance: float = 0.15
     change_shadow_darker_share: float = 0.95
     change_shadow_percentile: float = 90.0
     change_shadow_distance: float = 30.0

@@ -168,8 +168,6 @@ class BoardTracker:
         #: the camera frame the clear view was last taken whole from: what lay across the
         #: board's edge then is no arm reaching in now (:func:`_crossed`)
         self.clear_frame: np.ndarray | None = None
-        #: the plain board's casts (:func:`vision.fields.board_casts`) in that frame
-        self.clear_casts: tuple[np.ndarray, np.ndarray] | None = None
         self._previous: ClearView | None = None
         self._still = 0
         self._lingering: dict[str, int] = {}  # field -> frames its change has held still
@@ -193,8 +191,7 @@ class BoardTracker:
                hidden_by_change: frozenset[str] = frozenset(),
                hidden: frozenset[str] = frozenset(),
                doubtful: frozenset[str] = frozenset(),
-               frame: np.ndarray | None = None,
-               casts: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+               frame: np.ndarray | None = None) -> None:
         """Keep the clear view up to date with this frame's smoothed Lab image (and its
         ``view``): the first frame with no hand seen, then the board once it has held
         still for ``clear_view_refresh_frames`` frames with no hand seen, so a piece set
@@ -204,12 +201,11 @@ class BoardTracker:
         glare) is accepted too, so the reader cannot stay occluded for good. Fields follow
         on their own, too (:meth:`_refresh_settled`), as players seldom leave the whole
         board alone for long. A bump (relocalisation) or a new image size starts afresh.
-        The camera ``frame`` is kept (a copy) with each whole clear view, and its board's
-        ``casts``."""
+        The camera ``frame`` is kept (a copy) with each whole clear view."""
         config = self.config
         if relocalised or (self.clear is not None and self.clear.low.shape != lab.shape):
             self.clear, self._previous, self._still = None, None, 0
-            self.clear_frame, self.clear_casts = None, None
+            self.clear_frame = None
         stirred = None
         if self._previous is not None and self._previous.low.shape == lab.shape:
             stirred = changed(lab, self._previous, config) & on_board(geometry, lab.shape)
@@ -226,7 +222,6 @@ class BoardTracker:
         if (self.clear is None and not foreign) or self._still >= needed:
             self.clear = view
             self.clear_frame = None if frame is None else frame.copy()
-            self.clear_casts = casts
 
     def _refresh_settled(self, moved: np.ndarray | None, hidden: frozenset[str],
                          doubtful: frozenset[str], quiet: bool, view: ClearView,
@@ -352,9 +347,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
                             markers_seen=len(where.marker_corners),
                             problem="too dark or washed out: the markers' black and white "
                             "cannot be told apart")
-    known = None if where.relocalised or tracker.clear is None else tracker.clear_casts
-    normalised, colours, cast, casts = _board_colours(rectified, levels, geometry, config,
-                                                      known)
+    normalised, colours, cast = _board_colours(rectified, levels, geometry, config)
     # what a channel clipped in the frame becomes: glare that clips is judged by it
     uncast = np.diag(1.0 / cast).astype(np.float32)
     ceiling = cv2.transform(normalise(np.full((1, 1, 3), 255, np.uint8), levels), uncast)[0, 0]
@@ -372,7 +365,7 @@ def read_board(frame: np.ndarray, layout: Layout, calibration: ColourCalibration
     states = frame_colour_pieces(faces, states, geometry, tracker.classes, config)
     missing = 0 if where.source == "corners" else 4 - where.markers_seen
     occlusion = occlusion_of(normalised, lab, geometry, tracker, states, missing,
-                             where.relocalised, frame, ceiling, casts)
+                             where.relocalised, frame, ceiling)
     # after occlusion, which keeps the readings it saw: a hand's shadow greys whites
     # beside unshaded ones as glare greys a black, and darkens the board around them
     states = darker_than_neighbours(colour_lab, rectified, matrix, states, geometry,
@@ -428,39 +421,26 @@ def _levels(frame: np.ndarray, where: Localisation, tracker: BoardTracker,
 
 
 def _board_colours(rectified: np.ndarray, levels: Levels, geometry: BoardGeometry,
-                   config: VisionConfig,
-                   known: tuple[np.ndarray, np.ndarray] | None = None
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                              tuple[np.ndarray, np.ndarray]]:
+                   config: VisionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The board image normalised by the frame's black and white with the plain board's
     cast taken out; the image the fields' colours come from; and that cast (per-channel
     gains). The colours come from the frame normalised and uncast in one step when the
     cast measured before the 8-bit cut is another: cut, orange and green fields divided
     by too small a cast read yellow. Occlusion keeps the cut image: its cues were tuned on
-    it, and lost hands on the uncut one (docs/vision.md, 2026-11-28). With the casts
-    ``known`` from a tracker's clear view, a cast off them by over
-    ``clear_cast_tolerance`` is a hand over much of the plain board, whose median it
-    moves, and the clear view's stand (docs/vision.md, 2026-11-29, sixteenth session).
-    Also returns the casts measured, for a clear view taken from this frame: a lamp
-    switched on is accepted with its own."""
+    it, and lost hands on the uncut one (docs/vision.md, 2026-11-28)."""
     normalised = normalise(rectified, levels)
-    casts = board_casts(normalised, rectified, levels.matrix(), geometry, config)
-    cast, uncut = casts
-    if known is not None and (np.abs(np.log(cast / known[0])).max()
-                              > config.clear_cast_tolerance):
-        cast, uncut = known
+    cast, uncut = board_casts(normalised, rectified, levels.matrix(), geometry, config)
     normalised = cv2.transform(normalised, np.diag(1.0 / cast).astype(np.float32))
     if np.abs(np.log(uncut / cast)).max() <= config.uncut_cast_tolerance:
-        return normalised, normalised, cast, casts
+        return normalised, normalised, cast
     uncut_matrix = levels.matrix() / uncut[:, None].astype(np.float32)
-    return normalised, cv2.transform(rectified, uncut_matrix), cast, casts
+    return normalised, cv2.transform(rectified, uncut_matrix), cast
 
 
 def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
                  tracker: BoardTracker, states: list[FieldState], missing: int,
                  relocalised: bool, frame: np.ndarray,
-                 ceiling: np.ndarray | None = None,
-                 casts: tuple[np.ndarray, np.ndarray] | None = None) -> Occlusion:
+                 ceiling: np.ndarray | None = None) -> Occlusion:
     """Both occlusion cues: foreign colour reaching in over the board, and — once the
     tracker has a clear view — change from that view; then the clear view follows.
     Without a clear view (a single photo), a colour close to the board's counts too
@@ -512,7 +492,7 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
     seen = foreign.hidden_fields - foreign.faint
     tracker.follow(lab, clear_view(lab, states, geometry, config), bool(seen),
                    moved.occluded, relocalised, geometry, moved.hidden_fields, seen,
-                   moved.changed_look, frame, casts)
+                   moved.changed_look, frame)
     if (moved.occluded and not foreign.occluded
             and is_shadow(lab, clear, change, geometry, config)
             and not _crossed(frame, tracker.rim, tracker.clear_frame, config)):

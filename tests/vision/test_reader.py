@@ -393,7 +393,7 @@ def test_calibration_learns_the_colours_the_reader_sees():
     geometry, _ = tracker.geometry(where.homography)
     rectified = geometry.rectify(rendered.frame)
     levels = _levels(rendered.frame, where, tracker, rectified, geometry)
-    normalised, colours, _, _ = _board_colours(rectified, levels, geometry, tracker.config)
+    normalised, colours, _ = _board_colours(rectified, levels, geometry, tracker.config)
     assert colours is not normalised  # the light this test is about
     lab = cv2.cvtColor(colours, cv2.COLOR_BGR2Lab).reshape(-1, 3)
     for name, colour in setup.items():

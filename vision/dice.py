@@ -377,6 +377,13 @@ class DiceConfig:
     # sure flat 2s 0-10, such 1s read 2 sure 43 and 114; right 2s of the dice bench's hard
     # light up to 26). 0: off
     uneven_two_ground: float = 0.0
+    # top view, 2s and 3s whose body dips over edge_drop: closed again with a kernel this
+    # many of the face's largest pip diameters wide (`_on_one_body`); 0: off
+    body_close_pips: float = 0.0
+    # ... only where each line (the 3's middle pip's aside) falls towards its pip by at
+    # least this share of the body's spread: every blurred pip has its skirt; a side
+    # pip's die edge lies on one line, its top 1's stays on the lit top
+    body_close_alike: float = 0.0
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -2853,7 +2860,7 @@ def _face_plausible(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np
     if face.value in (2, 3) and _dotted_line(face, pips, config):
         return False
     if face.value in (2, 3):
-        return _on_one_body(face, pips, closed, config, to_px)
+        return _on_one_body(face, pips, closed, hat, config, to_px)
     if face.value != 1:
         return True
     pip = pips[face.members[0]]
@@ -3022,11 +3029,14 @@ def _farthest_pair(pts: list[list[float]]) -> tuple[int, int]:
     return pair
 
 
-def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, config: DiceConfig,
-                 to_px) -> bool:
+def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, hat: np.ndarray,
+                 config: DiceConfig, to_px) -> bool:
     """Every pip is joined to the face's centre by even die body (pips filled in): a top
     pip fitted together with a side face's pips is parted by the die's edge. Each line
-    stops ``body_pip_clearance`` pip radii short of its pip's centre."""
+    stops ``body_pip_clearance`` pip radii short of its pip's centre. With
+    ``body_close_pips``, a body that dips is closed again round the face with a kernel
+    that many of its largest pips wide: a blurred pip's skirt, wider than the closing's
+    kernel, is filled so; a die's edge is a step no closing fills."""
     centre = to_px(np.asarray(face.centre))
     t = np.linspace(0.0, 1.0, 9)[:, None]
     ends = np.array([(pips[i].x, pips[i].y) for i in face.members])
@@ -3038,6 +3048,21 @@ def _on_one_body(face: GridFace, pips: list[Pip], closed: np.ndarray, config: Di
     h, w = closed.shape
     xs, ys = _pixels(line, 0, (w - 1, h - 1)).T
     values = closed[ys, xs].astype(np.float32)
+    if np.abs(values - _median_level(values)).max() <= config.edge_drop:
+        return True
+    if not config.body_close_pips:
+        return False
+    lines = values.reshape(-1, len(ends))[:, reach > 0]  # from the centre, pips dark
+    falls = lines.max(axis=0) - lines[-1]
+    if falls.min() < config.body_close_alike * (values.max() - values.min()):
+        return False
+    k = int(round(config.body_close_pips * 2 * radii.max())) | 1
+    x0, y0 = max(int(xs.min()) - k, 0), max(int(ys.min()) - k, 0)
+    x1, y1 = min(int(xs.max()) + k + 1, w), min(int(ys.max()) + k + 1, h)
+    image = cv2.subtract(closed[y0:y1, x0:x1], hat[y0:y1, x0:x1])
+    reclosed = cv2.morphologyEx(image, cv2.MORPH_CLOSE,
+                                cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    values = reclosed[ys - y0, xs - x0].astype(np.float32)
     return bool(np.abs(values - _median_level(values)).max() <= config.edge_drop)
 
 

@@ -1287,6 +1287,30 @@ def test_dim_four_with_fainter_pips_is_no_one() -> None:
     assert near is not None and near.value == 1
 
 
+@pytest.mark.parametrize(("seed", "value"), [(1178, 2), (1183, 2)])
+def test_blurred_two_whose_pips_skirts_dip_its_body_is_read(seed: int, value: int) -> None:
+    """A 2 of large blurred pips (hard tuning seeds 1178 and 1183): the closing
+    leaves each pip's skirt, wider than its kernel, so the body dips over ``edge_drop``
+    towards every pip; closed again with a kernel ``body_close_pips`` of its pips wide it
+    is even, and the face is read (unreadable or missed without)."""
+    scene = _bench_scene(seed, hard=True)
+    read = _read_at(scene, TABLE, value)
+    assert read is not None and read.value == value
+    before = _read_at(scene, dataclasses.replace(TABLE, body_close_pips=0.0), value)
+    assert before is None or before.value != value
+
+
+def test_one_and_its_side_pip_closed_again_is_no_two() -> None:
+    """A sharp 1 and a pip of its die's side as large (hard tuning seed 1207): closed again,
+    the side face between them, narrower than the kernel, is filled too; but the body
+    falls only towards the side pip (``body_close_alike``), so the 1 is read."""
+    scene = _bench_scene(1207, hard=True)
+    one = _read_at(scene, TABLE, 1)
+    assert one is not None and one.value == 1
+    any_fall = _read_at(scene, dataclasses.replace(TABLE, body_close_alike=0.0), 1)
+    assert any_fall is not None and any_fall.value == 2
+
+
 @pytest.mark.parametrize("seed", [1255, 1259])
 def test_six_whose_columns_run_into_bars_is_read_unsure(seed: int) -> None:
     """A blurred 6 whose columns run into two bars in the top view, no pip in them that fits

@@ -384,12 +384,6 @@ class DiceConfig:
     # least this share of the body's spread: every blurred pip has its skirt; a side
     # pip's die edge lies on one line, its top 1's stays on the lit top
     body_close_alike: float = 0.0
-    # with one_over_one, a lone pip in front of a read 1 under this share of its strength
-    # and within one_own_side_reach die edges of a side pip of that 1's own die (any turn)
-    # leaves it read: at the far side of the referee's area a flat 1's own side shows a pip
-    # 0.75-0.81 as strong as its top's; a leaning die's two pips, on one face, 1.00-1.05.
-    # 0: off
-    one_over_side_share: float = 0.0
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -2349,9 +2343,7 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
     reported, None where dropped; with ``one_over_one`` a 1 whose die would stand over
     another lone pip read as a 1, of at least ``side_pip_share`` its pip's strength, is
     unreadable: that pip is no side pip of its die, and a die showing 1 shows no 1 on a
-    side (unless under ``one_over_side_share`` its strength where that die shows a side
-    pip: a steep side of a 3 or 5 shows its middle pip alone, a leaning die's pips are lit
-    alike)."""
+    side."""
     nadir = lens[0]
     strength = strength or {}
 
@@ -2379,10 +2371,9 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
         if face in side_pips:
             side = True
         elif face.value:
-            under = [(f, other, e) for f, other, e, _ in read if f is not face
-                     and np.linalg.norm(spot - other) < config.side_overlap * max(edge, e)
-                     and np.linalg.norm(other - nadir) > outward]
-            over = [f for f, _, _ in under]
+            over = [f for f, other, e, _ in read if f is not face
+                    and np.linalg.norm(spot - other) < config.side_overlap * max(edge, e)
+                    and np.linalg.norm(other - nadir) > outward]
             stronger = [(f, other, e) for f, other, e, _ in read if f is not face
                         and strength.get(face, 0.0)
                         < config.side_face_share * strength.get(f, 0.0)]
@@ -2395,13 +2386,8 @@ def drop_side_faces(faces: list[GridFace], lens: tuple[np.ndarray, float],
                         default=math.inf) < config.side_match * e
             ) or _on_sides(face, stronger, lens)
             if config.one_over_one and lone(face):
-                unsure.update(f for f, other, e in under if lone(f) and f.value == 1
-                              and strength[face] >= config.side_pip_share * strength[f]
-                              and not (strength[face]
-                                       < config.one_over_side_share * strength[f]
-                                       and _side_pip_of(np.asarray(face.centre), f, other,
-                                                        e, lens, config,
-                                                        config.one_own_side_reach or None)))
+                unsure.update(f for f in over if lone(f) and f.value == 1
+                              and strength[face] >= config.side_pip_share * strength[f])
         else:
             side = any(math.dist(face.centre, f.centre) < config.unread_beside * e
                        or min((math.dist(face.centre, q) for q in shown), default=math.inf)

@@ -554,17 +554,6 @@ def test_leaning_die_read_as_a_one_is_unreadable(seed: int, hard: bool) -> None:
     assert read == true
 
 
-def test_leaning_die_s_two_ones_alike_are_no_side_pip() -> None:
-    """The leaning 2's two pips read as 1s in tame tuning seed 1087 lie where the far 1's
-    die would show a side pip, but they are lit alike (1.00 of its strength): a side pip
-    under ``one_over_side_share`` (0.9) only leaves a 1 read; with no such ceiling the
-    leaning die is read as a 1."""
-    out, area_px, area_mm = _bench_scene(1087, hard=False)
-    no_ceiling = dataclasses.replace(TABLE, one_over_side_share=1.1)
-    assert 1 in [r.value for r in read_dice(out.frame, area_px, no_ceiling, area_mm)]
-    assert 1 not in [r.value for r in read_dice(out.frame, area_px, TABLE, area_mm)]
-
-
 def test_faint_dice_of_a_blurred_dim_frame_are_read() -> None:
     """Blur and dim light leave the pips of small dice, white pips on coloured dice most,
     at a black-hat contrast under ``min_contrast`` (50) in the top view: no pip was found

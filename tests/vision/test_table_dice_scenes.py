@@ -201,23 +201,6 @@ def test_one_in_front_of_a_die_is_read_on_the_table(seed: int) -> None:
     assert without == true
 
 
-@pytest.mark.parametrize("seed", [200248, 200634])
-def test_far_one_over_its_own_side_pip_is_read(seed: int) -> None:
-    """Cuatro tuning scenes: a flat 1 at the dice area's far side whose own side shows one
-    pip, 0.75-0.81 as strong as its top's, read as a lone 1 in front of it; ``one_over_one``
-    made the 1 unreadable (a die showing 1 shows no 1 on a side). That pip lies on the 1's
-    own side lattice and is weaker than a leaning die's second pip, so with
-    ``one_over_side_share`` (0.9) the 1 is read, sure; without it it is unread."""
-    _, out, area, area_mm = next(_bench().scenes("cuatro", seed, 1))
-    true = sorted(d.value for d in out.truth.dice)
-    config = DiceConfig.preset("table")
-    assert _sure(read_dice(out.frame, area, config, area_mm)) == true
-    off = dataclasses.replace(config, one_over_side_share=0.0)
-    without = _values(read_dice(out.frame, area, off, area_mm))
-    true.remove(1)
-    assert without == [0, *true]
-
-
 @pytest.mark.parametrize("seed", [200313, 200629])
 def test_flat_die_touching_one_of_its_colour_is_read_sure(seed: int) -> None:
     """A flat die at the dice area's far side touching another of its colour (Cuatro tuning

@@ -377,12 +377,6 @@ class DiceConfig:
     # sure flat 2s 0-10, such 1s read 2 sure 43 and 114; right 2s of the dice bench's hard
     # light up to 26). 0: off
     uneven_two_ground: float = 0.0
-    # `_lopsided_twos_as_ones` tries a read 2 not found leaning too where its own top face
-    # is not measured as a square round its lattice (`_square_amplitudes` leaves it out:
-    # the body runs on past lean_square_reach on one side), read as the 1 of exactly one of
-    # its pips whose top is a square within this (tuning: a flat 1 on a black die fitted
-    # with its side's pip 0.018; right 2s' pips 0.038 and up, unmeasured 2s' 0.052). 0: off
-    lopsided_two_alone: float = 0.0
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -1211,7 +1205,7 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
                        else (set(), set()))
     if config.uneven_two_roundness:
         faces, shown = _uneven_twos_as_ones(faces, shown, judges, leaning, config)
-    if config.lopsided_two_one and (leaning or config.lopsided_two_alone):
+    if config.lopsided_two_one and leaning:
         faces, shown = _lopsided_twos_as_ones(frame, faces, shown, judges, leaning, view,
                                               config)
     if config.strong_side_match:
@@ -1508,21 +1502,13 @@ def _lopsided_twos_as_ones(frame: np.ndarray, faces: list[tuple[GridFace, list[P
     its pips alone makes a plausible 1 whose top face is a square round that pip
     (`_square_amplitudes` within ``lopsided_two_one``): a flat 1 fitted with a pip of a side
     face beside it as a 2 (the 2's lattice centre lies half a diagonal off its die's);
-    still capped as leaning (its id added to ``leaning``). With ``lopsided_two_alone``, a
-    read 2 not leaning whose own top is not measured as a square is tried too, within that
-    (a black die's body beside a neighbour hides the 2's lean from `_leaning_outlines`).
-    A faint 2 (`_with_faint_faces`) is left as it is."""
+    still capped as leaning (its id added to ``leaning``). A faint 2 (`_with_faint_faces`)
+    is left as it is."""
     read = [g for g in shown if g is not None and g.value]
-    limit = {k: config.lopsided_two_one for k, g in enumerate(read)
-             if g.value == 2 and id(g) in leaning}  # by index in read
-    rest = [k for k, g in enumerate(read) if g.value == 2 and k not in limit]
-    if config.lopsided_two_alone and rest:
-        measured = _square_amplitudes(frame, read, _read_outlines(read, view, config), view,
-                                      config, rest)
-        limit.update({k: config.lopsided_two_alone for k in rest if k not in measured})
     ones: dict[int, list[tuple[GridFace, Pip] | None]] = {}  # by index in read
-    for k in limit:
-        g = read[k]
+    for k, g in enumerate(read):
+        if g.value != 2 or id(g) not in leaning:
+            continue
         first = faces[next(n for n, h in enumerate(shown) if h is g)][1][0]
         judge = next((j for j in judges if any(p is first for p in j.pips)), None)
         if judge is None:
@@ -1543,7 +1529,7 @@ def _lopsided_twos_as_ones(frame: np.ndarray, faces: list[tuple[GridFace, list[P
         amps = _square_amplitudes(frame, trial, _read_outlines(trial, view, config), view,
                                   config, which)
         for k in ones:
-            square[k].append(k in amps and amps[k][0] <= limit[k])
+            square[k].append(k in amps and amps[k][0] <= config.lopsided_two_one)
     faces, shown = list(faces), list(shown)
     for k, fits in square.items():
         if sum(fits) == 1:

@@ -1303,15 +1303,3 @@ def test_side_or_leaning_six_run_into_bars_is_no_six(seed: int) -> None:
     a leaning 3's side 6 beside its unread top pips (1148, `_on_columns`): no 6 read."""
     read, true = _bench_values(seed)
     assert not Counter(v for v in read if v is not None) - Counter(true)
-
-
-def test_one_fitted_with_a_side_pip_and_not_found_leaning_is_no_sure_two() -> None:
-    """A flat 1 on a black die fitted with its own side's pip as a 2 (tame tuning seed
-    1394), not found leaning (its outline across the view ends by a neighbouring 3's) and
-    its top not measured as a square round the 2's lattice: read as the 1 of the pip whose
-    top is a square (``lopsided_two_alone``), unsure; without it a 2 at 0.71."""
-    scene = _bench_scene(1394, hard=False)
-    one = _read_at(scene, TABLE, 1)
-    assert one is not None and one.value == 1 and one.confidence < 0.5
-    before = _read_at(scene, dataclasses.replace(TABLE, lopsided_two_alone=0.0), 1)
-    assert before is not None and before.value == 2 and before.confidence >= 0.5

@@ -384,12 +384,6 @@ class DiceConfig:
     # least this share of the body's spread: every blurred pip has its skirt; a side
     # pip's die edge lies on one line, its top 1's stays on the lit top
     body_close_alike: float = 0.0
-    # die edges: a read 1 within this of where, at any turn, an unreadable lone pip's die
-    # (unread, or a 1 tilted past doubt), farther from the point under the lens, shows a
-    # side towards it is read at most at lean_outline_confidence: that pip may be a corner
-    # pip of a 2 or 3 whose other pips the fit left out, the 1 that die's side (synthetic
-    # table scenes: one such 1 read sure, 0.25; no right 1 within 0.8). 0: off
-    one_before_unread: float = 0.0
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -1223,8 +1217,6 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
                                               config)
     if config.strong_side_match:
         leaning |= _strong_sides(shown, lens, config)
-    if config.one_before_unread:
-        leaning |= _ones_before_unread(shown, tilted, lens, config)
     if tilted:  # a 2 read as a 1 by `_lopsided_twos_as_ones` is a new face, not in it
         shown = [replace(g, value=None) if g is not None and id(g) in tilted else g
                  for g in shown]
@@ -1267,33 +1259,6 @@ def _strong_sides(shown: list[GridFace | None], lens: tuple[np.ndarray, float],
             if (np.hypot(*(sides - np.asarray(g.centre)).T).min()
                     < config.strong_side_match * edge):
                 flagged.add(id(g))
-                break
-    return flagged
-
-
-def _ones_before_unread(shown: list[GridFace | None], tilted: set[int],
-                       lens: tuple[np.ndarray, float], config: DiceConfig) -> set[int]:
-    """The ids of read 1s lying within ``one_before_unread`` die edges of where, at any
-    turn, the die of an unreadable lone pip (unread, or a 1 in ``tilted``) farther from the
-    point under the lens shows a side towards it: `drop_side_faces` drops a side beside a
-    read face only, and a far 2 whose smaller pip is left out of the fit (``pip_agreement``)
-    leaves its other pip such a lone pip, its side's 1 read sure."""
-    nadir = lens[0]
-    unread = [g for g in shown if g is not None and len(g.members) == 1
-              and (g.value is None or id(g) in tilted)]
-    flagged: set[int] = set()
-    for f in shown:
-        if f is None or f.value != 1 or id(f) in tilted:
-            continue
-        reach = np.linalg.norm(np.asarray(f.centre) - nadir)
-        for g in unread:
-            if np.linalg.norm(np.asarray(g.centre) - nadir) <= reach:
-                continue
-            spot, edge = footprint(g, lens, config)
-            if any(np.hypot(*(_lens_sides(spot, edge, turn, lens) - np.asarray(f.centre)).T)
-                   .min() < config.one_before_unread * edge
-                   for turn in np.linspace(0.0, math.pi / 2, 18, endpoint=False)):
-                flagged.add(id(f))
                 break
     return flagged
 

@@ -331,17 +331,3 @@ def test_one_fitted_with_a_pip_on_another_ground_is_no_sure_two(seed: int) -> No
     assert [r.confidence < 0.5 for r in read if r.value == 1].count(True) == 1
     off = dataclasses.replace(config, uneven_two_ground=0.0)
     assert _sure(read_dice(out.frame, area, off, area_mm)).count(2) == true.count(2) + 1
-
-
-def test_one_before_a_lone_unread_pip_s_die_is_read_unsure() -> None:
-    """Cuatro tuning scene 200461: a far 2's smaller pip measures 0.73 of the throw's pip
-    (under ``pip_agreement``), so its other pip is left a lone 1, unread as tilted, and the
-    1 on the 2's side towards the lens, 0.25 die edges from where that pip's die shows a
-    side, has no read top to be dropped beside. ``one_before_unread`` reads that 1 unsure;
-    without it the 1 is read at 0.91, a wrong value sure."""
-    _, out, area, area_mm = next(_bench().scenes("cuatro", 200461, 1))
-    true = Counter(d.value for d in out.truth.dice)
-    config = DiceConfig.preset("table")
-    assert not Counter(_sure(read_dice(out.frame, area, config, area_mm))) - true
-    off = dataclasses.replace(config, one_before_unread=0.0)
-    assert Counter(_sure(read_dice(out.frame, area, off, area_mm))) - true == Counter({1: 1})

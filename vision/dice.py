@@ -1636,18 +1636,24 @@ def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: 
     top-face edges (a ray not ending before it ends past it)
     (``lean_outline_body_share``: the table's and the top face's colours sampled in rings,
     `_RING_DIRS`). Only those points are sampled (bilinear, the frame's colours at their
-    places in the top view), for all faces at once."""
+    places in the top view), for all faces at once, each face's on its own grid (steps by
+    ``die_max_mm``): a face's reaches do not move with the other faces measured with it."""
     height = view.lens[1]
     s = config.rectified_px_per_mm
     faces = len(centres)
     edges = tops * (height - tops) / height  # `footprint`'s
-    # samples along each ray, ~a view pixel apart for the largest face
+    # samples along each ray, ~a view pixel apart on the largest die the reader accepts, and
+    # each face's gap at its own spacing: a face's reaches are its own, whatever else was read
     first, last_share = config.lean_outline_span
-    shares = np.linspace(first, last_share, int(np.ceil((last_share - first) * tops.max() * s)))
-    gap = max(1, int(round(config.lean_outline_gap_px / s / ((shares[1] - shares[0])
-                                                               * tops.min()))))
+    shares = np.linspace(first, last_share,
+                         int(np.ceil((last_share - first) * config.die_max_mm * s)))
+    gaps = np.maximum(1, np.round(config.lean_outline_gap_px / s
+                                  / ((shares[1] - shares[0]) * tops))).astype(int)
+    gap = int(gaps.max())
+    final = len(shares) - 1  # the last sample a ray may end at
     if stop is not None:  # past it, only the samples that tell a ray ending there
-        shares = shares[:int(np.searchsorted(shares, stop)) + gap]
+        final = min(final, int(np.searchsorted(shares, stop)))
+        shares = shares[:final + gap]
     count = len(shares)
     along = tops[:, None] * shares[None, :]  # (faces, count) mm
     rings = [_RING_DIRS[None] * (lo + (hi - lo) * _RING_SHARES)[None] * size[:, None, None]
@@ -1680,10 +1686,13 @@ def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: 
     if starts is not None:
         off &= along[:, None, :] >= starts[..., None]
     # where each ray leaves the body: the first of lean_outline_gap_px view pixels off it
-    gone = off[..., :count - gap + 1].copy()
+    # (its face's gap of samples, all before ``final``)
+    padded = np.concatenate([off, np.zeros((*off.shape[:2], gap - 1), bool)], axis=2)
+    gone = off.copy()
     for j in range(1, gap):
-        gone &= off[..., j:count - gap + 1 + j]
-    last = along[:, -1:] + (along[:, 1:2] - along[:, :1])
+        gone &= padded[..., j:count + j] | (j >= gaps)[:, None, None]
+    gone[..., final + 1:] = False
+    last = tops[:, None] * (shares[final] + (shares[1] - shares[0]))
     ends = np.where(gone.any(axis=2), np.take_along_axis(
         along, np.argmax(gone, axis=2), axis=1), last)  # (faces, rays) mm
     reach = ends + config.lean_outline_near_body * edges[:, None]

@@ -248,6 +248,12 @@ class DiceConfig:
     # (its own sides: 0.72-1.14 at the referee's far side): a pip of the same side of a
     # die behind, beside the lone pip across the view (0.09), fits a turn of a side too
     front_one_ahead: float = 0.0
+    # the faint search counts a pip read on a face of 2+ before the throw's sizes were
+    # known, on no face read after (`_left_off`), as one it found anew: a faint pip
+    # measures small just over min_contrast, and a far die's 2 or 3 of such pips fell short
+    # of the throw's pip size (``pip_agreement``), measured larger over faint_contrast;
+    # False: only pips that search missed
+    faint_refit_small: bool = False
     # die edges: a lone pip under side_pip_share of a read face's strength, this near where
     # its die shows a pip on a side towards the lens (any turn, for a 1), is that pip; 0: off
     side_pip_reach: float = 0.0
@@ -1190,12 +1196,16 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     faces = fit(None)  # of both pip colours
     throw = throw_sizes(_not_sides(faces, lens, config) if config.throw_from_tops else faces,
                         tops)
+    shrunk: set[int] = set()  # ids of pips the throw's sizes left off their face
     if throw is not None:
+        before = faces
         faces = fit(throw)
+        if config.faint_refit_small:
+            shrunk = _left_off(before, faces)
     faint_blobs: list[list[np.ndarray]] = []  # per pip colour, with face_bars
     if config.faint_contrast:
         faces = _with_faint_faces(faces, layers, located, throw, tops, lo, lens[0], config,
-                                  faint_blobs if config.face_bars else None)
+                                  faint_blobs if config.face_bars else None, shrunk)
     bar_sixes = (_table_bar_sixes(faces, layers, faint_blobs, lo, lens, config)
                  if faint_blobs else [])
     faces += bar_sixes
@@ -1636,18 +1646,24 @@ def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: 
     top-face edges (a ray not ending before it ends past it)
     (``lean_outline_body_share``: the table's and the top face's colours sampled in rings,
     `_RING_DIRS`). Only those points are sampled (bilinear, the frame's colours at their
-    places in the top view), for all faces at once."""
+    places in the top view), for all faces at once, each face's on its own grid (steps by
+    ``die_max_mm``): a face's reaches do not move with the other faces measured with it."""
     height = view.lens[1]
     s = config.rectified_px_per_mm
     faces = len(centres)
     edges = tops * (height - tops) / height  # `footprint`'s
-    # samples along each ray, ~a view pixel apart for the largest face
+    # samples along each ray, ~a view pixel apart on the largest die the reader accepts, and
+    # each face's gap at its own spacing: a face's reaches are its own, whatever else was read
     first, last_share = config.lean_outline_span
-    shares = np.linspace(first, last_share, int(np.ceil((last_share - first) * tops.max() * s)))
-    gap = max(1, int(round(config.lean_outline_gap_px / s / ((shares[1] - shares[0])
-                                                               * tops.min()))))
+    shares = np.linspace(first, last_share,
+                         int(np.ceil((last_share - first) * config.die_max_mm * s)))
+    gaps = np.maximum(1, np.round(config.lean_outline_gap_px / s
+                                  / ((shares[1] - shares[0]) * tops))).astype(int)
+    gap = int(gaps.max())
+    final = len(shares) - 1  # the last sample a ray may end at
     if stop is not None:  # past it, only the samples that tell a ray ending there
-        shares = shares[:int(np.searchsorted(shares, stop)) + gap]
+        final = min(final, int(np.searchsorted(shares, stop)))
+        shares = shares[:final + gap]
     count = len(shares)
     along = tops[:, None] * shares[None, :]  # (faces, count) mm
     rings = [_RING_DIRS[None] * (lo + (hi - lo) * _RING_SHARES)[None] * size[:, None, None]
@@ -1680,10 +1696,13 @@ def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: 
     if starts is not None:
         off &= along[:, None, :] >= starts[..., None]
     # where each ray leaves the body: the first of lean_outline_gap_px view pixels off it
-    gone = off[..., :count - gap + 1].copy()
+    # (its face's gap of samples, all before ``final``)
+    padded = np.concatenate([off, np.zeros((*off.shape[:2], gap - 1), bool)], axis=2)
+    gone = off.copy()
     for j in range(1, gap):
-        gone &= off[..., j:count - gap + 1 + j]
-    last = along[:, -1:] + (along[:, 1:2] - along[:, :1])
+        gone &= padded[..., j:count + j] | (j >= gaps)[:, None, None]
+    gone[..., final + 1:] = False
+    last = tops[:, None] * (shares[final] + (shares[1] - shares[0]))
     ends = np.where(gone.any(axis=2), np.take_along_axis(
         along, np.argmax(gone, axis=2), axis=1), last)  # (faces, rays) mm
     reach = ends + config.lean_outline_near_body * edges[:, None]
@@ -1738,7 +1757,7 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
                       located: _Located | None, throw: tuple[float, float] | None,
                       tops: DiceConfig, lo: np.ndarray, nadir: np.ndarray,
                       config: DiceConfig, blobs: list[list[np.ndarray]] | None = None,
-                      ) -> list[tuple[GridFace, list[Pip]]]:
+                      refit: set[int] | None = None) -> list[tuple[GridFace, list[Pip]]]:
     """``faces`` and the faces of faint pips (``faint_contrast``, black-hat under
     ``min_contrast``: blur and dim light take a small pip's contrast far under it): a face
     of 2-6 pips read with a value, its pips round (``faint_roundness``), at least one of
@@ -1751,7 +1770,8 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
     over ``min_contrast``; a faint face is kept there only if it explains those of them on
     its die (`_explains`: a leaning die's tilted lattice leaves pips off it), and the
     unread face is then dropped as the read die's side (``unread_beside``). With ``blobs``,
-    each pip colour's blobs' contours are added to it (`_table_bar_sixes`)."""
+    each pip colour's blobs' contours are added to it (`_table_bar_sixes`). The pips of
+    ``refit`` (ids; ``faint_refit_small``) count as not found over ``min_contrast``."""
     faint_config, faint_tops = _faint_configs(config, tops)
     s = config.rectified_px_per_mm
     blocking = [(f, m) for f, m in faces if f.value or not config.faint_over_unread]
@@ -1777,6 +1797,8 @@ def _with_faint_faces(faces: list[tuple[GridFace, list[Pip]]], layers: list,
     binary = _work_image("binary", shape)
     found: list[tuple[GridFace, list[Pip]]] = []
     for found_pips, _, closed, hat, _ in layers:
+        if refit:
+            found_pips = [p for p in found_pips if id(p) not in refit]
         for x0, y0, x1, y1 in boxes:
             part = np.s_[y0:y1, x0:x1]
             cv2.threshold(hat[part], config.faint_contrast, 255, cv2.THRESH_BINARY,
@@ -1953,6 +1975,20 @@ def _table_bar_config(config: DiceConfig) -> DiceConfig:
         * config.rectified_px_per_mm
     return replace(pips, face_faint_min_area_px=pips.min_pip_area_px,
                    max_pip_area_px=max(pips.max_pip_area_px, math.pi / 4 * widest ** 2))
+
+
+def _left_off(before: list[tuple[GridFace, list[Pip]]],
+              after: list[tuple[GridFace, list[Pip]]]) -> set[int]:
+    """The ids of the pips of faces of 2+ read by the fit without the throw's sizes
+    (``before``) that the fit with them (``after``) reads on no face, unless it fitted that
+    same lattice again (an unreadable cluster of those pips is no lattice): unread then as
+    tilted (its pitch off the throw's, not its pips' size;
+    a 1 fitted with its side's pip as a 2 was so)."""
+    again = {(frozenset(map(id, members)), f.pitch, f.angle) for f, members in after}
+    read = {id(p) for f, members in after if f.value for p in members}
+    return {id(p) for f, members in before if f.value and len(members) >= 2
+            and (frozenset(map(id, members)), f.pitch, f.angle) not in again
+            for p in members} - read
 
 
 def _new_pips(pips: list[Pip], known: list[Pip]) -> list[bool]:

@@ -1327,3 +1327,40 @@ def test_side_or_leaning_six_run_into_bars_is_no_six(seed: int) -> None:
     a leaning 3's side 6 beside its unread top pips (1148, `_on_columns`): no 6 read."""
     read, true = _bench_values(seed)
     assert not Counter(v for v in read if v is not None) - Counter(true)
+
+
+def test_a_faces_body_reach_is_its_own_whatever_else_is_measured_with_it():
+    """`_body_reach` measures every face of one call at once: a face's reaches (and so
+    `_square_amplitudes`' judged pairs) are the same measured alone or beside a larger and
+    a smaller face, its samples spaced by its own top and ``die_max_mm``. On a grid set by
+    the call's largest and smallest tops, a 2's rays ended a sample farther whenever a 3
+    was read beside it, and it went unmeasured."""
+    from vision.dice import _body_reach, _stacked_hulls, _TopView
+
+    s = TABLE.rectified_px_per_mm
+    frame = np.full((150 * 3, 200 * 3, 3), 70, np.uint8)
+    faces = [((40.0, 50.0), 15.2), ((100.0, 50.0), 18.5), ((160.0, 50.0), 13.4)]
+    hulls = []
+    for (x, y), top in faces:
+        corners = np.array([[x - top / 2, y - top / 2], [x + top / 2, y - top / 2],
+                            [x + top / 2, y + top / 2], [x - top / 2, y + top / 2]])
+        cv2.fillConvexPoly(frame, np.round(corners * s).astype(np.int32), (225, 220, 215))
+        hulls.append(cv2.convexHull(corners.astype(np.float32)))
+    view = _TopView(np.zeros(2), frame.shape[1::-1], np.eye(3), np.eye(3), None,
+                    (np.array([100.0, 300.0]), 600.0), TABLE, None, 0, None)
+    angles = np.radians(np.arange(0, 360, 5.0) + 3.0)
+    one_ray_set = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+
+    def reach(which: list[int]) -> np.ndarray:
+        centres = np.array([faces[k][0] for k in which])
+        tops = np.array([faces[k][1] for k in which])
+        rays = np.repeat(one_ray_set[None], len(which), axis=0)
+        outlines = _stacked_hulls([hulls[k] for k in which])
+        return _body_reach(frame, centres, tops, rays, outlines, list(range(len(which))),
+                           view, TABLE, stop=TABLE.lean_square_reach)[0][0]
+
+    alone = reach([0])
+    assert ((alone / 15.2 > 0.5) & (alone / 15.2 < 0.75)).all()  # a square's half-widths
+    assert np.array_equal(reach([0, 1]), alone)
+    assert np.array_equal(reach([0, 2]), alone)
+    assert np.array_equal(reach([0, 1, 2]), alone)

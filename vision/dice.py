@@ -338,10 +338,6 @@ class DiceConfig:
     # way (points lean_outline_near_body die edges apart) is not judged either: the body it
     # follows may be a touching die's of the same colour, running on past that outline
     lean_outline_through: bool = False
-    # ... with lean_outline_interpolate, a ray's end is placed between its last body sample
-    # and its first off one where the colour distances cross (linearly), half a sample on
-    # as the first off sample lies on average: a reach no longer takes only the grid's values
-    lean_outline_interpolate: bool = False
     # ... but not through the outline of a die the face may be a side of: lying nearer the
     # point under the lens than that die, within this many of its edges across the way to
     # it (a side read as a die runs on into its own die's body); 0: every outline
@@ -1707,19 +1703,8 @@ def _body_reach(frame: np.ndarray, centres: np.ndarray, tops: np.ndarray, rays: 
         gone &= padded[..., j:count + j] | (j >= gaps)[:, None, None]
     gone[..., final + 1:] = False
     last = tops[:, None] * (shares[final] + (shares[1] - shares[0]))
-    first_off = np.argmax(gone, axis=2)  # (faces, rays)
-    ends = np.where(gone.any(axis=2), np.take_along_axis(along, first_off, axis=1), last)
-    if config.lean_outline_interpolate:
-        # signed distance to the body/table boundary (Lab units, < 0 on the body) at the
-        # first off sample and the one before it; a ray off from its start keeps its end
-        margin = (np.sqrt(near_body) - np.sqrt(near_table)).reshape(off.shape)
-        at_off = np.take_along_axis(margin, first_off[..., None], axis=2)[..., 0]
-        before = np.take_along_axis(margin, np.maximum(first_off - 1, 0)[..., None],
-                                    axis=2)[..., 0]
-        crossing = np.where((first_off > 0) & (before < 0),
-                            before / np.minimum(before - at_off, -1e-6), 0.5)
-        step = tops[:, None] * (shares[1] - shares[0])
-        ends = np.where(gone.any(axis=2), ends + (np.clip(crossing, 0, 1) - 0.5) * step, ends)
+    ends = np.where(gone.any(axis=2), np.take_along_axis(
+        along, np.argmax(gone, axis=2), axis=1), last)  # (faces, rays) mm
     reach = ends + config.lean_outline_near_body * edges[:, None]
     tips = centres[:, None, :] + rays * reach[..., None]
     inside = _inside_hulls(outlines, tips.reshape(-1, 2)).reshape(

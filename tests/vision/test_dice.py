@@ -1364,35 +1364,3 @@ def test_a_faces_body_reach_is_its_own_whatever_else_is_measured_with_it():
     assert np.array_equal(reach([0, 1]), alone)
     assert np.array_equal(reach([0, 2]), alone)
     assert np.array_equal(reach([0, 1, 2]), alone)
-
-
-@pytest.mark.parametrize("interpolate", [True, False])
-def test_a_faces_body_reach_moves_smoothly_with_its_outline(interpolate: bool):
-    """With ``lean_outline_interpolate`` a ray's end is placed where the colours cross
-    between its last body sample and its first off one: as a face's edge moves by tenths
-    of a sample, its reach follows, not in steps of a sample (which left faces near
-    ``lean_square`` or ``lean_square_reach`` to a sample's luck). Without it, it steps."""
-    from vision.dice import _body_reach, _stacked_hulls, _TopView
-
-    config = dataclasses.replace(TABLE, lean_outline_interpolate=interpolate)
-    s = config.rectified_px_per_mm
-    top, (x, y) = 15.2, (50.0, 50.0)
-    first, last = config.lean_outline_span
-    step = top * (last - first) / (np.ceil((last - first) * config.die_max_mm * s) - 1)
-    view = _TopView(np.zeros(2), (300, 300), np.eye(3), np.eye(3), None,
-                    (np.array([100.0, 300.0]), 600.0), config, None, 0, None)
-    moves = np.arange(0, 2.0, 0.1) * step
-    reaches = []
-    for move in moves:
-        frame = np.full((300, 300, 3), 70, np.uint8)
-        corners = np.array([[x - top / 2, y - top / 2], [x + top / 2 + move, y - top / 2],
-                            [x + top / 2 + move, y + top / 2], [x - top / 2, y + top / 2]])
-        cv2.fillConvexPoly(frame, np.round(corners * s * 16).astype(np.int32),
-                           (225, 220, 215), cv2.LINE_AA, 4)
-        hull = cv2.convexHull(corners.astype(np.float32))
-        reaches.append(_body_reach(frame, np.array([[x, y]]), np.array([top]),
-                                   np.array([[[1.0, 0.0]]]), _stacked_hulls([hull]), [0],
-                                   view, config, stop=config.lean_square_reach)[0][0, 0])
-    jumps = np.diff(reaches)
-    assert abs((reaches[-1] - reaches[0]) - (moves[-1] - moves[0])) < 0.6 * step
-    assert (jumps.max() < 0.4 * step) == interpolate

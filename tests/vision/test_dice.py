@@ -1329,7 +1329,7 @@ def test_side_or_leaning_six_run_into_bars_is_no_six(seed: int) -> None:
     assert not Counter(v for v in read if v is not None) - Counter(true)
 
 
-def test_a_faces_body_reach_is_its_own_whatever_else_is_measured_with_it():
+def test_a_faces_body_reach_is_its_own_whatever_else_is_measured_with_it() -> None:
     """`_body_reach` measures every face of one call at once: a face's reaches (and so
     `_square_amplitudes`' judged pairs) are the same measured alone or beside a larger and
     a smaller face, its samples spaced by its own top and ``die_max_mm``. On a grid set by

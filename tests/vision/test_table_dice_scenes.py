@@ -316,6 +316,7 @@ def test_faint_three_of_the_cloth_s_dotted_line_is_no_die() -> None:
     off = dataclasses.replace(config, dotted_read_rows=False)
     assert _sure(read_dice(out.frame, area, off, area_mm)) == sorted([*true, 3])
 
+
 @pytest.mark.parametrize("seed", [200074, 200750])
 def test_one_fitted_with_a_pip_on_another_ground_is_no_sure_two(seed: int) -> None:
     """A flat white 1 (Cuatro tuning scenes) fitted as a 2 with a dark blob beside it: in

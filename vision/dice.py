@@ -390,11 +390,6 @@ class DiceConfig:
     # least this share of the body's spread: every blurred pip has its skirt; a side
     # pip's die edge lies on one line, its top 1's stays on the lit top
     body_close_alike: float = 0.0
-    # ... and a read 1-3 darker than lean_square_unreadable_lightness is unreadable over this
-    # amplitude instead: a flat black die's shadow stretches its outline, but less than a
-    # tilt does (tuning: flat black dice read right up to 0.24, leaning ones 0.16-0.42).
-    # 0: a dark die is never made unreadable by its amplitude
-    lean_square_unreadable_dark: float = 0.0
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -1575,18 +1570,16 @@ def _lopsided_ones(frame: np.ndarray, read: list[GridFace], outlines: np.ndarray
     under ``lean_square_contrast`` from the table (no outline to follow). With
     ``lean_square_lattice``, read 2s and 3s too, round their lattice's centre. Second, the
     ids of those over ``lean_square_unreadable`` (0: none) whose top is not darker than
-    ``lean_square_unreadable_lightness``, or over ``lean_square_unreadable_dark`` whose top
-    is: a flat face, even blurred, is seldom that far from a square, a leaning die's often
-    is; a flat black die's shadow draws its outline farther out than a light die's."""
+    ``lean_square_unreadable_lightness``: a flat face, even blurred, is seldom that far
+    from a square, a leaning die's often is."""
     limits = {1: config.lean_square, 2: config.lean_square_lattice,
               3: config.lean_square_lattice}
     measured = _square_amplitudes(frame, read, outlines, view, config,
                                   [k for k, g in enumerate(read) if limits.get(g.value)])
     tilted = config.lean_square_unreadable or np.inf
-    dark = config.lean_square_unreadable_dark or np.inf
     return ({id(read[k]) for k, (amp, _) in measured.items() if amp > limits[read[k].value]},
             {id(read[k]) for k, (amp, light) in measured.items()
-             if amp > (tilted if light >= config.lean_square_unreadable_lightness else dark)})
+             if amp > tilted and light >= config.lean_square_unreadable_lightness})
 
 
 def _square_amplitudes(frame: np.ndarray, read: list[GridFace], outlines: np.ndarray,

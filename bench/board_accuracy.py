@@ -15,6 +15,8 @@ camera envelope, hard light, some hands and covered markers) it prints:
 * share of frames read entirely right;
 * occlusion: frames with a hand over fields that were flagged, and frames without one
   that were flagged anyway (false flags); truly hidden fields the reader still reported;
+  and the same two lines counted by issue 3's definition, a hand over the board (it
+  covers a field, or its pixels reach ``OVER_BOARD_MM`` inside the board's outline);
 * median ms per frame on one core, for a warm tracker (the live case: camera fixed,
   board already located) and cold (first frame), and that time divided by a reference
   workload measured on the same frames (GaussianBlur 5x5 + cvtColor to Lab).
@@ -62,6 +64,27 @@ def reference_ms(frame: np.ndarray) -> float:
 
 #: Bands (frame px) of how far one more piece moves a tower's top: see ``stone_shift_px``.
 SHIFT_BANDS_PX = (1.0, 2.0, 4.0)
+
+#: A hand is over the board (issue 3) when its pixels reach this far (mm, on the board's
+#: plane) inside the board's outline: the nearest fields' squares begin 10-12.5 mm in
+#: (Mühle 10, Just 4 Fun 11, Cuatro 12, Spexxx 12.5), so a hand this far in can touch a
+#: piece; fingers less far in lie over the blank rim, within a blurred edge's few mm.
+OVER_BOARD_MM = 10.0
+
+
+def hand_reach_mm(truth, board_size_mm: tuple[float, float]) -> float:
+    """How far (mm) the hand's pixels reach inside the board's outline, seen through the
+    board plane's homography (so an arm above the board counts where it covers it in the
+    frame, as a reader sees it); 0 without a hand over the outline."""
+    ys, xs = np.nonzero(truth.hand_mask[::2, ::2])
+    if not len(xs):
+        return 0.0
+    undistorted = truth.pose.undistort_pixels(np.column_stack([xs, ys]) * 2.0)
+    mm = cv2.perspectiveTransform(undistorted.reshape(-1, 1, 2),
+                                  np.linalg.inv(truth.homography)).reshape(-1, 2)
+    width, height = board_size_mm
+    inside = np.minimum.reduce([mm[:, 0], width - mm[:, 0], mm[:, 1], height - mm[:, 1]])
+    return max(0.0, float(inside.max()))
 
 
 def stone_shift_px(pose, centre_mm, height: int, shape: str, height_mm: float,
@@ -133,6 +156,11 @@ class Score:
     without_hand: int = 0
     without_hand_flagged: int = 0
     hand_in_view_flagged: int = 0  # false flags where a hand was in view, hiding no field
+    over_board: int = 0  # issue 3's count: a hand covers a field or reaches OVER_BOARD_MM in
+    over_board_flagged: int = 0
+    over_board_unread: int = 0
+    not_over_board: int = 0
+    not_over_board_flagged: int = 0
     per_game: dict[str, list[int]] = field(default_factory=dict)
     errors: Counter[str] = field(default_factory=Counter)
     height_reads: Counter[tuple[int, int]] = field(default_factory=Counter)
@@ -145,10 +173,22 @@ class Score:
     heights_confident_right: int = 0
 
     def add(self, reading, truth, game: str, layout, pose, hand: bool, uncertain_below: float,
-            note: str = "", verbose: bool = False) -> None:
+            note: str = "", verbose: bool = False, reach_mm: float = 0.0) -> None:
         stacking = layout.piece.max_stack > 1
         self.frames += 1
         occluded_truth = any(t.occluded for t in truth.fields.values())
+        over = occluded_truth or reach_mm >= OVER_BOARD_MM
+        if over:
+            self.over_board += 1
+            self.over_board_flagged += reading.occluded
+            self.over_board_unread += not reading.ok
+        else:
+            self.not_over_board += 1
+            self.not_over_board_flagged += reading.occluded
+        if verbose and over != reading.occluded:
+            print(f"{note}: {'hand missed' if over else 'false flag'} (hand "
+                  f"{reach_mm:.0f} mm in, {'' if occluded_truth else 'no '}field covered"
+                  f"{'' if reading.ok else '; ' + str(reading.problem)})")
         if occluded_truth:
             self.with_hand += 1
             self.with_hand_flagged += reading.occluded
@@ -239,6 +279,11 @@ class Score:
               f"{self.with_hand_unread} more reported a problem, no fields")
         print(f"  false occlusion flags   {pct(self.without_hand_flagged, self.without_hand)}, "
               f"{self.hand_in_view_flagged} of them with a hand in view that hides no field")
+        print(f"  hand over the board (a field covered or {OVER_BOARD_MM:g}+ mm in): flagged "
+              f"{pct(self.over_board_flagged, self.over_board)}; {self.over_board_unread} "
+              "more reported a problem, no fields")
+        print(f"  no hand over the board, flagged "
+              f"{pct(self.not_over_board_flagged, self.not_over_board)}")
         print(f"  hidden fields reported  {pct(self.leaked, self.truly_hidden)} (should be 0)")
         print(f"  visible fields hidden   "
               f"{pct(self.hidden_visible, self.hidden_visible + self.fields_total)}")
@@ -301,8 +346,9 @@ def main(argv: list[str] | None = None) -> int:
         reading = read_board(frame, layout, calibration, cfg, tracker)
         cold_ms.append((time.perf_counter() - start) * 1000)
         hand = scene.hand is not None
+        reach = hand_reach_mm(truth, layout.board_size_mm) if hand else 0.0
         standalone.add(reading, truth, game, layout, pose, hand, cfg.uncertain_below, note,
-                       args.verbose)
+                       args.verbose, reach)
 
         # live: the tracker first sees the table without the hand (fresh sensor noise)
         before = render(replace(scene, hand=None), pose,
@@ -314,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
         warm_ms.append((time.perf_counter() - start) * 1000)
         warm_by_game[game].append(warm_ms[-1])
         live.add(reading, truth, game, layout, pose, hand, cfg.uncertain_below, note + " live",
-                 args.verbose)
+                 args.verbose, reach)
         ref_ms.append(min(reference_ms(frame) for _ in range(2)))
 
     median_warm = statistics.median(warm_ms)

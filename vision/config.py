@@ -990,6 +990,14 @@ class VisionConfig:
     #: nearest field there: a piece's shadow and rim (Mühle seed 126: a white stone the
     #: reader lost changed its point with 6 % of the change just outside).
     tower_change_margin_mm: float = 3.0
+    #: A silhouette that ends at a run of non-piece colour at most this long (mm) and
+    #: goes on past it in piece colour for at least a top face's run
+    #: (``neighbour_run_ratio``) is measured to that run's end too, and read so where it
+    #: fits a height better (``whole_tower_margin``): a seam between a tall tower's
+    #: pieces shaded or lit into the board's colour broke five-high towers after their
+    #: lowest piece, reading them one high (board bench tuning seeds 1 and 5; 2.5 and 4
+    #: read the same). 0 leaves them broken.
+    broken_gap_mm: float = 2.5
 
     @classmethod
     def load(cls, path: str | Path) -> VisionConfig:

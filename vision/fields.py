@@ -823,7 +823,9 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     (:func:`measure_heights` judges both). One that ran on to the end of its line is
     ended, still not delimited, at a neighbour's piece across a short border with no
     majority colour (:func:`_bridge_unsure`), else at its colour's strongest step past
-    a top face (:func:`_top_step`), and judged whole too."""
+    a top face (:func:`_top_step`), and judged whole too. One that ends at a short break
+    (``broken_gap_mm``) with a top face's run of tower colour past it is judged to that
+    run's end too (:func:`_past_break`)."""
     # silhouette: anything but the printed board (seams and deep shade on a tower's side
     # match no colour at all); off the board, where a tall tower's top often leans, only
     # piece colours count (the table there matches no colour either)
@@ -838,6 +840,7 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
     delimited = np.zeros(len(fields), bool)
     whole = np.full(len(fields), np.nan)
     gap = max(1, int(round(config.seam_gap_mm / config.profile_step_mm)))  # samples
+    broken = int(round(config.broken_gap_mm / config.profile_step_mm))
     top_run = config.neighbour_run_ratio * geometry.face_chord_mm / config.profile_step_mm
     # all the fields' samples at once: a field at a time took most of a tower frame's time
     outsides = weights < 0.5
@@ -883,6 +886,11 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
         if has_after[k]:
             far = _refine_edge(colours, t, end, -1, _crossing(t, profile, end - 1, end), config)
         c = int(touching[k])
+        if c < 0 and has_after[k]:
+            resumed = _past_break(outsides[k], runs[k], end, broken, top_run)
+            if resumed >= 0:
+                whole[k] = _refine_edge(colours, t, resumed, -1,
+                                        _crossing(t, profile, resumed - 1, resumed), config)
         if c < 0 and not has_after[k]:
             c = int(guessed[k])
             if c < 0:
@@ -893,6 +901,23 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
         extents[k] = (edge, far)
         delimited[k] = before[k].any() and (has_after[k] or touching[k] >= 0)
     return extents, delimited, whole
+
+
+def _past_break(outside: np.ndarray, runs: np.ndarray, end: int, longest: int,
+                shortest: float) -> int:
+    """Where a silhouette broken at ``end`` (its first outside sample) by at most
+    ``longest`` outside samples ends if it goes on past the break in tower colour for at
+    least ``shortest`` samples (``runs`` as in :func:`silhouette_extents`), or -1: the
+    seam under a tall tower's upper pieces, shaded or lit into the board's colour, broke
+    five-high towers after their lowest piece (board bench tuning seeds 1 and 5)."""
+    inside = np.flatnonzero(~outside[end:end + longest + 1])
+    if not len(inside):
+        return -1
+    start = end + int(inside[0])
+    stop = np.flatnonzero(runs[start:])
+    if not len(stop) or stop[0] < shortest:
+        return -1
+    return start + int(stop[0])
 
 
 def _base_past_seam(outside: np.ndarray, starts: np.ndarray, base: int, t: np.ndarray,
@@ -1098,7 +1123,8 @@ def measure_heights(profiles: TowerProfiles, players: int, geometry: BoardGeomet
     that length with the top face's colour ``share`` (per field and height) costs less:
     a tall tower seen from aside shows a long side of one colour, then its upper pieces
     of another, which the neighbour rule cut off, reading 4-5 high towers one high
-    (board bench tuning seeds 1, 5, 6, 7: docs/vision.md, thirteenth session)."""
+    (board bench tuning seeds 1, 5, 6, 7: docs/vision.md, thirteenth session). So is one
+    ended at a short break with more tower past it (:func:`_past_break`)."""
     extents, delimited, whole = silhouette_extents(profiles, players, geometry, config)
     mismatch, blurred, trusted = _length_fit(profiles.fields, profiles.colours, geometry,
                                              extents, delimited, config)

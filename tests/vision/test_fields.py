@@ -27,6 +27,7 @@ from vision.fields import (
     _foot_before_dip,
     _masked_medians,
     _neighbour_edges,
+    _past_break,
     _segment_medians,
     _segment_percentiles,
     _top_step,
@@ -974,6 +975,26 @@ def test_a_top_run_to_the_end_of_its_line_ends_at_its_strongest_colour_step():
     assert _top_step(colours, colour, 10, replace(config, top_step_contrast=250.0)) == -1
 
 
+def test_a_silhouette_broken_by_a_short_gap_goes_on_to_the_end_of_the_run_past_it():
+    """Past a break of at most ``longest`` outside samples, a run of tower colour at
+    least ``shortest`` long ends where the next run of outside samples starts; none where
+    the break is longer, the run shorter, or the run goes on to the end of the line."""
+    outside = np.zeros(40, bool)
+    outside[10:13] = True  # the break: three samples
+    outside[30:] = True  # the board past the top
+    gap = 2
+    total = np.cumsum(np.pad(outside, (1, 0)))
+    runs = total[gap:] - total[:-gap] >= gap
+    assert _past_break(outside, runs, 10, 3, 10) == 30
+    assert _past_break(outside, runs, 10, 2, 10) == -1  # the break is longer
+    assert _past_break(outside, runs, 10, 3, 18) == -1  # too short for a top face
+    assert _past_break(outside, runs, 10, 0, 0) == -1  # off
+    outside[30:] = False  # the run goes on to the line's end
+    total = np.cumsum(np.pad(outside, (1, 0)))
+    runs = total[gap:] - total[:-gap] >= gap
+    assert _past_break(outside, runs, 10, 3, 10) == -1
+
+
 @pytest.mark.parametrize("seed,index,towers,off", [
     # tops against neighbours' pieces behind, across a blurred border
     (1, 464, {"D5": 4, "F5": 4, "A6": 3}, {"neighbour_gap_mm": 0.0}),
@@ -1000,6 +1021,24 @@ def test_a_silhouette_run_on_past_its_top_is_cut_and_read_unsure(seed, index, to
     assert [n for n in towers if reading.fields[n].confidence >= config.uncertain_below] == []
     old = read_states(read_board(rendered.frame, layout, calibration, replace(config, **off)))
     assert {n: old[n][1] for n in towers} == dict.fromkeys(towers, 5)
+
+
+@pytest.mark.parametrize("seed,index,field,top", [
+    (1, 196, "B3", "blue"),  # a seam 2 mm past the lowest piece read board
+    (5, 452, "B3", "yellow"),  # a green piece under four yellow ones, read blue one high, sure
+])
+def test_a_five_high_tower_broken_after_its_lowest_piece_is_read_whole(seed, index, field, top):
+    """Board bench tuning seeds 1 and 5, five-high towers far from the nadir (one more
+    piece moves the top 4+ px) whose silhouette broke after the lowest piece at a seam
+    read board: measured on past the break (``broken_gap_mm``) they read five, as
+    without it they read one (docs/vision.md, seventeenth session)."""
+    layout, calibration, rendered, _ = bench_frame(seed, index)
+    assert field_states(rendered.truth)[field] == (top, 5)
+    config = VisionConfig()
+    assert read_states(read_board(rendered.frame, layout, calibration, config))[field] \
+        == (top, 5)
+    old = read_board(rendered.frame, layout, calibration, replace(config, broken_gap_mm=0.0))
+    assert read_states(old)[field][1] == 1
 
 
 @given(st.lists(st.tuples(st.integers(0, 510), st.integers(0, 510)), min_size=1, max_size=40))

@@ -390,12 +390,6 @@ class DiceConfig:
     # least this share of the body's spread: every blurred pip has its skirt; a side
     # pip's die edge lies on one line, its top 1's stays on the lit top
     body_close_alike: float = 0.0
-    # a 2 of the fit without the throw's sizes that the fit with them reads on no face but
-    # a lone 1 of one of its pips (its smaller pip under ``pip_agreement``) kept as that 2
-    # where its smaller pip is at least this share of the throw's pip (`_first_fit_twos`):
-    # a far 2's pip measures small, and its other pip read 1 hid the side's 1 beside it
-    # (tuning table scene 200461). 0: off
-    first_fit_two_share: float = 0.0
 
     @classmethod
     def from_json(cls, path: str | Path) -> DiceConfig:
@@ -1206,8 +1200,6 @@ def read_dice_rectified(frame: np.ndarray, region, region_mm, config: DiceConfig
     if throw is not None:
         before = faces
         faces = fit(throw)
-        if config.first_fit_two_share:
-            faces = _first_fit_twos(before, faces, throw, config)
         if config.faint_refit_small:
             shrunk = _left_off(before, faces)
     faint_blobs: list[list[np.ndarray]] = []  # per pip colour, with face_bars
@@ -1983,32 +1975,6 @@ def _table_bar_config(config: DiceConfig) -> DiceConfig:
         * config.rectified_px_per_mm
     return replace(pips, face_faint_min_area_px=pips.min_pip_area_px,
                    max_pip_area_px=max(pips.max_pip_area_px, math.pi / 4 * widest ** 2))
-
-
-def _first_fit_twos(before: list[tuple[GridFace, list[Pip]]],
-                    after: list[tuple[GridFace, list[Pip]]], throw: tuple[float, float],
-                    config: DiceConfig) -> list[tuple[GridFace, list[Pip]]]:
-    """``after`` with each 2 of ``before`` (the fit without the throw's sizes) whose pips
-    ``after`` reads as a lone 1 and a pip on no face put back in that 1's place, where it
-    is of the throw's pitch, not tilted (`_leaning`) and its smaller pip is at least
-    ``first_fit_two_share`` of the throw's: only ``pip_agreement`` dropped it, and a far
-    2's pips measure small (a 1 with its side's pip, fitted as a 2, measures smaller)."""
-    pitch, pip = throw
-    on = {id(p): k for k, (_, members) in enumerate(after) for p in members}
-    swap: dict[int, tuple[GridFace, list[Pip]]] = {}
-    for f, members in before:
-        if f.value != 2:
-            continue
-        where = [on.get(id(p)) for p in members]
-        ones = [k for k in where if k is not None]
-        if len(ones) != 1 or len(after[ones[0]][1]) != 1 or after[ones[0]][0].value != 1:
-            continue
-        if (abs(f.pitch / pitch - 1) > config.pitch_agreement
-                or min(p.diameter for p in members) < config.first_fit_two_share * pip
-                or _leaning(f, dict(zip(f.members, members, strict=True)), pitch, config)):
-            continue
-        swap.setdefault(ones[0], (f, members))
-    return [swap.get(k, face) for k, face in enumerate(after)]
 
 
 def _left_off(before: list[tuple[GridFace, list[Pip]]],

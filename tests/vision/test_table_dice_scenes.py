@@ -350,18 +350,3 @@ def test_faint_light_pips_too_small_for_the_throw_are_read_again(seed: int, valu
     without = _values(read_dice(out.frame, area, off, area_mm))
     true.remove(value)
     assert without == sorted(true + [0] * unread)
-
-
-def test_far_two_with_a_small_pip_stays_a_two() -> None:
-    """A far 2 on the referee's table (Cuatro tuning scene 200461): the fit without the
-    throw's sizes reads it, but its smaller pip measures 0.73 of the throw's pips, under
-    ``pip_agreement``, so the fit with them read its other pip as a lone 1 (then tilted,
-    unread) and its side's 1 beside it was read, sure. Kept as the first fit's 2
-    (``first_fit_two_share``), the throw is read right and sure; without it a 1 is read
-    sure."""
-    _, out, area, area_mm = next(_bench().scenes("cuatro", 200461, 1))
-    true = sorted(d.value for d in out.truth.dice)
-    config = DiceConfig.preset("table")
-    assert _values(read_dice(out.frame, area, config, area_mm)) == true
-    before = dataclasses.replace(config, first_fit_two_share=0.0)
-    assert 1 in _sure(read_dice(out.frame, area, before, area_mm))

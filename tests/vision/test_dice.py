@@ -1133,6 +1133,18 @@ def test_leaning_die_far_from_square_is_unreadable(seed: int, value: int) -> Non
     assert flat == flat_before
 
 
+def test_leaning_one_just_off_a_square_is_unsure() -> None:
+    """A leaning die read as a 1 (tame tuning seed 1386: 0.94 sure) whose top face is
+    0.096-0.097 top-face edges from a square round its pip, just under the 0.1
+    ``lean_square`` was first set to; the flat dice of the frame keep their confidences."""
+    scene = _bench_scene(1386, hard=False)
+    lean, flat = _leaning_confidences(scene, TABLE, value=1)
+    assert lean <= TABLE.lean_outline_confidence < 0.5
+    lean_before, flat_before = _leaning_confidences(
+        scene, dataclasses.replace(TABLE, lean_square=0.1), value=1)
+    assert lean_before > 0.9 and flat_before == flat
+
+
 def _read_at(scene, config: DiceConfig, value: int) -> DieReading | None:
     """The reading at the one flat die showing ``value`` in a bench scene
     (``_bench_scene``), if any."""

@@ -990,10 +990,6 @@ class VisionConfig:
     #: nearest field there: a piece's shadow and rim (Mühle seed 126: a white stone the
     #: reader lost changed its point with 6 % of the change just outside).
     tower_change_margin_mm: float = 3.0
-    #: A frame in which a hand's hull was found, though it hides no field (fingers over
-    #: the rim, a hull over Mühle's lines), keeps the tracker's clear view from refreshing,
-    #: as a hand hiding fields does: else the hand becomes part of the "clear" board.
-    clear_view_waits_for_hands: bool = True
 
     @classmethod
     def load(cls, path: str | Path) -> VisionConfig:

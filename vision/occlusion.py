@@ -42,9 +42,6 @@ class Occlusion:
     #: Of ``hidden_fields``, those only a hand close to the board's colour hides
     #: (:func:`_faint_hand`): a still photo's cue, which a tracker does not wait on.
     faint: frozenset[str] = frozenset()
-    #: A hand's hull was found, though it may hide no field (over the rim or Mühle's
-    #: lines): a tracker must not take such a frame as the clear board.
-    hand_seen: bool = False
 
 
 @dataclass(frozen=True)
@@ -226,8 +223,7 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
         reasons.append(covered_markers(markers_missing))
     # A covered marker alone does not hide a field (a card or cup may lie on it).
     return Occlusion(bool(hidden), frozenset(hidden), "; ".join(reasons),
-                     faint=frozenset(faint - strict),
-                     hand_seen=strict_hull is not None or faint_hull is not None)
+                     faint=frozenset(faint - strict))
 
 
 def covered_markers(missing: int) -> str:

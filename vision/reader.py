@@ -490,8 +490,7 @@ def occlusion_of(normalised: np.ndarray, lab: np.ndarray, geometry: BoardGeometr
                                  tracker.classes, towers, config, missing, change, entry,
                                  ceiling, misfit, tracker.symbols)
     seen = foreign.hidden_fields - foreign.faint
-    hand = bool(seen) or (config.clear_view_waits_for_hands and foreign.hand_seen)
-    tracker.follow(lab, clear_view(lab, states, geometry, config), hand,
+    tracker.follow(lab, clear_view(lab, states, geometry, config), bool(seen),
                    moved.occluded, relocalised, geometry, moved.hidden_fields, seen,
                    moved.changed_look, frame)
     if (moved.occluded and not foreign.occluded

@@ -395,23 +395,3 @@ def test_a_hand_the_change_cue_misses_is_found_where_it_crosses_the_edge():
         reading = read_board(rendered.frame, layout, tracker=live)
         assert reading.occluded, index
         assert truly_hidden(rendered) <= reading.hidden_fields, index
-
-
-def test_a_hand_found_that_hides_no_field_does_not_become_the_clear_view():
-    """A hand over Mühle's lines between points (board bench seed 7 frame 294: its hull
-    found 45 mm in, no point hidden) held still past ``clear_view_refresh_frames`` must
-    not become part of the tracker's clear view, as a hand hiding fields would not."""
-    layout, calibration, rendered, before = bench_frame(7, 294)
-    assert not any(t.occluded for t in rendered.truth.fields.values())
-
-    def held(config: VisionConfig) -> bool:
-        live = BoardTracker(layout, calibration, config)
-        read_board(before.frame, layout, tracker=live)
-        clear = live.clear
-        for _ in range(config.clear_view_refresh_frames + 2):
-            reading = read_board(rendered.frame, layout, tracker=live)
-            assert reading.ok and not reading.hidden_fields
-        return live.clear is clear
-
-    assert held(VisionConfig())
-    assert not held(VisionConfig(clear_view_waits_for_hands=False))

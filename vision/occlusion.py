@@ -168,9 +168,7 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     largest = np.zeros(int(groups.max()) + 1)
     np.maximum.at(largest, owner[1:], stats[1:, cv2.CC_STAT_AREA])
     min_area = config.hand_min_area_mm2 * geometry.px_per_mm**2
-    # a board placed a few mm off shows bands along its edge, but not as change
-    big = _hand_blobs(groups, largest, geometry, config, min_area, entry,
-                      markers_missing == 0 or change is not None)
+    big = _hand_blobs(groups, largest, geometry, config, min_area, entry)
     if big and misfit is not None and len(misfit.fields):
         groups, big = _with_skin_pieces(foreign, lab, misfit, groups, big, geometry, config)
     strict_hull = _hulls(groups, big)
@@ -1153,26 +1151,19 @@ def _printed_chroma(classes: ColourClasses) -> np.ndarray:
 
 def _hand_blobs(groups: np.ndarray, areas: np.ndarray, geometry: BoardGeometry,
                 config: VisionConfig, min_area: float,
-                entry: np.ndarray | None = None, placed: bool = False) -> list[int]:
+                entry: np.ndarray | None = None) -> list[int]:
     """The hand-sized foreign blobs (groups of them, :func:`_grouped`, by ``areas``), if
     one of them is an arm reaching in: a hand comes from beyond the board, so its blob
     crosses the board's outer rim (or, on a photo, comes near where something lies
     across it: ``entry``, :func:`rim_entry`). Foreign patches wholly inside the board
     with no arm in view (glare, a shadow, a blurred print) are not a hand; with an arm
     in view, they are taken as parts of the hand that towers and printed edges split
-    off. On a board ``placed`` from all four markers, or where the board changed from a
-    clear view, smaller blobs over the rim count (``hand_rim_min_area_mm2``)."""
+    off."""
     count = len(areas)
-    entering = _reaching(groups, count, geometry, config.hand_edge_mm)
     big = [k for k in range(1, count) if areas[k] >= min_area]
-    rim_area = config.hand_rim_min_area_mm2 * geometry.px_per_mm**2
-    if placed and rim_area < min_area:
-        # fingers over the rim, the hand beyond the board: smaller, but deep enough in
-        deep = _reaching_in(groups, count, geometry, config.hand_rim_reach_mm)
-        big += [k for k in range(1, count) if min_area > areas[k] >= rim_area
-                and entering[k] and deep[k]]
     if not big:
         return []
+    entering = _reaching(groups, count, geometry, config.hand_edge_mm)
     if entry is not None and entry.size and not entering[big].any():
         # as long a stretch of broken edge as the faint cue wants (a corner of a field
         # that overexposure made foreign lies near a speck of it)

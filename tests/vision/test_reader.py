@@ -835,3 +835,44 @@ def test_a_cable_beside_a_board_left_unlocated_with_one_marker_is_no_hand():
     assert reading.problem.startswith("the board cannot be located: only 1 of 4")
     no_step = replace(VisionConfig(), unlocated_arm_min_step=0.0)
     assert read_board(rendered.frame, layout, calibration, no_step).occluded
+
+
+@pytest.mark.parametrize(("seed", "index"), [(1, 315), (5, 256)])
+def test_fingers_over_the_rim_are_a_hand_on_a_photo(seed, index):
+    """Fingers 19-34 mm in over the rim of a board placed from all four markers, the hand
+    beyond it (board bench seed 1 frame 315, Spexxx, 3 fields covered; seed 5 frame 256,
+    Just 4 Fun, 1; tuning): their foreign blob holds 590-760 mm^2, under
+    ``hand_min_area_mm2`` (towers and a print close to the skin cut it), but it crosses
+    the rim and reaches ``hand_rim_reach_mm`` in: a hand, the fields it covers hidden. The
+    same table without the hand is none."""
+    layout, calibration, rendered, before = bench_frame(seed, index)
+    covered = {n for n, t in rendered.truth.fields.items() if t.occluded}
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.occluded and covered <= reading.hidden_fields
+    old = replace(VisionConfig(), hand_rim_min_area_mm2=VisionConfig().hand_min_area_mm2)
+    assert not read_board(rendered.frame, layout, calibration, old).occluded
+    assert not read_board(before.frame, layout, calibration).occluded
+
+
+def test_a_band_along_the_rim_of_a_board_from_three_markers_is_no_hand():
+    """Board bench seed 1 frame 165 (Cuatro, no hand, placed from three markers; tuning):
+    the board a few mm off shows a foreign band of 548 mm^2 15 mm in along its edge, as
+    large and deep as fingers over the rim; the smaller rim blobs count only on a board
+    from four markers."""
+    layout, calibration, rendered, _ = bench_frame(1, 165)
+    assert not any(t.occluded for t in rendered.truth.fields.values())
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.ok and reading.markers_seen == 3 and not reading.occluded
+
+
+def test_fingers_over_the_rim_admit_no_patch_inside_the_board():
+    """Board bench seed 9 frame 156 (Just 4 Fun, four markers; held out for branch
+    ``rimrule``): fingers 11 mm in over the bottom rim, no field covered, and two foreign
+    patches of 1441 and 1505 mm^2 wholly inside the board. The fingers are a hand by
+    themselves, but as the arm in view they let those patches (and pieces next to them)
+    hide up to 12 visible fields: only fields on the row at the fingers are hidden."""
+    layout, calibration, rendered, _ = bench_frame(9, 156)
+    assert not any(t.occluded for t in rendered.truth.fields.values())
+    reading = read_board(rendered.frame, layout, calibration)
+    assert reading.occluded and reading.hidden_fields
+    assert {layout.fields[n].row for n in reading.hidden_fields} == {5}

@@ -990,15 +990,6 @@ class VisionConfig:
     #: nearest field there: a piece's shadow and rim (Mühle seed 126: a white stone the
     #: reader lost changed its point with 6 % of the change just outside).
     tower_change_margin_mm: float = 3.0
-    #: Fingers over the rim make a smaller blob than ``hand_min_area_mm2`` (the rest of
-    #: the hand lies beyond the board, towers and a print close to the skin cut it): on a
-    #: board placed from all four markers (or live, where the board changed), a blob that
-    #: crosses the rim (``hand_edge_mm``) and reaches farther than ``hand_rim_reach_mm``
-    #: in is a hand from this area (mm^2) on. Not on a photo from fewer markers: a board
-    #: placed a few mm off shows bands of 100-550 mm^2 as deep along its edge
-    #: (seventeenth session, docs/vision.md).
-    hand_rim_min_area_mm2: float = 100.0
-    hand_rim_reach_mm: float = 12.0
     #: A silhouette that ends at a run of non-piece colour at most this long (mm) and
     #: goes on past it in piece colour for at least a top face's run
     #: (``neighbour_run_ratio``) is measured to that run's end too, and read so where it

@@ -169,14 +169,9 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
     np.maximum.at(largest, owner[1:], stats[1:, cv2.CC_STAT_AREA])
     min_area = config.hand_min_area_mm2 * geometry.px_per_mm**2
     big = _hand_blobs(groups, largest, geometry, config, min_area, entry)
-    # a board placed a few mm off shows bands along its edge, but not as change
-    rim = (_rim_fingers(groups, largest, geometry, config, min_area)
-           if markers_missing == 0 or change is not None else [])
-    rim_hull = _hulls(groups, rim)
     if big and misfit is not None and len(misfit.fields):
         groups, big = _with_skin_pieces(foreign, lab, misfit, groups, big, geometry, config)
-    strict_hull = _union(_hulls(groups, big), rim_hull)
-    big = big + rim
+    strict_hull = _hulls(groups, big)
     faint_hull = None
     if entry is not None and entry.size:
         faint_hull = _faint_hand(distance, usable, entry, bgr, geometry, classes, config,
@@ -1175,21 +1170,6 @@ def _hand_blobs(groups: np.ndarray, areas: np.ndarray, geometry: BoardGeometry,
         for k in big:
             entering[k] = _meets_entry(groups == k, entry, geometry, config)
     return big if entering[big].any() else []
-
-
-def _rim_fingers(groups: np.ndarray, areas: np.ndarray, geometry: BoardGeometry,
-                 config: VisionConfig, min_area: float) -> list[int]:
-    """Groups smaller than a hand (``hand_rim_min_area_mm2`` up to ``min_area``) that
-    cross the rim and reach ``hand_rim_reach_mm`` in: fingers, the hand beyond the
-    board. A hand by themselves, but no arm in view for :func:`_hand_blobs` nor joined
-    by skin-coloured pieces: so they let patches inside the board hide 4-12 visible
-    fields (board bench seed 9 frame 156)."""
-    count = len(areas)
-    rim_area = config.hand_rim_min_area_mm2 * geometry.px_per_mm**2
-    entering = _reaching(groups, count, geometry, config.hand_edge_mm)
-    deep = _reaching_in(groups, count, geometry, config.hand_rim_reach_mm)
-    return [k for k in range(1, count)
-            if min_area > areas[k] >= rim_area and entering[k] and deep[k]]
 
 
 def _meets_entry(blob: np.ndarray, entry: np.ndarray, geometry: BoardGeometry,

@@ -998,12 +998,6 @@ class VisionConfig:
     #: lowest piece, reading them one high (board bench tuning seeds 1 and 5; 2.5 and 4
     #: read the same). 0 leaves them broken.
     broken_gap_mm: float = 2.5
-    #: A flagged hand's hidden area is closed over gaps up to twice this (mm) wide: what
-    #: its hulls leave between them lies under the hand too, fields where the reader took
-    #: a sleeve for pieces of a player's colour and their tower masks kept them out of the
-    #: colour tests (board bench seed 6 frame 155: six fields between a crimson sleeve's
-    #: hulls read as magenta pieces). 0: off.
-    hand_close_mm: float = 10.0
 
     @classmethod
     def load(cls, path: str | Path) -> VisionConfig:

@@ -211,7 +211,6 @@ def find_occlusion(bgr: np.ndarray, lab: np.ndarray, geometry: BoardGeometry,
                            geometry, classes, config, ceiling)
         fingers = _union(fingers, _fingertips(_union(area, fingers), distance, usable, change,
                                               geometry, config))
-        fingers = _union(fingers, _gaps(_union(area, fingers), geometry, config))
         if fingers is not None and strict:
             strict = _fields_over(_union(strict_area, fingers), geometry, config)
         elif fingers is not None:
@@ -1142,18 +1141,6 @@ def _fingertips(area: np.ndarray, distance: np.ndarray, usable: np.ndarray,
     fingertips = np.zeros(area.shape, np.uint8)
     fingertips[window] = reached
     return _grown(fingertips, geometry, config)
-
-
-def _gaps(area: np.ndarray, geometry: BoardGeometry, config: VisionConfig
-          ) -> np.ndarray | None:
-    """What the convex hull of each piece of a hand's hidden ``area`` (a 0/1 mask) adds
-    to it: the wedges its hulls leave between them. None for none."""
-    if config.hand_close_mm <= 0:
-        return None
-    count, pieces = cv2.connectedComponents(area.astype(np.uint8), connectivity=8)
-    hull = _hulls(pieces, list(range(1, count)))
-    added = None if hull is None else (hull > 0) & (area == 0)
-    return added.view(np.uint8) if added is not None and added.any() else None
 
 
 def _printed_chroma(classes: ColourClasses) -> np.ndarray:

@@ -884,13 +884,12 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
         far = float(t[-1])
         end = int(ends[k])  # first outside sample after it
         if has_after[k]:
-            far = _refine_edge(colours, t, end, -1, _crossing(t, profile, end - 1, end), config)
+            far = _far_edge(colours, t, profile, end, config)
         c = int(touching[k])
         if c < 0 and has_after[k]:
             resumed = _past_break(outsides[k], runs[k], end, broken, top_run)
             if resumed >= 0:
-                whole[k] = _refine_edge(colours, t, resumed, -1,
-                                        _crossing(t, profile, resumed - 1, resumed), config)
+                whole[k] = _far_edge(colours, t, profile, resumed, config)
         if c < 0 and not has_after[k]:
             c = int(guessed[k])
             if c < 0:
@@ -901,6 +900,13 @@ def silhouette_extents(profiles: TowerProfiles, players: int, geometry: BoardGeo
         extents[k] = (edge, far)
         delimited[k] = before[k].any() and (has_after[k] or touching[k] >= 0)
     return extents, delimited, whole
+
+
+def _far_edge(colours: np.ndarray, t: np.ndarray, profile: np.ndarray, end: int,
+              config: VisionConfig) -> float:
+    """A silhouette's far edge (mm along its line) where it ends at sample ``end``, its
+    first outside sample: the weights' crossing refined on the colours."""
+    return _refine_edge(colours, t, end, -1, _crossing(t, profile, end - 1, end), config)
 
 
 def _past_break(outside: np.ndarray, runs: np.ndarray, end: int, longest: int,
